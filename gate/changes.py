@@ -1,0 +1,239 @@
+"""The change set: what a change does to each file, in parent coordinates.
+
+:func:`read_changes` is the edge (it asks :class:`~gate.git.Git`); everything
+else here is pure: :func:`build_changes` turns the tree-level change list, the
+blobs and git's unified diff of those blobs (parsed with unidiff) into
+:class:`FileChange` values carrying the touched parent lines and the added
+lines, following the contract's rules for renames, deletions, binaries, modes,
+symlinks and submodules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from unidiff.errors import UnidiffParseError
+from unidiff.patch import PatchedFile, PatchSet
+
+from gate.errors import GitError
+from gate.git import Git, RawChange, diff_blob_pairs
+
+BINARY_PROBE = 8000  # bytes git itself inspects for a NUL
+
+
+class Kind(StrEnum):
+    FILE = "file"
+    SYMLINK = "symlink"
+    SUBMODULE = "submodule"
+
+
+MODE_KINDS = {
+    "100644": Kind.FILE,
+    "100755": Kind.FILE,
+    "100664": Kind.FILE,
+    "120000": Kind.SYMLINK,
+    "160000": Kind.SUBMODULE,
+}
+
+STATUS_NAMES = {"A": "added", "D": "deleted", "M": "modified", "R": "renamed", "T": "type_changed"}
+
+
+@dataclass(frozen=True)
+class AddedLine:
+    number: int  # line number in the head file
+    text: str
+
+
+@dataclass(frozen=True)
+class FileChange:
+    status: str  # added, deleted, modified, renamed, type_changed
+    old_path: str | None
+    new_path: str | None
+    old_mode: str | None
+    new_mode: str | None
+    old_blob: bytes | None = field(default=None, repr=False)
+    new_blob: bytes | None = field(default=None, repr=False)
+    binary: bool = False
+    touched: frozenset[int] = frozenset()
+    added: tuple[AddedLine, ...] = ()
+
+    @property
+    def path(self) -> str:
+        """The parent-side path when there is one (the contract's coordinates)."""
+        return self.old_path or self.new_path or ""
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(p for p in (self.old_path, self.new_path) if p))
+
+    @property
+    def old_kind(self) -> Kind | None:
+        return _kind(self.old_mode)
+
+    @property
+    def new_kind(self) -> Kind | None:
+        return _kind(self.new_mode)
+
+    @property
+    def content_changed(self) -> bool:
+        return self.old_blob != self.new_blob or self.old_kind != self.new_kind
+
+    @property
+    def mode_only(self) -> bool:
+        return self.status == "modified" and not self.content_changed and self.old_mode != self.new_mode
+
+
+@dataclass(frozen=True)
+class ChangeSet:
+    parent: str
+    head: str
+    files: tuple[FileChange, ...]
+
+    def touched(self) -> dict[str, list[int]]:
+        """Parent path -> sorted touched lines, files without any left out."""
+        return {f.path: sorted(f.touched) for f in self.files if f.touched}
+
+
+def _kind(mode: str | None) -> Kind | None:
+    if mode is None or set(mode) == {"0"}:
+        return None
+    return MODE_KINDS.get(mode, Kind.FILE)
+
+
+def is_binary(blob: bytes | None) -> bool:
+    return blob is not None and b"\0" in blob[:BINARY_PROBE]
+
+
+def line_count(blob: bytes) -> int:
+    """Lines as git counts them: split on LF, a last line without LF counts."""
+    return blob.count(b"\n") + (1 if blob and not blob.endswith(b"\n") else 0)
+
+
+def read_changes(git: Git, parent: str, head: str) -> ChangeSet:
+    """Ask git for the change from ``parent`` to ``head`` and build the change set."""
+    raw = git.changes(parent, head)
+    shas = sorted(
+        {
+            s
+            for c in raw
+            for s, mode in ((c.old_sha, c.old_mode), (c.new_sha, c.new_mode))
+            if s and _kind(mode) in (Kind.FILE, Kind.SYMLINK)
+        }
+    )
+    objects = dict(zip(shas, git.read(shas), strict=True))
+    blobs = {sha: obj.data for sha, obj in objects.items() if obj is not None}
+    missing = [sha for sha, obj in objects.items() if obj is None]
+    if missing:
+        raise GitError(f"blob {missing[0]} is missing from the repository (shallow or partial clone?)")
+    return build_changes(parent, head, raw, blobs, diff_blob_pairs)
+
+
+def build_changes(
+    parent: str,
+    head: str,
+    raw: Sequence[RawChange],
+    blobs: Mapping[str, bytes],
+    differ: Callable[[Sequence[tuple[bytes, bytes]]], str] = diff_blob_pairs,
+) -> ChangeSet:
+    """Pure: raw changes + blobs + a blob differ -> :class:`ChangeSet`."""
+    pairs: list[tuple[bytes, bytes]] = []
+    plan: list[tuple[RawChange, bytes | None, bytes | None, bool, list[int]]] = []
+    for change in raw:
+        old = blobs.get(change.old_sha or "") if _kind(change.old_mode) in (Kind.FILE, Kind.SYMLINK) else None
+        new = blobs.get(change.new_sha or "") if _kind(change.new_mode) in (Kind.FILE, Kind.SYMLINK) else None
+        binary = is_binary(old) or is_binary(new)
+        indexes: list[int] = []
+        if not binary:
+            for pair in _line_pairs(change, old, new):
+                indexes.append(len(pairs))
+                pairs.append(pair)
+        plan.append((change, old, new, binary, indexes))
+    diff_text = differ(pairs) if pairs else ""
+    per_pair = _parse_pairs(diff_text, pairs)
+    files = []
+    for change, old, new, binary, indexes in plan:
+        touched: set[int] = set()
+        added: list[AddedLine] = []
+        for i in indexes:
+            t, a = per_pair.get(i, (set(), []))
+            touched |= t
+            added += a
+        files.append(
+            FileChange(
+                status=STATUS_NAMES.get(change.status, "modified"),
+                old_path=change.old_path,
+                new_path=change.new_path,
+                old_mode=None if change.old_path is None else change.old_mode,
+                new_mode=None if change.new_path is None else change.new_mode,
+                old_blob=old,
+                new_blob=new,
+                binary=binary,
+                touched=frozenset(touched),
+                added=tuple(added),
+            )
+        )
+    files.sort(key=lambda f: (f.path, f.new_path or ""))
+    return ChangeSet(parent, head, tuple(files))
+
+
+def _line_pairs(change: RawChange, old: bytes | None, new: bytes | None) -> list[tuple[bytes, bytes]]:
+    """The (parent, head) byte pairs whose line diff defines this change.
+
+    A change of kind (file <-> symlink, anything <-> submodule) is a deletion
+    plus an addition; a submodule side contributes no lines.
+    """
+    old_kind, new_kind = _kind(change.old_mode), _kind(change.new_mode)
+    if old_kind == new_kind or old_kind is None or new_kind is None:
+        if old is None and new is None:
+            return []
+        return [(old or b"", new or b"")] if old != new else []
+    pairs = []
+    if old is not None:
+        pairs.append((old, b""))
+    if new is not None:
+        pairs.append((b"", new))
+    return pairs
+
+
+def _parse_pairs(
+    diff_text: str, pairs: Sequence[tuple[bytes, bytes]]
+) -> dict[int, tuple[set[int], list[AddedLine]]]:
+    try:
+        patch = PatchSet(diff_text)
+    except UnidiffParseError as exc:
+        raise GitError(f"cannot parse git's diff: {exc}") from exc
+    result: dict[int, tuple[set[int], list[AddedLine]]] = {}
+    for patched in patch:
+        index = int(patched.source_file.rsplit("/", 1)[-1])
+        parent_lines = line_count(pairs[index][0])
+        result[index] = _touched_and_added(patched, parent_lines)
+    return result
+
+
+def _touched_and_added(patched: PatchedFile, parent_lines: int) -> tuple[set[int], list[AddedLine]]:
+    """Apply the contract's rules to the ``-U0`` hunks of one file.
+
+    With no context lines every hunk is one change block: removed lines (their
+    parent numbers are touched) followed by added lines. A block with no
+    removed line is a pure insertion after parent line ``k`` (git's
+    ``-k,0``), which touches ``k`` and ``k + 1`` where they exist.
+    """
+    touched: set[int] = set()
+    added: list[AddedLine] = []
+    for hunk in patched:
+        removed = [
+            line.source_line_no for line in hunk if line.is_removed and line.source_line_no is not None
+        ]
+        if removed:
+            touched.update(removed)
+        elif hunk.added:
+            k = hunk.source_start
+            touched.update(n for n in (k, k + 1) if 1 <= n <= parent_lines)
+        added += [
+            AddedLine(line.target_line_no, line.value.rstrip("\n"))
+            for line in hunk
+            if line.is_added and line.target_line_no is not None
+        ]
+    return touched, added

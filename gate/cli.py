@@ -1,0 +1,171 @@
+"""``oracle-gate``: the command line.
+
+Exit status: 0 ``pass_clean``, 1 ``fail``, 2 ``unscored``, 3 the gate could
+not run (bad arguments included: argparse's own usage errors exit 3 here, so
+they can never be mistaken for a verdict).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+from gate import __version__
+from gate.errors import GateError
+from gate.verdict import Verdict
+
+EXIT_CANNOT_RUN = 3
+FORMATS = ("text", "json", "markdown")
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_CANNOT_RUN, f"{self.prog}: error: {message}\n")
+
+
+def say(message: str) -> None:
+    """One line on standard error, prefixed with the program's name."""
+    print(f"oracle-gate: {message}", file=sys.stderr)
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def render(verdict: Verdict, fmt: str) -> str:
+    from gate import report
+
+    if fmt == "json":
+        return json.dumps(report.to_json(verdict), indent=2) + "\n"
+    if fmt == "markdown":
+        return report.to_markdown(verdict)
+    return report.to_text(verdict)
+
+
+def emit(text: str, output: Path | None) -> None:
+    if output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        write_atomically(output, text)
+
+
+def add_check(sub: argparse._SubParsersAction[Parser]) -> None:
+    p = sub.add_parser(
+        "check",
+        help="judge the change from --base to --head",
+        description="Judge the change from --base to --head against the parent's oracle "
+        "and per-test coverage map. Exit 0 pass_clean, 1 fail, 2 unscored, "
+        "3 the gate could not run.",
+    )
+    p.add_argument("--repo", type=Path, default=Path("."), help="the git repository (default: .)")
+    p.add_argument(
+        "--base", required=True, help="the parent commit: the trusted commit the change applies to"
+    )
+    p.add_argument("--head", required=True, help="the candidate commit")
+    p.add_argument(
+        "--coverage",
+        type=Path,
+        help="the parent's per-test coverage map: a coverage.py data "
+        "file with test contexts, a JSON map, or a map manifest from 'oracle-gate map'",
+    )
+    p.add_argument("--coverage-sha", help="the commit the map was measured on (when it has no manifest)")
+    p.add_argument(
+        "--protect",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="an extra protected glob (repeatable); it can only add protection",
+    )
+    p.add_argument(
+        "--allow-failing-parent",
+        action="store_true",
+        help="use a map whose manifest records a failing parent test run",
+    )
+    p.add_argument("--format", choices=FORMATS, default="text", help="report format (default: text)")
+    p.add_argument("--output", type=Path, help="write the report to this file instead of standard output")
+    p.set_defaults(func=run_check_command)
+
+
+def run_check_command(args: argparse.Namespace) -> int:
+    from gate.check import CheckRequest, run_check
+
+    verdict = run_check(
+        CheckRequest(
+            repo=args.repo,
+            base=args.base,
+            head=args.head,
+            coverage=args.coverage,
+            coverage_sha=args.coverage_sha,
+            extra_protected=tuple(args.protect),
+            allow_failing_parent=args.allow_failing_parent,
+        )
+    )
+    for reason in verdict.reasons:
+        if reason.code == "oracle_incomplete":
+            say(reason.detail)
+    emit(render(verdict, args.format), args.output)
+    return verdict.exit_status
+
+
+def add_demo(sub: argparse._SubParsersAction[Parser]) -> None:
+    p = sub.add_parser(
+        "demo",
+        help="run the gate on a built-in example (no GitHub, no network)",
+        description="Build a small example repository in a temporary directory, measure "
+        "its per-test coverage with coverage.py and run the gate on three "
+        "changes: one pass_clean, one unscored, one fail.",
+    )
+    p.add_argument(
+        "--keep",
+        type=Path,
+        metavar="DIR",
+        help="build the example in DIR and keep it (default: a temporary directory)",
+    )
+    p.add_argument("--format", choices=FORMATS, default="text", help="how to print each verdict")
+    p.set_defaults(func=run_demo_command)
+
+
+def run_demo_command(args: argparse.Namespace) -> int:
+    from gate.demo import run_demo
+
+    return run_demo(keep=args.keep, fmt=args.format)
+
+
+def build_parser() -> Parser:
+    parser = Parser(prog="oracle-gate", description="Decide whether an agent-written change may be scored.")
+    parser.add_argument("--version", action="version", version=f"oracle-gate {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    add_check(sub)
+    add_demo(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except GateError as exc:
+        say(f"error: {exc}")
+        return EXIT_CANNOT_RUN
+    except Exception as exc:  # a broken gate must never exit 0
+        if os.environ.get("ORACLE_GATE_DEBUG"):
+            raise
+        say(f"internal error: {type(exc).__name__}: {exc} (set ORACLE_GATE_DEBUG=1 for a traceback)")
+        return EXIT_CANNOT_RUN

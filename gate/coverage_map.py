@@ -1,0 +1,329 @@
+"""The parent coverage map: which tests observed which parent lines.
+
+Two formats are read: a coverage.py data file with pytest test contexts
+(``pytest --cov --cov-context=test``), through coverage.py's own data API and
+read-only, and the JSON map ``{nodeid: {path: [line, ...]}}``.
+
+Only what the diff needs is read: the measured files that map to a touched
+path, and their rows. The measured file list and the context list are the only
+whole-map reads, so a map of 50,000 tests costs about what one of 5,000 does.
+
+A map is *bound* to the commit it was measured on, by the gate's own map
+manifest (``FILE.manifest.json``, written by ``oracle-gate map``) or by an
+explicit ``--coverage-sha``. A map bound to anything but the parent is not used.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from coverage import CoverageData
+from coverage.exceptions import CoverageException
+
+from gate.errors import InputError, UnknownRevision
+from gate.git import Git
+
+MANIFEST_KIND = "oracle-gate-map"
+MANIFEST_SUFFIX = ".manifest.json"
+SQLITE_MAGIC = b"SQLite format 3\0"
+
+Observers = dict[str, dict[int, frozenset[str]]]
+
+
+def test_id_of_context(context: str) -> str:
+    """Drop the phase (everything after the last ``|``); ``""`` is not a test."""
+    return context.rpartition("|")[0] if "|" in context else context
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """The binding ``oracle-gate map`` writes beside a data file."""
+
+    path: Path
+    data: Path
+    sha: str
+    data_sha256: str
+    coverage_version: str | None = None
+    command: tuple[str, ...] = ()
+    tests_passed: bool = True
+
+
+@dataclass(frozen=True)
+class ParentCoverage:
+    """What the gate takes from the map: observers of touched lines, or problems."""
+
+    observers: Observers = field(default_factory=dict)
+    digest: str | None = None
+    problems: tuple[str, ...] = ()
+
+    @property
+    def usable(self) -> bool:
+        return not self.problems
+
+
+class MapReader(Protocol):
+    def measured_files(self) -> Iterable[str]: ...
+    def has_test_contexts(self) -> bool: ...
+    def tests_by_line(self, measured: str) -> dict[int, set[str]]: ...
+
+
+class CoverageDataMap:
+    """A coverage.py data file, opened read-only through coverage.py's API."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._data = CoverageData(basename=str(path), read_only=True)
+        self._data.read()
+
+    def measured_files(self) -> Iterable[str]:
+        return self._data.measured_files()
+
+    def has_test_contexts(self) -> bool:
+        return any(test_id_of_context(c) for c in self._data.measured_contexts())
+
+    def tests_by_line(self, measured: str) -> dict[int, set[str]]:
+        result: dict[int, set[str]] = {}
+        for line, contexts in self._data.contexts_by_lineno(measured).items():
+            tests = {t for t in map(test_id_of_context, contexts) if t}
+            if tests:
+                result[line] = tests
+        return result
+
+
+class JsonMap:
+    """The JSON map ``{nodeid: {path: [line, ...]}}``, validated as a whole."""
+
+    def __init__(self, path: Path, raw: bytes) -> None:
+        try:
+            doc = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise InputError(str(path), f"neither a coverage.py data file nor valid JSON ({exc})") from exc
+        self._by_file: dict[str, dict[int, set[str]]] = {}
+        if not isinstance(doc, dict):
+            raise InputError(str(path), "JSON map must be an object {nodeid: {path: [lines]}}")
+        for nodeid, files in doc.items():
+            if not isinstance(files, dict):
+                raise InputError(str(path), f"entry {nodeid!r} must be an object {{path: [lines]}}")
+            for measured, lines in files.items():
+                if not isinstance(lines, list) or not all(
+                    isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in lines
+                ):
+                    raise InputError(
+                        str(path), f"{nodeid!r} -> {measured!r} must be a list of positive line numbers"
+                    )
+                if nodeid:
+                    per_line = self._by_file.setdefault(measured, {})
+                    for n in lines:
+                        per_line.setdefault(n, set()).add(nodeid)
+        self._has_tests = any(doc)
+
+    def measured_files(self) -> Iterable[str]:
+        return self._by_file.keys()
+
+    def has_test_contexts(self) -> bool:
+        return self._has_tests
+
+    def tests_by_line(self, measured: str) -> dict[int, set[str]]:
+        return self._by_file.get(measured, {})
+
+
+def open_map(path: Path) -> tuple[MapReader, str]:
+    """Open a map file; returns the reader and the sha256 of its bytes."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(str(path), f"cannot read the coverage map ({exc.strerror or exc})") from exc
+    digest = hashlib.sha256(raw).hexdigest()
+    if not raw.startswith(SQLITE_MAGIC):
+        return JsonMap(path, raw), digest
+    try:
+        reader = CoverageDataMap(path)
+        if not reader.has_test_contexts():
+            raise InputError(
+                str(path), "coverage data has no test contexts (measure with pytest --cov --cov-context=test)"
+            )
+        return reader, digest
+    except (CoverageException, sqlite3.Error) as exc:
+        raise InputError(str(path), f"not a usable coverage.py data file ({exc})") from exc
+
+
+def read_manifest(path: Path) -> Manifest:
+    """Read a map manifest written by ``oracle-gate map``."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(str(path), f"unreadable map manifest ({exc})") from exc
+    if not isinstance(doc, dict) or doc.get("kind") != MANIFEST_KIND:
+        raise InputError(str(path), f"not an oracle-gate map manifest (kind must be {MANIFEST_KIND!r})")
+    sha, data, digest = doc.get("sha"), doc.get("data"), doc.get("data_sha256")
+    if not (
+        isinstance(sha, str) and isinstance(data, str) and isinstance(digest, str) and sha and data and digest
+    ):
+        raise InputError(str(path), "map manifest needs string 'sha', 'data' and 'data_sha256'")
+    command = doc.get("command") or []
+    return Manifest(
+        path=path,
+        data=(path.parent / data),
+        sha=sha,
+        data_sha256=digest.lower(),
+        coverage_version=doc.get("coverage_version"),
+        command=tuple(str(c) for c in command) if isinstance(command, list) else (),
+        tests_passed=doc.get("tests_passed") is not False,
+    )
+
+
+def locate(coverage: Path) -> tuple[Path, Manifest | None]:
+    """The data file and its manifest, given either of them."""
+    beside = coverage.with_name(coverage.name + MANIFEST_SUFFIX)
+    if coverage.name.endswith(MANIFEST_SUFFIX) or _looks_like_manifest(coverage):
+        manifest = read_manifest(coverage)
+        return manifest.data, manifest
+    if beside.is_file():
+        return coverage, read_manifest(beside)
+    return coverage, None
+
+
+def _looks_like_manifest(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return False
+    return head.lstrip().startswith(b"{") and MANIFEST_KIND.encode() in head
+
+
+def binding_problems(
+    *,
+    parent: str,
+    claimed_sha: str | None,
+    manifest: Manifest | None,
+    digest: str,
+    allow_failing_parent: bool,
+    source: str,
+) -> list[str]:
+    """Why the map is not bound to the parent (empty when it is). Pure."""
+    problems = []
+    if manifest is None and claimed_sha is None:
+        problems.append(
+            f"{source}: the coverage map is not bound to a commit "
+            "(give --coverage-sha or a map manifest from 'oracle-gate map')"
+        )
+    if claimed_sha is not None and claimed_sha != parent:
+        problems.append(f"{source}: the coverage map is bound to {claimed_sha}, not to the parent {parent}")
+    if manifest is not None:
+        if manifest.sha != parent:
+            problems.append(
+                f"{manifest.path}: the map manifest binds the map to {manifest.sha}, "
+                f"not to the parent {parent}"
+            )
+        if manifest.data_sha256 != digest:
+            problems.append(
+                f"{manifest.path}: the data file's sha256 {digest[:12]}... does not match "
+                f"the manifest's {manifest.data_sha256[:12]}..."
+            )
+        if not manifest.tests_passed and not allow_failing_parent:
+            problems.append(
+                f"{manifest.path}: the parent's test run failed when the map was made "
+                "(pass --allow-failing-parent to use it anyway)"
+            )
+    return problems
+
+
+def map_measured_paths(
+    measured: Iterable[str], wanted: Iterable[str], parent_files: Callable[[set[str]], set[str]]
+) -> dict[str, list[str]]:
+    """Which measured paths map to each wanted repo-relative path. Pure, given ``parent_files``.
+
+    A measured path maps to the longest trailing run of its components that
+    names a file of the parent tree. ``parent_files(candidates)`` answers which
+    candidates are parent files; only suffixes longer than a wanted path are
+    asked, so the cost follows the touched files, not the size of the map.
+    """
+    wanted = set(wanted)
+    by_name: dict[str, list[str]] = {}
+    for path in sorted(wanted, key=lambda p: -p.count("/")):  # deepest first: the longest run
+        by_name.setdefault(path.rsplit("/", 1)[-1], []).append(path)
+    candidates: dict[str, tuple[str, list[str]]] = {}
+    for raw in measured:
+        parts = [p for p in raw.replace("\\", "/").split("/") if p not in ("", ".")]
+        if not parts or parts[-1] not in by_name:
+            continue
+        for path in by_name[parts[-1]]:
+            depth = path.count("/") + 1
+            if "/".join(parts[-depth:]) == path:
+                longer = ["/".join(parts[-n:]) for n in range(depth + 1, len(parts) + 1)]
+                candidates[raw] = (path, longer)
+                break
+    existing = parent_files({s for _, longer in candidates.values() for s in longer})
+    result: dict[str, list[str]] = {}
+    for raw, (path, longer) in sorted(candidates.items()):
+        if not any(s in existing for s in longer):
+            result.setdefault(path, []).append(raw)
+    return result
+
+
+def touched_observers(
+    reader: MapReader, touched: Mapping[str, Iterable[int]], parent_files: Callable[[set[str]], set[str]]
+) -> Observers:
+    """Test ids observing each touched line, for the touched files only."""
+    mapping = map_measured_paths(reader.measured_files(), touched, parent_files)
+    observers: Observers = {}
+    for path, lines in touched.items():
+        wanted = set(lines)
+        merged: dict[int, set[str]] = {}
+        for measured in mapping.get(path, []):
+            for line, tests in reader.tests_by_line(measured).items():
+                if line in wanted:
+                    merged.setdefault(line, set()).update(tests)
+        observers[path] = {line: frozenset(tests) for line, tests in merged.items()}
+    return observers
+
+
+def load_parent_coverage(
+    git: Git,
+    *,
+    parent: str,
+    coverage: Path | None,
+    coverage_sha: str | None,
+    touched: Mapping[str, Iterable[int]],
+    allow_failing_parent: bool = False,
+) -> ParentCoverage:
+    """The edge: locate, bind and read the map; every problem becomes a reported problem."""
+    if coverage is None:
+        return ParentCoverage(problems=("no coverage map of the parent was given",))
+    try:
+        data_path, manifest = locate(coverage)
+        reader, digest = open_map(data_path)
+        claimed = _resolve_claim(git, coverage_sha, str(coverage))
+    except InputError as exc:
+        return ParentCoverage(problems=(str(exc),))
+    problems = binding_problems(
+        parent=parent,
+        claimed_sha=claimed,
+        manifest=manifest,
+        digest=digest,
+        allow_failing_parent=allow_failing_parent,
+        source=str(data_path),
+    )
+    if problems:
+        return ParentCoverage(digest=digest, problems=tuple(problems))
+    try:
+        observers = touched_observers(reader, touched, lambda paths: git.existing_files(parent, paths))
+    except (CoverageException, sqlite3.Error) as exc:
+        return ParentCoverage(digest=digest, problems=(f"{data_path}: cannot read coverage rows ({exc})",))
+    return ParentCoverage(observers=observers, digest=digest)
+
+
+def _resolve_claim(git: Git, coverage_sha: str | None, source: str) -> str | None:
+    if coverage_sha is None:
+        return None
+    try:
+        return git.commit(coverage_sha)
+    except UnknownRevision as exc:
+        raise InputError(source, f"--coverage-sha {coverage_sha!r} names no commit here") from exc

@@ -1,0 +1,142 @@
+"""The flake freeze (schema 1): which test ids are taken out of the run.
+
+An entry with a problem (no reason, a ``bound_sha`` that is not the parent or
+one of its ancestors) still freezes its tests: freezing more can only make the
+verdict stricter, and the problem itself is reported as ``oracle_incomplete``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Any
+
+from gate.git import Git
+
+BOUND_SHA = re.compile(r"[0-9a-fA-F]{4,64}")
+
+
+@dataclass(frozen=True)
+class FreezeEntry:
+    index: int
+    nodeid: str
+    reason: str | None
+    bound_sha: str | None
+
+    def label(self) -> str:
+        return f"freeze entry {self.index} ({self.nodeid!r})"
+
+
+@dataclass(frozen=True)
+class Freeze:
+    entries: tuple[FreezeEntry, ...] = ()
+    problems: tuple[str, ...] = ()
+    _memo: dict[str, str | None] = field(default_factory=dict, init=False, compare=False, repr=False)
+
+    @cached_property
+    def nodeids(self) -> frozenset[str]:
+        return frozenset(e.nodeid for e in self.entries)
+
+    def frozen_by(self, test_id: str) -> str | None:
+        """The manifest nodeid that freezes ``test_id``, if any.
+
+        A nodeid matches exactly, or as a prefix ending where ``test_id`` has a
+        ``::`` or ``[`` boundary.
+        """
+        if test_id in self._memo:
+            return self._memo[test_id]
+        ids = self.nodeids
+        found = test_id if test_id in ids else None
+        if found is None:
+            for i, ch in enumerate(test_id):
+                if (ch == "[" or test_id.startswith("::", i)) and test_id[:i] in ids:
+                    found = test_id[:i]
+                    break
+        self._memo[test_id] = found
+        return found
+
+    def is_frozen(self, test_id: str) -> bool:
+        return self.frozen_by(test_id) is not None
+
+
+def parse_freeze(data: bytes | None, source: str = "freeze.json") -> Freeze:
+    """The manifest from the parent's bytes; None (no file) freezes nothing."""
+    if data is None:
+        return Freeze()
+    try:
+        doc = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return Freeze(problems=(f"{source}: not valid JSON ({exc})",))
+    if not isinstance(doc, dict):
+        return Freeze(problems=(f"{source}: expected a JSON object, got {type(doc).__name__}",))
+    problems: list[str] = []
+    if doc.get("schema") != 1:
+        problems.append(f"{source}: 'schema' must be 1, got {doc.get('schema')!r}")
+    frozen = doc.get("frozen")
+    if not isinstance(frozen, list):
+        problems.append(f"{source}: 'frozen' must be a list")
+        frozen = []
+    entries = []
+    for index, raw in enumerate(frozen):
+        entry, entry_problems = _parse_entry(index, raw)
+        problems += [f"{source}: {p}" for p in entry_problems]
+        if entry is not None:
+            entries.append(entry)
+    return Freeze(tuple(entries), tuple(problems))
+
+
+def _parse_entry(index: int, raw: Any) -> tuple[FreezeEntry | None, list[str]]:
+    if not isinstance(raw, dict):
+        return None, [f"freeze entry {index}: expected an object"]
+    nodeid = raw.get("nodeid")
+    if not isinstance(nodeid, str) or not nodeid.strip():
+        return None, [f"freeze entry {index}: 'nodeid' missing or not a non-empty string"]
+    entry = FreezeEntry(
+        index,
+        nodeid,
+        raw.get("reason") if isinstance(raw.get("reason"), str) else None,
+        raw.get("bound_sha") if isinstance(raw.get("bound_sha"), str) else None,
+    )
+    problems = []
+    if entry.reason is None or not entry.reason.strip():
+        problems.append(f"{entry.label()}: 'reason' missing or empty")
+    if entry.bound_sha is None:
+        problems.append(f"{entry.label()}: 'bound_sha' missing or not a string")
+    elif not BOUND_SHA.fullmatch(entry.bound_sha):
+        problems.append(
+            f"{entry.label()}: bound_sha {entry.bound_sha!r} is not a hex commit id of at least 4 digits"
+        )
+    return entry, problems
+
+
+def check_bindings(freeze: Freeze, git: Git, parent: str) -> Freeze:
+    """Add a problem for every entry whose ``bound_sha`` is not the parent or its ancestor."""
+    problems = list(freeze.problems)
+    verdicts: dict[str, str | None] = {}
+    for entry in freeze.entries:
+        sha = entry.bound_sha
+        if sha is None or not BOUND_SHA.fullmatch(sha):
+            continue
+        key = sha.lower()
+        if key not in verdicts:
+            verdicts[key] = _binding_problem(git, key, parent)
+        if verdicts[key]:
+            problems.append(f"{entry.label()}: bound_sha {sha} {verdicts[key]}")
+    return replace(freeze, problems=tuple(problems))
+
+
+def _binding_problem(git: Git, sha: str, parent: str) -> str | None:
+    commits = git.commits_with_prefix(sha)
+    if not commits:
+        return "names no commit in this repository"
+    if len(commits) > 1:
+        return f"is ambiguous ({len(commits)} commits start with it)"
+    if not git.is_ancestor(commits[0], parent):
+        return (
+            f"is not the parent or an ancestor of it (it names {commits[0]})"
+            if commits[0] != sha
+            else "is not the parent or an ancestor of it"
+        )
+    return None

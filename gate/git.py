@@ -1,0 +1,255 @@
+"""The only place that runs ``git``.
+
+Everything the gate learns about the repository comes through :class:`Git`:
+revisions, blobs of the parent and head trees, ancestry and the tree-level
+change list. The line-level diff is computed here too, but from blob bytes in
+an empty sandbox directory, so neither ``.gitattributes`` (in either commit or
+on disk), textconv, external diff drivers nor the user's diff configuration can
+change or hide what it reports.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from gate.errors import GitError, NotARepository, UnknownRevision
+
+HEX = re.compile(r"[0-9a-fA-F]+")
+
+# Options that pin git's line alignment to its defaults (Myers with the indent
+# heuristic) whatever the user's configuration says, and that keep every text
+# change visible as text.
+DIFF_OPTIONS = (
+    "--no-index",
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--text",
+    "--no-renames",
+    "--diff-algorithm=myers",
+    "--indent-heuristic",
+    "--unified=0",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+)
+
+
+@dataclass(frozen=True)
+class RawChange:
+    """One entry of ``git diff-tree -r -M --raw`` between two commits."""
+
+    status: str  # one letter: A, D, M, R, T (C is never produced: no -C)
+    old_path: str | None
+    new_path: str | None
+    old_mode: str
+    new_mode: str
+    old_sha: str | None
+    new_sha: str | None
+
+
+@dataclass(frozen=True)
+class GitObject:
+    kind: str  # blob, tree, commit, tag
+    data: bytes
+
+
+def _clean_environment() -> dict[str, str]:
+    """The caller's environment without variables that redirect or reconfigure git."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(LC_ALL="C", GIT_TERMINAL_PROMPT="0", GIT_PAGER="cat", GIT_OPTIONAL_LOCKS="0")
+    return env
+
+
+class Git:
+    """Runs git commands against one repository.
+
+    ``trust_owner`` adds the repository to ``safe.directory`` for the gate's own
+    commands only (on the command line, never in a config file), for a workspace
+    owned by another user as in a Docker action.
+    """
+
+    def __init__(self, repo: Path | str, *, trust_owner: bool = False) -> None:
+        self.repo = Path(repo).resolve()
+        self._prefix = ["git"]
+        if trust_owner:
+            self._prefix += ["-c", f"safe.directory={self.repo}"]
+        self._prefix += ["-C", str(self.repo)]
+        self._env = _clean_environment()
+
+    def run(
+        self, args: Sequence[str], *, stdin: bytes | None = None, ok_codes: Iterable[int] = (0,)
+    ) -> subprocess.CompletedProcess[bytes]:
+        try:
+            proc = subprocess.run(
+                [*self._prefix, *args], input=stdin, capture_output=True, env=self._env, check=False
+            )
+        except OSError as exc:  # git itself is missing
+            raise GitError(f"cannot run git: {exc}") from exc
+        if proc.returncode not in tuple(ok_codes):
+            message = _first_line(proc.stderr) or f"exit status {proc.returncode}"
+            if "not a git repository" in message:
+                raise NotARepository(f"{self.repo}: not a git repository")
+            if "dubious ownership" in message:
+                raise NotARepository(
+                    f"{self.repo}: git refuses a repository owned by another user (dubious ownership)"
+                )
+            raise GitError(f"git {args[0]} failed in {self.repo}: {message}")
+        return proc
+
+    def check_repository(self) -> None:
+        if not self.repo.is_dir():
+            raise NotARepository(f"{self.repo}: no such directory")
+        self.run(["rev-parse", "--git-dir"])
+
+    def commit(self, rev: str) -> str:
+        """The full SHA of the commit ``rev`` names, or :class:`UnknownRevision`."""
+        if not rev or rev.startswith("-"):
+            raise UnknownRevision(f"{rev!r} is not a revision")
+        proc = self.run(
+            ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"],
+            ok_codes=(0, 1, 128),
+        )
+        sha = proc.stdout.decode().strip()
+        if proc.returncode != 0 or not sha:
+            raise UnknownRevision(f"{self.repo}: unknown revision {rev!r} (not a commit here)")
+        return sha
+
+    def commits_with_prefix(self, prefix: str) -> list[str]:
+        """Every commit whose id starts with the hex ``prefix`` (no ref lookup)."""
+        if len(prefix) < 4 or not HEX.fullmatch(prefix):
+            return []
+        proc = self.run(["rev-parse", f"--disambiguate={prefix.lower()}"], ok_codes=(0, 1, 128))
+        candidates = proc.stdout.decode().split()
+        if not candidates:
+            return []
+        kinds = self.run(
+            ["cat-file", "--batch-check=%(objectname) %(objecttype)"],
+            stdin="".join(f"{c}\n" for c in candidates).encode(),
+        )
+        return [line.split()[0] for line in kinds.stdout.decode().splitlines() if line.endswith(" commit")]
+
+    def is_ancestor(self, ancestor: str, descendant: str) -> bool:
+        """True when ``ancestor`` is ``descendant`` or one of its ancestors."""
+        proc = self.run(["merge-base", "--is-ancestor", ancestor, descendant], ok_codes=(0, 1))
+        return proc.returncode == 0
+
+    def changes(self, parent: str, head: str) -> list[RawChange]:
+        """File-level changes from ``parent`` to ``head``, renames detected (``-M``)."""
+        proc = self.run(["diff-tree", "-r", "-z", "-M", "--no-abbrev", "--raw", parent, head])
+        return parse_raw_changes(proc.stdout)
+
+    def read(self, specs: Sequence[str]) -> list[GitObject | None]:
+        """Objects named by ``specs`` (``REV:PATH`` or object ids); None where absent."""
+        if not specs:
+            return []
+        payload = b"".join(s.encode("utf-8", "surrogateescape") + b"\0" for s in specs)
+        out = self.run(["cat-file", "--batch", "-z"], stdin=payload).stdout
+        return list(_parse_batch(out, specs))
+
+    def read_blob(self, rev: str, path: str) -> bytes | None:
+        """The bytes of ``path`` in ``rev`` when it is a blob (file or symlink)."""
+        (obj,) = self.read([f"{rev}:{path}"])
+        return obj.data if obj is not None and obj.kind == "blob" else None
+
+    def existing_files(self, rev: str, paths: Iterable[str]) -> set[str]:
+        """Those of ``paths`` that name a blob in ``rev``'s tree."""
+        wanted = sorted(set(paths))
+        if not wanted:
+            return set()
+        payload = b"".join(f"{rev}:{p}".encode("utf-8", "surrogateescape") + b"\0" for p in wanted)
+        out = self.run(["cat-file", "--batch-check=%(objecttype)", "-z"], stdin=payload).stdout
+        answers = out.decode("utf-8", "surrogateescape").split("\n")
+        return {p for p, a in zip(wanted, answers, strict=False) if a == "blob"}
+
+
+def _first_line(stderr: bytes) -> str:
+    for line in stderr.decode("utf-8", "replace").splitlines():
+        if line.strip():
+            return line.strip().removeprefix("fatal: ").removeprefix("error: ")
+    return ""
+
+
+def parse_raw_changes(out: bytes) -> list[RawChange]:
+    """Parse ``git diff-tree -z --raw`` output."""
+    fields = out.decode("utf-8", "surrogateescape").split("\0")
+    changes: list[RawChange] = []
+    i = 0
+    while i < len(fields) and fields[i]:
+        meta = fields[i].lstrip(":").split(" ")
+        old_mode, new_mode, old_sha, new_sha, status = meta[0], meta[1], meta[2], meta[3], meta[4][0]
+        paths = fields[i + 1 : i + (3 if status in "RC" else 2)]
+        i += 1 + len(paths)
+        old_path = paths[0] if status != "A" else None
+        new_path = paths[-1] if status != "D" else None
+        changes.append(
+            RawChange(
+                status,
+                old_path,
+                new_path,
+                old_mode,
+                new_mode,
+                None if set(old_sha) == {"0"} else old_sha,
+                None if set(new_sha) == {"0"} else new_sha,
+            )
+        )
+    return changes
+
+
+def _parse_batch(out: bytes, specs: Sequence[str]) -> Iterable[GitObject | None]:
+    pos = 0
+    for spec in specs:
+        raw = spec.encode("utf-8", "surrogateescape")
+        for tail in (b" missing\n", b" ambiguous\n"):
+            if out.startswith(raw + tail, pos):
+                pos += len(raw) + len(tail)
+                break
+        else:
+            end = out.index(b"\n", pos)
+            _, kind, size = out[pos:end].decode().split(" ")
+            start = end + 1
+            yield GitObject(kind, out[start : start + int(size)])
+            pos = start + int(size) + 1
+            continue
+        yield None
+
+
+def diff_blob_pairs(pairs: Sequence[tuple[bytes, bytes]]) -> str:
+    """One unified diff (``-U0``) of every ``(old, new)`` pair, in git's alignment.
+
+    Pair ``i`` appears under the name ``a/<i>`` / ``b/<i>``. The bytes are written
+    to an empty directory outside any repository and compared with
+    ``git diff --no-index`` with system and global configuration switched off,
+    so no attribute, driver or setting can alter the result.
+    """
+    if not pairs:
+        return ""
+    with tempfile.TemporaryDirectory(prefix="oracle-gate-diff-") as tmp:
+        root = Path(tmp)
+        for side in ("a", "b"):
+            (root / side).mkdir()
+        for i, (old, new) in enumerate(pairs):
+            (root / "a" / str(i)).write_bytes(old)
+            (root / "b" / str(i)).write_bytes(new)
+        env = _clean_environment()
+        env.update(
+            GIT_CONFIG_NOSYSTEM="1",
+            GIT_CONFIG_GLOBAL=os.devnull,
+            HOME=tmp,
+            GIT_CEILING_DIRECTORIES=str(root.parent),
+            GIT_ATTR_NOSYSTEM="1",
+        )
+        try:
+            proc = subprocess.run(
+                ["git", "diff", *DIFF_OPTIONS, "a", "b"], cwd=root, env=env, capture_output=True, check=False
+            )
+        except OSError as exc:
+            raise GitError(f"cannot run git: {exc}") from exc
+        if proc.returncode not in (0, 1):
+            raise GitError(f"git diff failed: {_first_line(proc.stderr)}")
+        return proc.stdout.decode("utf-8", "surrogateescape")

@@ -1,0 +1,78 @@
+"""The fixture lock: byte digests of locked fixtures, checked against head blobs."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from gate.git import Git
+
+DIGEST = re.compile(r"[0-9a-fA-F]{64}")
+
+
+@dataclass(frozen=True)
+class FixtureLock:
+    paths: tuple[str, ...] = ()
+    sha256: tuple[tuple[str, str], ...] = ()
+    problems: tuple[str, ...] = ()
+
+
+def parse_lock(data: bytes | None, source: str = "fixture_lock.json") -> FixtureLock:
+    """The lock from the parent's bytes; None (no file) locks nothing."""
+    if data is None:
+        return FixtureLock()
+    try:
+        doc = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return FixtureLock(problems=(f"{source}: not valid JSON ({exc})",))
+    if not isinstance(doc, dict):
+        return FixtureLock(problems=(f"{source}: expected a JSON object, got {type(doc).__name__}",))
+    problems: list[str] = []
+    raw_paths = doc.get("paths")
+    if not isinstance(raw_paths, list):
+        problems.append(f"{source}: 'paths' is required and must be a list of paths")
+        raw_paths = []
+    paths = tuple(p for p in raw_paths if isinstance(p, str) and p)
+    if len(paths) != len(raw_paths):
+        problems.append(f"{source}: 'paths' holds entries that are not non-empty strings")
+    raw_digests = doc.get("sha256", {})
+    if not isinstance(raw_digests, dict):
+        problems.append(f"{source}: 'sha256' must be an object of path -> hex digest")
+        raw_digests = {}
+    digests = []
+    for path, digest in sorted(raw_digests.items()):
+        if isinstance(digest, str) and DIGEST.fullmatch(digest):
+            digests.append((path, digest.lower()))
+        else:
+            problems.append(f"{source}: sha256 of {path!r} is not a 64-digit hex digest")
+    return FixtureLock(paths, tuple(digests), tuple(problems))
+
+
+def read_locked_blobs(git: Git, head: str, lock: FixtureLock) -> dict[str, bytes | None]:
+    """The head bytes of every path the lock pins a digest for (None when missing)."""
+    paths = [p for p, _ in lock.sha256]
+    objects = git.read([f"{head}:{p}" for p in paths])
+    return {
+        p: (o.data if o is not None and o.kind == "blob" else None)
+        for p, o in zip(paths, objects, strict=True)
+    }
+
+
+def lock_breaks(lock: FixtureLock, head_blobs: Mapping[str, bytes | None]) -> list[tuple[str, str]]:
+    """(path, what is wrong) for every locked digest head does not honour."""
+    breaks = []
+    for path, digest in lock.sha256:
+        blob = head_blobs.get(path)
+        if blob is None:
+            breaks.append((path, "is missing in head"))
+        elif hashlib.sha256(blob).hexdigest() != digest:
+            breaks.append(
+                (
+                    path,
+                    f"has sha256 {hashlib.sha256(blob).hexdigest()[:12]}..., the lock says {digest[:12]}...",
+                )
+            )
+    return breaks

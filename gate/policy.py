@@ -1,0 +1,123 @@
+"""The policy: which paths are the oracle, read from the parent's ``oracle-gate.toml``.
+
+Parsing never weakens protection: a key with a wrong type falls back to its
+default (for ``protected``, the defaults *plus* whatever strings the key did
+hold), and every problem is kept so the verdict reports ``oracle_incomplete``.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from gate.globs import GlobSet
+
+POLICY_PATH = "oracle-gate.toml"
+DEFAULT_PROTECTED = ("seeds/**", "fixtures/**", "harness/**", "freeze.json", "fixture_lock.json")
+DEFAULT_TESTS = ("tests/**", "**/test_*.py", "**/*_test.py")
+ALWAYS_PROTECTED = (POLICY_PATH, ".github/workflows/**")
+
+
+@dataclass(frozen=True)
+class Policy:
+    protected: tuple[str, ...] = DEFAULT_PROTECTED
+    freeze: str = "freeze.json"
+    fixture_lock: str = "fixture_lock.json"
+    ignore: tuple[str, ...] = ()
+    tests: tuple[str, ...] = DEFAULT_TESTS
+    forbid_skip_markers: bool = True
+    protect_runner_config: bool = True
+    extra_protected: tuple[str, ...] = ()
+    problems: tuple[str, ...] = field(default=())
+
+    def with_extra_protected(self, globs: Iterable[str]) -> Policy:
+        """Add globs from the CLI or the action's inputs: they can only add."""
+        extra = tuple(g for g in dict.fromkeys(globs) if g.strip())
+        return replace(self, extra_protected=self.extra_protected + extra)
+
+    def protected_globs(self, lock_paths: Iterable[str] = ()) -> GlobSet:
+        """Everything protected: the policy's globs, the always-protected set and the locked paths."""
+        return GlobSet(
+            (
+                *self.protected,
+                *ALWAYS_PROTECTED,
+                self.freeze,
+                self.fixture_lock,
+                *self.extra_protected,
+                *_literal_globs(lock_paths),
+            )
+        )
+
+    def ignored(self) -> GlobSet:
+        return GlobSet(self.ignore)
+
+    def test_files(self) -> GlobSet:
+        return GlobSet(self.tests)
+
+
+def _literal_globs(paths: Iterable[str]) -> list[str]:
+    """Lock paths are literal paths: escape glob characters in them."""
+    return ["".join(f"[{c}]" if c in "*?[" else c for c in p) for p in paths]
+
+
+_LISTS = {"protected": DEFAULT_PROTECTED, "ignore": (), "tests": DEFAULT_TESTS}
+_PATHS = {"freeze": "freeze.json", "fixture_lock": "fixture_lock.json"}
+_FLAGS = {"forbid_skip_markers": True, "protect_runner_config": True}
+
+
+def parse_policy(data: bytes | None, source: str = POLICY_PATH) -> Policy:
+    """Policy from the parent's bytes of the policy file (None: no file, all defaults)."""
+    if data is None:
+        return Policy()
+    try:
+        table = tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        return Policy(problems=(f"{source}: not valid TOML ({exc}); defaults apply",))
+    problems: list[str] = []
+    values: dict[str, Any] = {}
+    for key, value in table.items():
+        problem = _apply_key(key, value, values)
+        if problem:
+            problems.append(f"{source}: {problem}")
+    return Policy(**values, problems=tuple(problems))
+
+
+def _apply_key(key: str, value: object, values: dict[str, Any]) -> str | None:
+    """Store a well-formed key in ``values``; describe what is wrong with a bad one."""
+    if key in _LISTS:
+        return _apply_list(key, value, values)
+    if key in _PATHS:
+        ok = isinstance(value, str) and _is_repo_path(value)
+        problem = f"'{key}' must be a repo-relative path, got {_describe(value)}"
+    elif key in _FLAGS:
+        ok = isinstance(value, bool)
+        problem = f"'{key}' must be true or false, got {_describe(value)}"
+    else:
+        return f"unknown key '{key}'"
+    if ok:
+        values[key] = value
+        return None
+    return problem
+
+
+def _apply_list(key: str, value: object, values: dict[str, Any]) -> str | None:
+    strings = [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+    if isinstance(value, list) and len(strings) == len(value):
+        values[key] = tuple(strings)
+        return None
+    if key == "protected":  # keep the defaults and add what the key held
+        values[key] = tuple(dict.fromkeys((*DEFAULT_PROTECTED, *strings)))
+    return f"'{key}' must be a list of strings, got {_describe(value)}"
+
+
+def _is_repo_path(path: str) -> bool:
+    norm = posixpath.normpath(path)
+    return bool(path) and not path.startswith("/") and norm == path and not norm.startswith("..")
+
+
+def _describe(value: object) -> str:
+    text = repr(value)
+    return f"{type(value).__name__} {text[:40]}{'...' if len(text) > 40 else ''}"

@@ -1,0 +1,289 @@
+"""The verdict: a pure function of values (``evaluate``).
+
+Each reason code is decided in exactly one function below, named for it, so
+"why was this unscored?" has one place to look. Every reason that applies is
+reported; the verdict is the most severe one present
+(``fail`` > ``unscored`` > ``pass_clean``).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from gate.changes import ChangeSet, FileChange, Kind
+from gate.coverage_map import ParentCoverage
+from gate.freeze import Freeze
+from gate.globs import GlobSet
+from gate.lock import FixtureLock, lock_breaks
+from gate.policy import Policy
+from gate.runner_config import runner_config_changes
+from gate.skip_markers import added_skip_markers
+
+PASS, FAIL, UNSCORED = "pass_clean", "fail", "unscored"
+EXIT_STATUS = {PASS: 0, FAIL: 1, UNSCORED: 2}
+
+# code -> the verdict it forces; dict order is the order reasons are reported in.
+REASONS = {
+    "oracle_edit_forbidden": FAIL,
+    "fixture_lock_broken": FAIL,
+    "runner_config_changed": FAIL,
+    "skip_marker_added": FAIL,
+    "oracle_incomplete": UNSCORED,
+    "no_added_lines": UNSCORED,
+    "freeze_overlap": UNSCORED,
+    "live_surface_covers_diff": PASS,
+}
+
+
+@dataclass(frozen=True)
+class Reason:
+    code: str
+    detail: str
+    path: str | None = None
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """Digests of the exact bytes used, so a verdict can be replayed anywhere."""
+
+    policy_sha256: str | None = None
+    freeze_sha256: str | None = None
+    lock_sha256: str | None = None
+    coverage_sha256: str | None = None
+    gate_version: str = ""
+    extra_protected: tuple[str, ...] = ()
+    allow_failing_parent: bool = False
+
+
+@dataclass(frozen=True)
+class Verdict:
+    verdict: str
+    reasons: tuple[Reason, ...]
+    overlap: dict[str, list[int]]
+    touched: dict[str, list[int]]
+    overlap_ratio: float
+    parent: str
+    head: str
+    protocol: Protocol
+    # Not part of the JSON contract: the frozen tests behind each overlap line.
+    overlap_observers: dict[str, dict[int, list[str]]] = field(default_factory=dict)
+
+    @property
+    def codes(self) -> list[str]:
+        return list(dict.fromkeys(r.code for r in self.reasons))
+
+    @property
+    def exit_status(self) -> int:
+        return EXIT_STATUS[self.verdict]
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Everything the verdict depends on, already read."""
+
+    changes: ChangeSet
+    policy: Policy
+    freeze: Freeze
+    lock: FixtureLock
+    locked_blobs: Mapping[str, bytes | None]
+    coverage: ParentCoverage
+    protocol: Protocol
+
+
+def evaluate(ev: Evidence) -> Verdict:
+    protected = ev.policy.protected_globs(ev.lock.paths)
+    overlap, observers = compute_overlap(ev.changes, ev.policy.ignored(), ev.coverage, ev.freeze)
+    reasons = [
+        *oracle_edit_forbidden(ev.changes, protected),
+        *fixture_lock_broken(ev.lock, ev.locked_blobs),
+        *runner_config_changed(ev.changes, ev.policy),
+        *skip_marker_added(ev.changes, ev.policy),
+        *oracle_incomplete(ev.policy, ev.freeze, ev.lock, ev.coverage),
+        *no_added_lines(ev.changes, ev.policy),
+        *freeze_overlap(overlap, ev.coverage),
+    ]
+    if not reasons:
+        reasons.append(live_surface_covers_diff(ev.changes))
+    reasons.sort(key=lambda r: list(REASONS).index(r.code))
+    severity = [FAIL, UNSCORED, PASS]
+    verdict = min((REASONS[r.code] for r in reasons), key=severity.index)
+    touched = ev.changes.touched()
+    return Verdict(
+        verdict=verdict,
+        reasons=tuple(reasons),
+        overlap=overlap,
+        touched=touched,
+        overlap_ratio=overlap_ratio(overlap, touched, ev.policy.ignored()),
+        parent=ev.changes.parent,
+        head=ev.changes.head,
+        protocol=ev.protocol,
+        overlap_observers=observers,
+    )
+
+
+def oracle_edit_forbidden(changes: ChangeSet, protected: GlobSet) -> list[Reason]:
+    """Any file-level change to a protected path, or a symlink made to point into one."""
+    reasons = []
+    for change in changes.files:
+        for path in change.paths:
+            glob = protected.match(path)
+            if glob:
+                reasons.append(
+                    Reason(
+                        "oracle_edit_forbidden",
+                        f"{path}: {_what_happened(change, path)} (protected by '{glob}')",
+                        path=path,
+                    )
+                )
+        target = symlink_target(change)
+        if target is not None:
+            glob = protected.match(target) or protected.may_match_below(target)
+            if glob and not any(r.path == change.new_path for r in reasons):
+                reasons.append(
+                    Reason(
+                        "oracle_edit_forbidden",
+                        f"{change.new_path}: symlink into protected '{target}' (protected by '{glob}')",
+                        path=change.new_path,
+                    )
+                )
+    return reasons
+
+
+def _what_happened(change: FileChange, path: str) -> str:
+    if change.status == "renamed":
+        if path == change.old_path:
+            return f"renamed to {change.new_path}"
+        return f"renamed from {change.old_path}"
+    if change.mode_only:
+        return f"mode changed {change.old_mode} -> {change.new_mode}"
+    names = {"added": "added", "deleted": "deleted", "type_changed": "type changed"}
+    return names.get(change.status, "edited")
+
+
+def symlink_target(change: FileChange) -> str | None:
+    """Where a new or re-pointed symlink resolves, repo-relative; None if not in the repo."""
+    if change.new_kind != Kind.SYMLINK or change.new_blob is None or change.new_path is None:
+        return None
+    if change.old_kind == Kind.SYMLINK and change.old_blob == change.new_blob and change.status != "renamed":
+        return None
+    target = change.new_blob.decode("utf-8", "surrogateescape")
+    if target.startswith("/"):
+        return None
+    resolved = posixpath.normpath(posixpath.join(posixpath.dirname(change.new_path), target))
+    return None if resolved == "." or resolved.startswith("../") or resolved == ".." else resolved
+
+
+def fixture_lock_broken(lock: FixtureLock, locked_blobs: Mapping[str, bytes | None]) -> list[Reason]:
+    return [
+        Reason("fixture_lock_broken", f"{path}: {problem}", path=path)
+        for path, problem in lock_breaks(lock, locked_blobs)
+    ]
+
+
+def runner_config_changed(changes: ChangeSet, policy: Policy) -> list[Reason]:
+    if not policy.protect_runner_config:
+        return []
+    return [
+        Reason("runner_config_changed", f"{path}: {what}", path=path)
+        for change in changes.files
+        for path, what in runner_config_changes(change)
+    ]
+
+
+def skip_marker_added(changes: ChangeSet, policy: Policy) -> list[Reason]:
+    if not policy.forbid_skip_markers:
+        return []
+    tests = policy.test_files()
+    return [
+        Reason(
+            "skip_marker_added",
+            f"{m.path}:{m.line}: adds '{m.marker}': {m.text[:120]}",
+            path=m.path,
+            line=m.line,
+        )
+        for change in changes.files
+        for m in added_skip_markers(change, tests)
+    ]
+
+
+def oracle_incomplete(
+    policy: Policy, freeze: Freeze, lock: FixtureLock, coverage: ParentCoverage
+) -> list[Reason]:
+    problems = [*policy.problems, *freeze.problems, *lock.problems, *coverage.problems]
+    return [Reason("oracle_incomplete", p) for p in problems]
+
+
+def no_added_lines(changes: ChangeSet, policy: Policy) -> list[Reason]:
+    ignored = policy.ignored()
+    if any(f.added for f in changes.files if f.new_path and f.new_path not in ignored):
+        return []
+    return [Reason("no_added_lines", "the change adds no line to any scored file")]
+
+
+def freeze_overlap(overlap: Mapping[str, list[int]], coverage: ParentCoverage) -> list[Reason]:
+    if not coverage.usable or not overlap:
+        return []
+    return [
+        Reason(
+            "freeze_overlap",
+            f"{path}: {len(lines)} touched line(s) observed only by frozen tests: {_ranges_text(lines)}",
+            path=path,
+        )
+        for path, lines in overlap.items()
+    ]
+
+
+def live_surface_covers_diff(changes: ChangeSet) -> Reason:
+    touched = changes.touched()
+    return Reason(
+        "live_surface_covers_diff",
+        f"{sum(map(len, touched.values()))} touched parent line(s) in {len(touched)} file(s); "
+        "none is observed by frozen tests alone",
+    )
+
+
+def compute_overlap(
+    changes: ChangeSet, ignored: GlobSet, coverage: ParentCoverage, freeze: Freeze
+) -> tuple[dict[str, list[int]], dict[str, dict[int, list[str]]]]:
+    """Touched lines observed by frozen tests and by no live test, over scored files."""
+    overlap: dict[str, list[int]] = {}
+    observers: dict[str, dict[int, list[str]]] = {}
+    if not coverage.usable:
+        return overlap, observers
+    for path, lines in changes.touched().items():
+        if path in ignored:
+            continue
+        by_line = coverage.observers.get(path, {})
+        for line in lines:
+            tests = by_line.get(line)
+            if tests and all(freeze.is_frozen(t) for t in tests):
+                overlap.setdefault(path, []).append(line)
+                observers.setdefault(path, {})[line] = sorted(tests)
+    return overlap, observers
+
+
+def overlap_ratio(
+    overlap: Mapping[str, list[int]], touched: Mapping[str, list[int]], ignored: GlobSet
+) -> float:
+    scored = sum(len(lines) for path, lines in touched.items() if path not in ignored)
+    if not scored:
+        return 0.0
+    return round(sum(len(v) for v in overlap.values()) / scored, 4)
+
+
+def line_ranges(lines: list[int]) -> list[tuple[int, int]]:
+    """Sorted lines as inclusive (start, end) runs."""
+    runs: list[tuple[int, int]] = []
+    for n in sorted(lines):
+        if runs and n == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], n)
+        else:
+            runs.append((n, n))
+    return runs
+
+
+def _ranges_text(lines: list[int]) -> str:
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in line_ranges(lines))

@@ -1,0 +1,1 @@
+"""Jinja2 templates of the reports: a package so they ship inside the wheel as ``gate.templates``."""
