@@ -1,0 +1,151 @@
+"""How `oracle-gate check` scales with the size of the parent coverage map.
+
+Builds two synthetic parents -- 5,000 tests over 1,000 files and 50,000 tests
+over 10,000 files -- each with a real coverage.py data file (test contexts,
+absolute measured paths as a CI runner writes them) and the same 3-file
+change, then times the real CLI on both, interleaved, and prints wall time,
+peak memory (max RSS of the gate and its git children) and the ratio.
+
+Every file is observed by about the same number of tests at both sizes (each
+test covers 4 files), so the ratio isolates what the *size* of the map costs:
+the gate should read only the touched files' rows.
+
+    .venv/bin/python bench/check_scaling.py [--runs 7] [--keep DIR]
+
+Figures are printed, not asserted. Targets (issue 2): ratio <= 1.3, the
+50,000-test check under 0.5 s and under 80 MB peak.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from coverage import CoverageData
+
+FILES_PER_TEST = 4
+LINES_PER_FILE = 40
+TOUCHED = 3
+MEASURED_ROOT = "/home/runner/work/project/project"  # where a CI runner would have measured
+
+
+@dataclass(frozen=True)
+class Size:
+    tests: int
+    files: int
+
+
+@dataclass(frozen=True)
+class Case:
+    size: Size
+    repo: Path
+    coverage: Path
+    parent: str
+    head: str
+
+
+def git(repo: Path, *args: str) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
+           "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid"}
+    return subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def module_text(index: int) -> str:
+    body = [f'"""Module {index}."""', ""]
+    for fn in range(LINES_PER_FILE // 4):
+        body += [f"def f{fn}(x):", f"    y = x + {fn}", f"    return y * {index}", ""]
+    return "\n".join(body) + "\n"
+
+
+def build_case(root: Path, size: Size, rng: random.Random) -> Case:
+    repo = root / f"repo-{size.tests}"
+    src = repo / "src" / "pkg"
+    src.mkdir(parents=True)
+    paths = [f"src/pkg/m{i:05d}.py" for i in range(size.files)]
+    for i, path in enumerate(paths):
+        (repo / path).write_text(module_text(i))
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "parent")
+    parent = git(repo, "rev-parse", "HEAD")
+    coverage = root / f"coverage-{size.tests}.sqlite"
+    write_map(coverage, paths, size.tests, rng)
+    for path in paths[:TOUCHED]:  # the 3-file change
+        text = (repo / path).read_text().replace("    y = x + 1\n", "    y = x + 100\n", 1)
+        (repo / path).write_text(text)
+    git(repo, "commit", "-q", "-am", "change")
+    return Case(size, repo, coverage, parent, git(repo, "rev-parse", "HEAD"))
+
+
+def write_map(out: Path, paths: list[str], tests: int, rng: random.Random) -> None:
+    data = CoverageData(basename=str(out))
+    all_lines = list(range(1, LINES_PER_FILE + 1))
+    for t in range(tests):
+        data.set_context(f"tests/test_t{t // 50:04d}.py::test_{t}|run")
+        chosen = rng.sample(paths, FILES_PER_TEST)
+        data.add_lines({f"{MEASURED_ROOT}/{p}": rng.sample(all_lines, 12) for p in chosen})
+    data.write()
+
+
+def run_once(case: Case) -> tuple[float, int, int]:
+    """(wall seconds, peak RSS in bytes, exit status) of one real CLI run."""
+    cmd = [sys.executable, "-m", "gate", "check", "--repo", str(case.repo), "--base", case.parent,
+           "--head", case.head, "--coverage", str(case.coverage), "--coverage-sha", case.parent,
+           "--format", "json", "--output", os.devnull]
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return elapsed, usage.ru_maxrss * 1024, proc.returncode
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--keep", type=Path, help="build in this directory and keep it")
+    args = parser.parse_args()
+    root = args.keep or Path(tempfile.mkdtemp(prefix="oracle-gate-bench-"))
+    root.mkdir(parents=True, exist_ok=True)
+    try:
+        rng = random.Random(20261129)
+        cases = []
+        for size in (Size(5_000, 1_000), Size(50_000, 10_000)):
+            start = time.perf_counter()
+            cases.append(build_case(root, size, rng))
+            print(f"built {size.tests:>6} tests x {size.files:>6} files "
+                  f"(map {cases[-1].coverage.stat().st_size / 1e6:.1f} MB) in {time.perf_counter() - start:.1f} s")
+        results: dict[int, list[tuple[float, int, int]]] = {c.size.tests: [] for c in cases}
+        for case in cases:  # warm the page cache once
+            run_once(case)
+        for _ in range(args.runs):
+            for case in cases:  # interleaved, so noise hits both sizes alike
+                results[case.size.tests].append(run_once(case))
+        print(f"\n{'tests':>7} {'files':>7} {'median s':>9} {'min s':>7} {'peak MB':>8} {'exit':>5}")
+        medians = {}
+        for case in cases:
+            runs = results[case.size.tests]
+            medians[case.size.tests] = statistics.median(r[0] for r in runs)
+            print(f"{case.size.tests:>7} {case.size.files:>7} {medians[case.size.tests]:>9.3f} "
+                  f"{min(r[0] for r in runs):>7.3f} {max(r[1] for r in runs) / 2**20:>8.1f} "
+                  f"{','.join(sorted({str(r[2]) for r in runs})):>5}")
+        ratio = medians[50_000] / medians[5_000]
+        print(f"\nratio 50,000 / 5,000 tests (median wall time): {ratio:.2f}  (target <= 1.3)")
+        return 0
+    finally:
+        if args.keep is None:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
