@@ -156,12 +156,53 @@ def run_demo_command(args: argparse.Namespace) -> int:
     return run_demo(keep=args.keep, fmt=args.format)
 
 
+def add_map(sub: argparse._SubParsersAction[Parser]) -> None:
+    p = sub.add_parser(
+        "map",
+        help="measure the per-test coverage map of a commit, bound to its SHA",
+        description="Check REV out into a temporary git worktree (never the working tree), run the "
+        "test command there with one coverage context per test, and write FILE plus "
+        "FILE.manifest.json binding it to the full SHA. With --combine, merge shard maps "
+        "measured at one SHA instead. Exit 0 map written, 1 map written but the parent's "
+        "tests failed (flagged), 3 no map.",
+        usage="%(prog)s --repo DIR --sha REV --out FILE [--shard I/N] [-- COMMAND ...]\n"
+        "       %(prog)s --combine OUT SHARD [SHARD ...]",
+    )
+    p.add_argument("--repo", type=Path, default=Path("."), help="the git repository (default: .)")
+    p.add_argument("--sha", help="the commit to measure (any revision; the manifest records the full SHA)")
+    p.add_argument("--out", type=Path, help="the coverage data file to write (manifest beside it)")
+    p.add_argument("--shard", metavar="I/N", help="measure only shard I of N (tests split by file hash)")
+    p.add_argument("--combine", type=Path, metavar="OUT", help="merge the given shard maps into OUT")
+    p.add_argument(
+        "--progress",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="progress indicator (default auto: on a terminal, not in CI)",
+    )
+    p.add_argument("-v", "--verbose", action="store_true", help="show the test command's own output")
+    p.add_argument(
+        "args",
+        nargs="*",
+        metavar="COMMAND | SHARD",
+        help="after --: the test command (default: python -m pytest -q -p no:cacheprovider --cov "
+        "--cov-context=test --cov-report=); with --combine: the shard maps",
+    )
+    p.set_defaults(func=run_map_command)
+
+
+def run_map_command(args: argparse.Namespace) -> int:
+    from gate.mapping import run_map_cli
+
+    return run_map_cli(args, say)
+
+
 def build_parser() -> Parser:
     parser = Parser(prog="oracle-gate", description="Decide whether an agent-written change may be scored.")
     parser.add_argument("--version", action="version", version=f"oracle-gate {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     add_check(sub)
     add_demo(sub)
+    add_map(sub)
     return parser
 
 

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from coverage import CoverageData
 from coverage.exceptions import CoverageException
@@ -31,6 +32,7 @@ from gate.errors import InputError, UnknownRevision
 from gate.git import Git
 
 MANIFEST_KIND = "oracle-gate-map"
+MANIFEST_SCHEMA = 1
 MANIFEST_SUFFIX = ".manifest.json"
 SQLITE_MAGIC = b"SQLite format 3\0"
 
@@ -44,7 +46,12 @@ def test_id_of_context(context: str) -> str:
 
 @dataclass(frozen=True)
 class Manifest:
-    """The binding ``oracle-gate map`` writes beside a data file."""
+    """The binding ``oracle-gate map`` writes beside a data file (schema 1).
+
+    The typed fields are the ones a decision rests on; ``extra`` carries the
+    informational ones (creation time, gate version, failed test ids, shard
+    list of a combined map, ...) through a read and a write unchanged.
+    """
 
     path: Path
     data: Path
@@ -53,6 +60,28 @@ class Manifest:
     coverage_version: str | None = None
     command: tuple[str, ...] = ()
     tests_passed: bool = True
+    tests: int | None = None
+    exit_status: int | None = None
+    shard: tuple[int, int] | None = None  # (index, total), 1-based: one part of a sharded run
+    extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
+
+    def to_document(self) -> dict[str, Any]:
+        """The JSON document :func:`read_manifest` reads back."""
+        doc: dict[str, Any] = {
+            "kind": MANIFEST_KIND,
+            "schema": MANIFEST_SCHEMA,
+            "sha": self.sha,
+            "data": Path(os.path.relpath(self.data, self.path.parent)).as_posix(),
+            "data_sha256": self.data_sha256,
+            "coverage_version": self.coverage_version,
+            "command": list(self.command),
+            "tests_passed": self.tests_passed,
+            "tests": self.tests,
+            "exit_status": self.exit_status,
+            "shard": {"index": self.shard[0], "total": self.shard[1]} if self.shard else None,
+        }
+        doc.update({k: v for k, v in self.extra.items() if k not in doc})
+        return doc
 
 
 @dataclass(frozen=True)
@@ -95,8 +124,9 @@ class CoverageDataMap:
         """
         uri = f"{self.path.resolve().as_uri()}?mode=ro"
         with closing(sqlite3.connect(uri, uri=True)) as con:
-            row = con.execute("SELECT 1 FROM context WHERE context != '' AND context NOT LIKE '|%' "
-                              "LIMIT 1").fetchone()
+            row = con.execute(
+                "SELECT 1 FROM context WHERE context != '' AND context NOT LIKE '|%' LIMIT 1"
+            ).fetchone()
         return row is not None
 
     def tests_by_line(self, measured: str) -> dict[int, set[str]]:
@@ -181,16 +211,52 @@ def read_manifest(path: Path) -> Manifest:
         isinstance(sha, str) and isinstance(data, str) and isinstance(digest, str) and sha and data and digest
     ):
         raise InputError(str(path), "map manifest needs string 'sha', 'data' and 'data_sha256'")
+    if doc.get("schema", MANIFEST_SCHEMA) != MANIFEST_SCHEMA:
+        raise InputError(
+            str(path), f"unsupported map manifest schema {doc.get('schema')!r} (this gate reads schema 1)"
+        )
     command = doc.get("command") or []
+    version = doc.get("coverage_version")
+    typed = {"kind", "schema", "sha", "data", "data_sha256", "coverage_version", "command", "tests_passed"}
+    typed |= {"tests", "exit_status", "shard"}
     return Manifest(
         path=path,
         data=(path.parent / data),
         sha=sha,
         data_sha256=digest.lower(),
-        coverage_version=doc.get("coverage_version"),
+        coverage_version=version if isinstance(version, str) else None,
         command=tuple(str(c) for c in command) if isinstance(command, list) else (),
         tests_passed=doc.get("tests_passed") is not False,
+        tests=_optional_int(path, doc, "tests"),
+        exit_status=_optional_int(path, doc, "exit_status"),
+        shard=_shard(path, doc.get("shard")),
+        extra={k: v for k, v in doc.items() if k not in typed},
     )
+
+
+def _optional_int(path: Path, doc: Mapping[str, Any], key: str) -> int | None:
+    value = doc.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise InputError(str(path), f"map manifest: {key!r} must be an integer or null, got {value!r}")
+    return value
+
+
+def _shard(path: Path, value: object) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        index, total = value.get("index"), value.get("total")
+        if (
+            isinstance(index, int)
+            and isinstance(total, int)
+            and not isinstance(index, bool)
+            and not isinstance(total, bool)
+            and 1 <= index <= total
+        ):
+            return index, total
+    raise InputError(str(path), f"map manifest: 'shard' must be null or {{index, total}}, got {value!r}")
 
 
 def locate(coverage: Path) -> tuple[Path, Manifest | None]:
@@ -241,6 +307,11 @@ def binding_problems(
             problems.append(
                 f"{manifest.path}: the data file's sha256 {digest[:12]}... does not match "
                 f"the manifest's {manifest.data_sha256[:12]}..."
+            )
+        if manifest.shard is not None:
+            problems.append(
+                f"{manifest.path}: the map is shard {manifest.shard[0]}/{manifest.shard[1]} of a sharded "
+                "run, not a whole map (merge all shards with 'oracle-gate map --combine')"
             )
         if not manifest.tests_passed and not allow_failing_parent:
             problems.append(

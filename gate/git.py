@@ -14,7 +14,8 @@ import os
 import re
 import subprocess
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -167,6 +168,28 @@ class Git:
         answers = out.decode("utf-8", "surrogateescape").split("\n")
         return {p for p, a in zip(wanted, answers, strict=False) if a == "blob"}
 
+    def add_worktree(self, path: Path, commit: str) -> None:
+        """Check ``commit`` out, detached, into a new worktree at ``path`` (which must not exist).
+
+        The user's own working tree, index and HEAD are not touched.
+        """
+        self.run(["worktree", "add", "--detach", "--quiet", "--", str(path), commit])
+
+    def remove_worktree(self, path: Path) -> None:
+        """Remove the worktree at ``path`` and its administrative files, even if it is dirty."""
+        self.run(["worktree", "remove", "--force", "--force", "--", str(path)], ok_codes=(0, 128))
+        self.run(["worktree", "prune"])
+
+    @contextmanager
+    def worktree(self, commit: str, parent_dir: Path) -> Iterator[Path]:
+        """A temporary detached worktree of ``commit`` under ``parent_dir``, removed on exit."""
+        path = parent_dir / "worktree"
+        self.add_worktree(path, commit)
+        try:
+            yield path
+        finally:
+            self.remove_worktree(path)
+
 
 def _first_line(stderr: bytes) -> str:
     for line in stderr.decode("utf-8", "replace").splitlines():
@@ -241,6 +264,7 @@ def diff_blob_pairs(pairs: Sequence[tuple[bytes, bytes]]) -> str:
             GIT_CONFIG_NOSYSTEM="1",
             GIT_CONFIG_GLOBAL=os.devnull,
             HOME=tmp,
+            XDG_CONFIG_HOME=tmp,  # no user-level attributes file ($XDG_CONFIG_HOME/git/attributes)
             GIT_CEILING_DIRECTORIES=str(root.parent),
             GIT_ATTR_NOSYSTEM="1",
         )

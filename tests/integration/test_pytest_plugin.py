@@ -1,0 +1,229 @@
+"""The oracle-gate pytest plugin, run for real: pytest in a subprocess on a small suite."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gate.shards import shard_of
+from tests.support.repo import clean_env
+
+SUITE = """\
+import pytest
+
+
+def test_x():
+    pass
+
+
+def test_x2():
+    pass
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_param(n):
+    pass
+
+
+class TestA:
+    def test_y(self):
+        pass
+
+    def test_z(self):
+        pass
+"""
+
+ALL = [
+    "tests/test_a.py::test_x",
+    "tests/test_a.py::test_x2",
+    "tests/test_a.py::test_param[1]",
+    "tests/test_a.py::test_param[2]",
+    "tests/test_a.py::TestA::test_y",
+    "tests/test_a.py::TestA::test_z",
+]
+
+
+def write_freeze(root: Path, *nodeids: str, name: str = "freeze.json") -> None:
+    entries = [
+        {"nodeid": n, "reason": f"flaky: {n.rsplit('::', 1)[-1]}", "bound_sha": "abcd"} for n in nodeids
+    ]
+    (root / name).write_text(json.dumps({"schema": 1, "frozen": entries}))
+
+
+@pytest.fixture
+def suite(tmp_path: Path) -> Path:
+    root = tmp_path / "suite"
+    (root / "tests").mkdir(parents=True)
+    (root / "tests" / "test_a.py").write_text(SUITE)
+    (root / "pytest.ini").write_text("[pytest]\n")
+    return root
+
+
+def pytest_run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
+        cwd=root,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def collected(proc: subprocess.CompletedProcess[str]) -> list[str]:
+    return [line for line in proc.stdout.splitlines() if line.startswith("tests/")]
+
+
+def test_frozen_ids_are_deselected_at_collection_with_prefix_rules(suite: Path) -> None:
+    write_freeze(suite, "tests/test_a.py::test_x", "tests/test_a.py::test_param", "tests/test_a.py::TestA")
+
+    proc = pytest_run(suite, "--collect-only", "-q", "--oracle-freeze=freeze.json")
+
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert collected(proc) == ["tests/test_a.py::test_x2"]  # test_x2 is not under the test_x prefix
+    assert "1/6 tests collected (5 deselected)" in proc.stdout
+    assert "5 frozen test(s) deselected (freeze.json):" in proc.stdout
+    assert "  tests/test_a.py::test_x: flaky: test_x" in proc.stdout
+    assert (
+        "  tests/test_a.py::test_param[2] (by tests/test_a.py::test_param): flaky: test_param" in proc.stdout
+    )
+    assert "  tests/test_a.py::TestA::test_z (by tests/test_a.py::TestA): flaky: TestA" in proc.stdout
+
+
+def test_the_ini_option_enables_it_relative_to_the_rootdir(suite: Path) -> None:
+    (suite / "ci").mkdir()
+    write_freeze(suite, "tests/test_a.py::TestA::test_y", name="ci/freeze.json")
+    (suite / "pytest.ini").write_text("[pytest]\noracle_freeze = ci/freeze.json\n")
+
+    proc = pytest_run(suite / "tests", "-q")  # invoked from a subdirectory: still found from the rootdir
+
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "5 passed, 1 deselected" in proc.stdout
+    assert "tests/test_a.py::TestA::test_y: flaky: test_y" in proc.stdout
+
+
+def test_it_is_inert_unless_enabled(suite: Path) -> None:
+    write_freeze(suite, "tests/test_a.py::test_x")  # present, but not enabled
+
+    proc = pytest_run(suite, "--collect-only", "-q")
+
+    assert collected(proc) == ALL
+    assert "oracle-gate" not in proc.stdout
+    probe = "import sys, gate.pytest_plugin; print(sorted(m for m in sys.modules if m.startswith('gate')))"
+    imported = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert imported.stdout.strip() == "['gate', 'gate.pytest_plugin', 'gate.shards']"
+
+
+def test_a_frozen_test_with_a_skip_marker_is_a_policy_error(suite: Path) -> None:
+    source = SUITE.replace("def test_x():", "@pytest.mark.skip(reason='flaky')\ndef test_x():")
+    (suite / "tests" / "test_a.py").write_text(source)
+    write_freeze(suite, "tests/test_a.py::test_x")
+
+    proc = pytest_run(suite, "-q", "--oracle-freeze=freeze.json")
+
+    assert proc.returncode == 4
+    assert "tests/test_a.py::test_x is frozen and also carries a pytest.mark.skip marker" in proc.stderr
+    assert "passed" not in proc.stdout  # stopped before any test ran
+
+
+def test_an_xfail_marker_on_a_parametrized_frozen_case_is_caught_too(suite: Path) -> None:
+    source = SUITE.replace("[1, 2])", "[1, pytest.param(2, marks=pytest.mark.xfail)])")
+    (suite / "tests" / "test_a.py").write_text(source)
+    write_freeze(suite, "tests/test_a.py::test_param")
+
+    proc = pytest_run(suite, "-q", "--oracle-freeze=freeze.json")
+
+    assert proc.returncode == 4
+    assert (
+        "tests/test_a.py::test_param[2] is frozen (by 'tests/test_a.py::test_param') and also carries a "
+        "pytest.mark.xfail marker" in proc.stderr
+    )
+
+
+def test_a_frozen_test_named_on_the_command_line_is_an_error(suite: Path) -> None:
+    write_freeze(suite, "tests/test_a.py::TestA")
+
+    proc = pytest_run(suite, "-q", "--oracle-freeze=freeze.json", "tests/test_a.py::TestA::test_y")
+
+    assert proc.returncode == 4
+    assert "tests/test_a.py::TestA::test_y is frozen but was named on the command line" in proc.stderr
+    fine = pytest_run(suite, "-q", "--oracle-freeze=freeze.json", "tests/test_a.py")  # a file is not forcing
+    assert fine.returncode == 0
+    assert "4 passed, 2 deselected" in fine.stdout
+
+
+def test_a_frozen_test_put_back_by_another_plugin_is_an_error(suite: Path) -> None:
+    write_freeze(suite, "tests/test_a.py::test_x")
+    (suite / "tests" / "conftest.py").write_text(
+        "import pytest\n\n\n"
+        "@pytest.hookimpl(wrapper=True, tryfirst=True)\n"
+        "def pytest_collection_modifyitems(items):\n"
+        "    everything = list(items)\n"
+        "    yield\n"
+        "    items[:] = everything\n"
+    )
+
+    proc = pytest_run(suite, "-q", "--oracle-freeze=freeze.json")
+
+    assert proc.returncode == 4
+    assert "tests/test_a.py::test_x is frozen but is still collected" in proc.stderr
+
+
+def test_a_missing_or_broken_freeze_file_is_a_usage_error(suite: Path) -> None:
+    missing = pytest_run(suite, "-q", "--oracle-freeze=nope.json")
+    assert missing.returncode == 4
+    assert "cannot read the freeze manifest nope.json" in missing.stderr
+    (suite / "freeze.json").write_text("{not json")
+    broken = pytest_run(suite, "-q", "--oracle-freeze=freeze.json")
+    assert broken.returncode == 4
+    assert "freeze.json: not valid JSON" in broken.stderr
+
+
+def test_shards_partition_the_suite_by_file(suite: Path) -> None:
+    for i in range(6):
+        (suite / "tests" / f"test_more_{i}.py").write_text(f"def test_{i}():\n    pass\n")
+    whole = collected(pytest_run(suite, "--collect-only", "-q"))
+    parts = [collected(pytest_run(suite, "--collect-only", "-q", f"--oracle-shard={i}/3")) for i in (1, 2, 3)]
+
+    assert sorted(nodeid for part in parts for nodeid in part) == sorted(whole)
+    assert sum(len(p) for p in parts) == len(whole)  # disjoint
+    for index, part in enumerate(parts, start=1):
+        assert all(shard_of(nodeid, 3) == index for nodeid in part)
+
+
+def test_contexts_are_recorded_under_coverage_run(suite: Path, tmp_path: Path) -> None:
+    data = tmp_path / "contexts.coverage"
+    env = clean_env(COVERAGE_FILE=str(data), COVERAGE_CORE="ctrace")
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "coverage",
+            "run",
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--oracle-contexts",
+        ],
+        cwd=suite,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    from coverage import CoverageData
+
+    cov = CoverageData(basename=str(data), read_only=True)
+    cov.read()
+    tests = {c.rpartition("|")[0] for c in cov.measured_contexts() if c}
+    phases = {c.rpartition("|")[2] for c in cov.measured_contexts() if c}
+    cov.close()
+    assert tests == set(ALL)
+    assert phases == {"setup", "run", "teardown"}

@@ -1,0 +1,240 @@
+"""Map manifests, shard sets and combining, on coverage.py data files made with its own API."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from pathlib import Path
+
+import pytest
+from coverage import CoverageData
+
+from gate.coverage_map import Manifest, binding_problems, read_manifest
+from gate.errors import InputError
+from gate.mapping import MapError, RunReport, TerminalProgress, combine_maps
+from gate.shards import parse_shard, shard_of
+
+SHA_A = "a" * 40
+SHA_B = "b" * 40
+
+Rows = dict[str, dict[str, list[int]]]  # context -> path -> lines
+
+
+def write_data(path: Path, rows: Rows) -> Path:
+    data = CoverageData(basename=str(path))
+    data.add_lines({})
+    for context, files in rows.items():
+        data.set_context(context)
+        data.add_lines({name: dict.fromkeys(lines) for name, lines in files.items()})
+    data.close()
+    return path
+
+
+def write_map(
+    path: Path,
+    rows: Rows,
+    *,
+    sha: str = SHA_A,
+    shard: tuple[int, int] | None = None,
+    version: str = "7.17.5",
+    passed: bool = True,
+) -> Path:
+    write_data(path, rows)
+    manifest = Manifest(
+        path=path.with_name(path.name + ".manifest.json"),
+        data=path,
+        sha=sha,
+        data_sha256=hashlib.sha256(path.read_bytes()).hexdigest(),
+        coverage_version=version,
+        command=("pytest",),
+        tests_passed=passed,
+        tests=len(rows),
+        exit_status=0 if passed else 1,
+        shard=shard,
+    )
+    manifest.path.write_text(json.dumps(manifest.to_document()))
+    return path
+
+
+def contexts_per_line(path: Path) -> dict[str, dict[int, set[str]]]:
+    data = CoverageData(basename=str(path), read_only=True)
+    data.read()
+    result = {
+        name: {line: set(ctx) for line, ctx in data.contexts_by_lineno(name).items()}
+        for name in data.measured_files()
+    }
+    data.close()
+    return result
+
+
+SHARD_1: Rows = {"tests/test_a.py::test_one|run": {"src/m.py": [1, 2]}}
+SHARD_2: Rows = {"tests/test_b.py::test_two|run": {"src/m.py": [2, 3]}}
+
+
+def test_manifest_round_trips_through_its_reader(tmp_path: Path) -> None:
+    """What the writer puts down, read_manifest reads back, informational fields included."""
+    original = Manifest(
+        path=tmp_path / "m.coverage.manifest.json",
+        data=tmp_path / "m.coverage",
+        sha=SHA_A,
+        data_sha256="ab" * 32,
+        coverage_version="7.17.5",
+        command=("python", "-m", "pytest"),
+        tests_passed=False,
+        tests=12,
+        exit_status=1,
+        shard=(2, 3),
+        extra={"failed": ["tests/t.py::test_x"], "created": "2025-01-01T00:00:00Z"},
+    )
+    original.path.write_text(json.dumps(original.to_document()))
+    back = read_manifest(original.path)
+    assert back == original
+    assert back.extra["failed"] == ["tests/t.py::test_x"]
+    assert json.loads(original.path.read_text())["data"] == "m.coverage"
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "problem"),
+    [
+        ("schema", 2, "unsupported map manifest schema"),
+        ("shard", {"index": 3, "total": 2}, "'shard' must be null"),
+        ("shard", "1/2", "'shard' must be null"),
+        ("tests", "12", "'tests' must be an integer"),
+    ],
+)
+def test_manifest_reader_refuses_malformed_fields(
+    tmp_path: Path, field: str, value: object, problem: str
+) -> None:
+    path = tmp_path / "x.manifest.json"
+    doc = {"kind": "oracle-gate-map", "sha": SHA_A, "data": "x", "data_sha256": "00", field: value}
+    path.write_text(json.dumps(doc))
+    with pytest.raises(InputError, match=problem):
+        read_manifest(path)
+
+
+def test_a_shard_is_not_a_whole_map_for_check(tmp_path: Path) -> None:
+    manifest = Manifest(path=tmp_path / "m", data=tmp_path / "d", sha=SHA_A, data_sha256="00", shard=(1, 2))
+    problems = binding_problems(
+        parent=SHA_A, claimed_sha=None, manifest=manifest, digest="00", allow_failing_parent=False, source="d"
+    )
+    assert len(problems) == 1
+    assert "shard 1/2" in problems[0]
+
+
+@pytest.mark.parametrize(("text", "expected"), [("1/4", (1, 4)), ("4/4", (4, 4)), (" 2/3 ", (2, 3))])
+def test_parse_shard(text: str, expected: tuple[int, int]) -> None:
+    assert parse_shard(text) == expected
+
+
+@pytest.mark.parametrize("text", ["0/4", "5/4", "1", "a/b", "1/0", "-1/2", ""])
+def test_parse_shard_refuses(text: str) -> None:
+    with pytest.raises(ValueError, match="shard"):
+        parse_shard(text)
+
+
+def test_shards_split_by_file_and_cover_every_test() -> None:
+    ids = [f"tests/test_{i}.py::test_{j}" for i in range(40) for j in range(3)]
+    shards = {nodeid: shard_of(nodeid, 4) for nodeid in ids}
+    assert set(shards.values()) == {1, 2, 3, 4}
+    for i in range(40):
+        assert len({shards[f"tests/test_{i}.py::test_{j}"] for j in range(3)}) == 1
+    assert shard_of("tests/test_1.py::TestA::test_y[1]", 4) == shard_of("tests/test_1.py", 4)
+
+
+def test_combine_merges_shards_keeping_contexts(tmp_path: Path) -> None:
+    one = write_map(tmp_path / "s1.coverage", SHARD_1, shard=(1, 2))
+    two = write_map(tmp_path / "s2.coverage", SHARD_2, shard=(2, 2))
+    result = combine_maps([one, two], tmp_path / "out" / "map.coverage")
+    assert contexts_per_line(result.data) == {
+        "src/m.py": {
+            1: {"tests/test_a.py::test_one|run"},
+            2: {"tests/test_a.py::test_one|run", "tests/test_b.py::test_two|run"},
+            3: {"tests/test_b.py::test_two|run"},
+        }
+    }
+    manifest = read_manifest(result.manifest)
+    assert (manifest.sha, manifest.shard, manifest.tests, manifest.tests_passed) == (SHA_A, None, 2, True)
+    assert manifest.data_sha256 == hashlib.sha256(result.data.read_bytes()).hexdigest()
+    assert [c["shard"] for c in manifest.extra["combined"]] == [
+        {"index": 1, "total": 2},
+        {"index": 2, "total": 2},
+    ]
+
+
+def test_combine_carries_a_failing_shard_flag(tmp_path: Path) -> None:
+    one = write_map(tmp_path / "s1.coverage", SHARD_1, shard=(1, 2))
+    two = write_map(tmp_path / "s2.coverage", SHARD_2, shard=(2, 2), passed=False)
+    result = combine_maps([one, two], tmp_path / "map.coverage")
+    assert result.tests_passed is False
+    assert read_manifest(result.manifest).tests_passed is False
+
+
+@pytest.mark.parametrize(
+    ("second", "message"),
+    [
+        ({"sha": SHA_B, "shard": (2, 2)}, "measured at bbbbbbbbbbbb, but"),
+        ({"version": "7.13.0", "shard": (2, 2)}, "coverage.py 7.13.0"),
+        ({"shard": (1, 2)}, "shard 1/2 given twice"),
+        ({"shard": (2, 3)}, "shards of different splits"),
+    ],
+)
+def test_combine_refuses_shards_that_do_not_belong_together(
+    tmp_path: Path, second: dict[str, object], message: str
+) -> None:
+    one = write_map(tmp_path / "s1.coverage", SHARD_1, shard=(1, 2))
+    two = write_map(tmp_path / "s2.coverage", SHARD_2, **second)  # type: ignore[arg-type]
+    out = tmp_path / "map.coverage"
+    out.write_bytes(b"a good map from before")
+    with pytest.raises(MapError, match=message):
+        combine_maps([one, two], out)
+    assert out.read_bytes() == b"a good map from before"
+    assert not out.with_name("map.coverage.manifest.json").exists()
+
+
+def test_combine_refuses_a_missing_shard(tmp_path: Path) -> None:
+    one = write_map(tmp_path / "s1.coverage", SHARD_1, shard=(1, 3))
+    two = write_map(tmp_path / "s2.coverage", SHARD_2, shard=(2, 3))
+    with pytest.raises(MapError, match=r"shard\(s\) 3/3 missing"):
+        combine_maps([one, two], tmp_path / "map.coverage")
+
+
+def test_combine_refuses_data_without_manifest_or_with_a_wrong_digest(tmp_path: Path) -> None:
+    bare = write_data(tmp_path / "bare.coverage", SHARD_1)
+    with pytest.raises(MapError, match="no map manifest beside it"):
+        combine_maps([bare], tmp_path / "map.coverage")
+    tampered = write_map(tmp_path / "t.coverage", SHARD_1)
+    write_data(tampered, SHARD_2)  # more data after the manifest was written
+    with pytest.raises(MapError, match="sha256 does not match"):
+        combine_maps([tampered], tmp_path / "map.coverage")
+
+
+def test_combine_refuses_maps_without_test_contexts(tmp_path: Path) -> None:
+    empty = write_map(tmp_path / "e.coverage", {"": {"src/m.py": [1]}})
+    with pytest.raises(MapError, match="no test contexts"):
+        combine_maps([empty], tmp_path / "map.coverage")
+
+
+def test_run_report_reads_only_complete_lines(tmp_path: Path) -> None:
+    path = tmp_path / "report.jsonl"
+    report = RunReport()
+    report.poll(path)  # not written yet
+    path.write_text('{"event": "collected", "tests": 3, "frozen": 1}\n{"event": "test", "nod')
+    report.poll(path)
+    assert (report.selected, report.done) == (3, 0)
+    with path.open("a") as handle:
+        handle.write('eid": "t::a", "outcome": "done"}\n{"event": "finish", "exit_status": 0}\n')
+    report.poll(path)
+    assert report.done == 1
+    assert report.finish == {"event": "finish", "exit_status": 0}
+
+
+def test_terminal_progress_draws_a_bar_when_the_total_is_known_and_a_spinner_otherwise() -> None:
+    stream = io.StringIO()
+    bar = TerminalProgress(stream)
+    bar(90, 360, 75.4)
+    assert stream.getvalue() == "\r  [######..................] 90/360 tests  01:15\x1b[K"
+    stream.truncate(0)
+    stream.seek(0)
+    bar(3, None, 2.0)
+    assert stream.getvalue() == "\r  / 3 tests  00:02\x1b[K"
