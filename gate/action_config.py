@@ -1,0 +1,169 @@
+"""The Action's configuration, read once from the environment GitHub gives a Docker action.
+
+Inputs arrive as ``INPUT_<NAME>`` with the name upper-cased and its hyphens
+kept (``github-token`` -> ``INPUT_GITHUB-TOKEN``). Every field has its own
+``clean_<field>`` validator raising :class:`~gate.errors.UsageError` with one
+line naming the input. The token is excluded from ``repr`` and never printed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from gate.errors import UsageError
+from gate.verdict import FAIL, PASS, UNSCORED
+
+COMMENT_MODES = ("always", "on-change", "never")
+VERDICTS = (PASS, FAIL, UNSCORED)
+DEFAULT_CHECK_NAME = "Oracle Gate"
+
+
+def input_value(env: Mapping[str, str], name: str) -> str:
+    """The raw value of an action input (hyphens kept, as GitHub sets it)."""
+    return env.get(f"INPUT_{name.upper().replace(' ', '_')}", "").strip()
+
+
+@dataclass(frozen=True)
+class ActionConfig:
+    token: str = field(repr=False)
+    repository: str
+    event_name: str
+    event_path: Path
+    sha: str
+    workspace: Path
+    api_url: str = "https://api.github.com"
+    server_url: str = "https://github.com"
+    run_url: str | None = None
+    working_directory: str = "."
+    coverage_file: str | None = None
+    coverage_sha: str | None = None
+    coverage_command: str | None = None
+    protected: tuple[str, ...] = ()
+    check_name: str = DEFAULT_CHECK_NAME
+    comment: str = "on-change"
+    fail_on: frozenset[str] = frozenset({FAIL, UNSCORED})
+    allow_failing_parent: bool = False
+    output_path: Path | None = None
+    summary_path: Path | None = None
+
+    @property
+    def repo_dir(self) -> Path:
+        return self.workspace / self.working_directory
+
+    @property
+    def owner(self) -> str:
+        return self.repository.split("/", 1)[0]
+
+    @classmethod
+    def from_environ(cls, env: Mapping[str, str]) -> ActionConfig:
+        workspace = Path(env.get("GITHUB_WORKSPACE") or ".")
+        server = env.get("GITHUB_SERVER_URL", "https://github.com").rstrip("/")
+        repository = clean_repository(env.get("GITHUB_REPOSITORY", ""))
+        run_id = env.get("GITHUB_RUN_ID", "")
+        return cls(
+            token=clean_token(input_value(env, "github-token")),
+            repository=repository,
+            event_name=clean_required("GITHUB_EVENT_NAME", env.get("GITHUB_EVENT_NAME", "")),
+            event_path=Path(clean_required("GITHUB_EVENT_PATH", env.get("GITHUB_EVENT_PATH", ""))),
+            sha=clean_required("GITHUB_SHA", env.get("GITHUB_SHA", "")),
+            workspace=workspace,
+            api_url=clean_url("GITHUB_API_URL", env.get("GITHUB_API_URL") or "https://api.github.com"),
+            server_url=server,
+            run_url=f"{server}/{repository}/actions/runs/{run_id}" if run_id.isdigit() else None,
+            working_directory=clean_working_directory(input_value(env, "working-directory") or "."),
+            coverage_file=input_value(env, "coverage-file") or None,
+            coverage_sha=input_value(env, "coverage-sha") or None,
+            coverage_command=input_value(env, "coverage-command") or None,
+            protected=clean_protected(input_value(env, "protected")),
+            check_name=clean_check_name(input_value(env, "check-name") or DEFAULT_CHECK_NAME),
+            comment=clean_choice("comment", input_value(env, "comment") or "on-change", COMMENT_MODES),
+            fail_on=clean_fail_on(input_value(env, "fail-on") or "fail,unscored"),
+            allow_failing_parent=clean_bool("allow-failing-parent",
+                                            input_value(env, "allow-failing-parent") or "false"),
+            output_path=_optional_path(env.get("GITHUB_OUTPUT")),
+            summary_path=_optional_path(env.get("GITHUB_STEP_SUMMARY")),
+        )
+
+
+def _optional_path(value: str | None) -> Path | None:
+    return Path(value) if value else None
+
+
+def clean_token(value: str) -> str:
+    if not value:
+        raise UsageError("input 'github-token' is empty (the default is ${{ github.token }})")
+    if any(c.isspace() for c in value):
+        raise UsageError("input 'github-token' contains whitespace")
+    return value
+
+
+def clean_required(name: str, value: str) -> str:
+    if not value:
+        raise UsageError(f"{name} is not set: run oracle-gate as a GitHub Action step")
+    return value
+
+
+def clean_repository(value: str) -> str:
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", value):
+        raise UsageError(f"GITHUB_REPOSITORY must be OWNER/NAME, got {value!r}")
+    return value
+
+
+def clean_url(name: str, value: str) -> str:
+    if not re.match(r"https?://", value):
+        raise UsageError(f"{name} must be an http(s) URL, got {value!r}")
+    return value.rstrip("/")
+
+
+def clean_working_directory(value: str) -> str:
+    path = PurePosixPath(value)
+    if path.is_absolute() or ".." in path.parts:
+        raise UsageError(f"input 'working-directory' must be a path inside the workspace, got {value!r}")
+    return str(path)
+
+
+def split_list(value: str) -> list[str]:
+    """Items separated by newlines or commas, blanks dropped."""
+    return [item.strip() for item in re.split(r"[\n,]", value) if item.strip()]
+
+
+def clean_protected(value: str) -> tuple[str, ...]:
+    globs = split_list(value)
+    bad = [g for g in globs if g.startswith("!")]
+    if bad:
+        raise UsageError(f"input 'protected' can only add globs; negation {bad[0]!r} is not allowed")
+    return tuple(globs)
+
+
+def clean_check_name(value: str) -> str:
+    if len(value) > 100:
+        raise UsageError("input 'check-name' is longer than 100 characters")
+    return value
+
+
+def clean_choice(name: str, value: str, choices: tuple[str, ...]) -> str:
+    if value not in choices:
+        raise UsageError(f"input '{name}' must be one of {', '.join(choices)}; got {value!r}")
+    return value
+
+
+def clean_fail_on(value: str) -> frozenset[str]:
+    items = split_list(value)
+    if items == ["none"]:
+        return frozenset()
+    unknown = [i for i in items if i not in VERDICTS]
+    if unknown or not items:
+        raise UsageError(f"input 'fail-on' takes verdicts from {', '.join(VERDICTS)} (or 'none'); "
+                         f"got {value!r}")
+    return frozenset(items)
+
+
+def clean_bool(name: str, value: str) -> bool:
+    lowered = value.lower()
+    if lowered not in ("true", "false"):
+        raise UsageError(f"input '{name}' must be true or false, got {value!r}")
+    return lowered == "true"
+

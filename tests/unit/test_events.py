@@ -1,0 +1,103 @@
+"""What each workflow event asks the Action to do (gate.events, pure)."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from gate.events import plan_for
+from tests.support.webhooks import as_fork, load, on_pull_request
+
+
+@pytest.mark.parametrize("action", ["opened", "synchronize", "reopened", "labeled"])
+def test_pull_request_events_are_judged_on_the_test_merge_commit(action: str) -> None:
+    """pull_request events judge the PR, using GITHUB_SHA (the test merge) and the PR head for the check."""
+    payload = load(f"pull_request.{action}")
+    plan = plan_for("pull_request", payload, "Oracle Gate")
+    assert plan.action == "judge"
+    assert plan.pr is not None
+    assert plan.pr.number == payload["pull_request"]["number"]
+    assert plan.pr.head_sha == payload["pull_request"]["head"]["sha"]
+    assert plan.pr.merge_ref == f"refs/pull/{plan.pr.number}/merge"
+    assert plan.use_event_sha
+    assert not plan.pr.from_fork
+
+
+def test_pull_request_target_fetches_the_merge_ref_instead_of_using_github_sha() -> None:
+    """Under pull_request_target GITHUB_SHA is the base tip, so the merge ref must be fetched."""
+    plan = plan_for("pull_request_target", load("pull_request.opened"), "Oracle Gate")
+    assert plan.action == "judge"
+    assert not plan.use_event_sha
+
+
+def test_a_fork_pull_request_is_recognised() -> None:
+    """A head repository other than the base repository marks the PR as coming from a fork."""
+    plan = plan_for("pull_request", as_fork(load("pull_request.opened")), "Oracle Gate")
+    assert plan.pr is not None
+    assert plan.pr.from_fork
+
+
+def test_closed_pull_requests_are_ignored() -> None:
+    """A closed PR has nothing left to judge."""
+    payload = copy.deepcopy(load("pull_request.opened"))
+    payload["action"] = "closed"
+    assert plan_for("pull_request", payload, "Oracle Gate").action == "ignore"
+
+
+@pytest.mark.parametrize(("body", "name"), [("/oracle-gate rerun", "rerun"),
+                                            ("  /oracle-gate explain please", "explain"),
+                                            ("/Oracle-Gate RERUN", "rerun")])
+def test_commands_in_pull_request_comments(body: str, name: str) -> None:
+    """A comment starting with /oracle-gate rerun|explain on a PR is a command."""
+    payload = on_pull_request(load("issue_comment.created"), body, login="alice")
+    plan = plan_for("issue_comment", payload, "Oracle Gate")
+    assert plan.action == "command"
+    assert plan.command is not None
+    assert (plan.command.name, plan.command.user) == (name, "alice")
+    assert plan.command.comment_id == payload["comment"]["id"]
+    assert plan.pr is not None
+    assert plan.pr.number == payload["issue"]["number"]
+
+
+@pytest.mark.parametrize("body", ["please /oracle-gate rerun", "/oracle-gate", "/oracle-gate rerunx",
+                                  "LGTM"])
+def test_other_comments_are_not_commands(body: str) -> None:
+    """Only a leading, exact command word counts."""
+    payload = on_pull_request(load("issue_comment.created"), body)
+    assert plan_for("issue_comment", payload, "Oracle Gate").action == "ignore"
+
+
+def test_comments_on_plain_issues_and_from_bots_are_ignored() -> None:
+    """The real example comment is on an issue, not a PR; bots cannot drive the gate."""
+    assert plan_for("issue_comment", load("issue_comment.created"), "Oracle Gate").action == "ignore"
+    bot = on_pull_request(load("issue_comment.created"), "/oracle-gate rerun", user_type="Bot")
+    assert plan_for("issue_comment", bot, "Oracle Gate").action == "ignore"
+
+
+def test_a_rerequested_check_run_of_ours_is_judged_again() -> None:
+    """check_run rerequested with our name and a PR re-runs the gate for that PR."""
+    payload = copy.deepcopy(load("check_run.rerequested"))
+    run = payload["check_run"]
+    run["name"] = "Oracle Gate"
+    run["pull_requests"] = [{"number": 7, "id": 1, "url": "https://api.github.com/repos/o/r/pulls/7",
+                             "head": {"ref": "b", "sha": run["head_sha"], "repo": {}},
+                             "base": {"ref": "main", "sha": "0" * 40, "repo": {}}}]
+    plan = plan_for("check_run", payload, "Oracle Gate")
+    assert plan.action == "judge"
+    assert plan.pr is not None
+    assert (plan.pr.number, plan.pr.head_sha) == (7, run["head_sha"])
+
+
+def test_a_rerequested_check_run_without_pull_request_or_of_another_name_is_ignored() -> None:
+    """GitHub leaves pull_requests empty for forks; other checks are not ours."""
+    payload = load("check_run.rerequested")
+    assert plan_for("check_run", payload, payload["check_run"]["name"]).action == "ignore"
+    assert plan_for("check_run", payload, "Oracle Gate").action == "ignore"
+
+
+def test_unknown_events_are_ignored_with_a_reason() -> None:
+    """Events the gate does not handle say so instead of failing."""
+    plan = plan_for("ping", load("ping"), "Oracle Gate")
+    assert plan.action == "ignore"
+    assert "ping" in plan.why
