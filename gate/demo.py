@@ -102,6 +102,11 @@ def test_backoff_under_jitter():
     assert 5.0 <= value <= 15.0
 """
 
+PYPROJECT_TOML = """\
+[tool.pytest.ini_options]
+pythonpath = ["src", "tests"]
+"""
+
 CORPUS_JSON = '[{"base": 1.0, "factor": 3.0, "attempts": 3, "delays": [1.0, 3.0, 9.0]}]\n'
 FROZEN_TEST = "tests/test_retry.py::test_backoff_under_jitter"
 
@@ -220,6 +225,7 @@ def build_parent(repo: DemoRepo) -> str:
     repo.write("src/retry.py", RETRY_PY)
     repo.write("tests/test_retry.py", TEST_RETRY_PY)
     repo.write("fixtures/retry_corpus.json", CORPUS_JSON)
+    repo.write("pyproject.toml", PYPROJECT_TOML)
     first = repo.commit("retry module and tests")
     repo.write(
         "freeze.json",
