@@ -10,12 +10,23 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 import jinja2
 
-from gate.verdict import EXIT_STATUS, FAIL, PASS, UNSCORED, Protocol, Reason, Verdict, line_ranges
+from gate.verdict import (
+    EXIT_STATUS,
+    FAIL,
+    PASS,
+    REASONS,
+    UNSCORED,
+    Protocol,
+    Reason,
+    Verdict,
+    line_ranges,
+)
 
 STICKY_MARKER = "<!-- oracle-gate:sticky -->"
 ICONS = {PASS: "✅", FAIL: "❌", UNSCORED: "⚠️"}
@@ -135,7 +146,9 @@ def environment() -> jinja2.Environment:
     # Markdown, not HTML: autoescaping would mangle it; untrusted text goes through md/code.
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("gate.templates", "."),
-        autoescape=False,  # noqa: S701 trim_blocks=True, lstrip_blocks=True,
+        autoescape=False,  # noqa: S701
+        trim_blocks=True,
+        lstrip_blocks=True,
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
     )
@@ -177,3 +190,156 @@ def to_markdown(v: Verdict) -> str:
     if STICKY_MARKER not in text:
         raise RuntimeError("comment.md.j2 lost the sticky marker: the comment could not be found again")
     return text
+
+
+# -- check runs: title, summary, annotations, and fitting GitHub's size limits ---------------------
+
+OVERLAP_TITLE = "Observed only by frozen tests"
+FAIL_TITLES = {
+    "oracle_edit_forbidden": "Protected oracle path changed",
+    "fixture_lock_broken": "Locked fixture changed",
+    "runner_config_changed": "Test-runner configuration changed",
+    "skip_marker_added": "Skip or xfail marker added",
+}
+ERROR_TITLE = "Oracle Gate could not run"
+MAX_ANNOTATION_TITLE = 255  # characters (docs.github.com/en/rest/checks/runs)
+MAX_ANNOTATION_MESSAGE = 64 * 1024  # bytes, same page
+_OBSERVERS_NAMED = 20
+
+
+@dataclass(frozen=True)
+class Annotation:
+    """One check-run annotation; ``to_api`` is the Checks API's shape."""
+
+    path: str
+    start_line: int
+    end_line: int
+    level: str  # notice | warning | failure
+    title: str
+    message: str
+
+    def to_api(self) -> dict[str, str | int]:
+        return {
+            "path": self.path,
+            "start_line": self.start_line,
+            "end_line": self.end_line,
+            "annotation_level": self.level,
+            "title": self.title,
+            "message": self.message,
+        }
+
+
+def check_annotations(v: Verdict) -> list[Annotation]:
+    """Failures on the files that caused them, then one warning per run of overlap lines.
+
+    Overlap lines are parent coordinates (on the parent's path), and each
+    message says so: GitHub draws annotations on the head, where the same
+    numbers may now point at other lines.
+    """
+    return [*_failure_annotations(v), *_overlap_annotations(v)]
+
+
+def _failure_annotations(v: Verdict) -> list[Annotation]:
+    return [
+        Annotation(
+            path=r.path,
+            start_line=r.line or 1,
+            end_line=r.line or 1,
+            level="failure",
+            title=shorten(f"{FAIL_TITLES.get(r.code, r.code)} ({r.code})", MAX_ANNOTATION_TITLE),
+            message=_cap_bytes(r.detail, MAX_ANNOTATION_MESSAGE),
+        )
+        for r in v.reasons
+        if r.path and REASONS.get(r.code) == FAIL
+    ]
+
+
+def _overlap_annotations(v: Verdict) -> list[Annotation]:
+    out = []
+    for path, ranges in overlap_ranges(v).items():
+        by_line = v.overlap_observers.get(path, {})
+        for a, b in ranges:
+            tests = sorted({t for n in range(a, b + 1) for t in by_line.get(n, [])})
+            out.append(Annotation(path, a, b, "warning", OVERLAP_TITLE, _overlap_message(v, a, b, tests)))
+    return out
+
+
+def _overlap_message(v: Verdict, a: int, b: int, tests: list[str]) -> str:
+    lines, are = ("line", "is") if a == b else ("lines", "are")
+    text = (
+        f"Parent {lines} {_range_text(a, b)} (numbered in the parent commit {v.parent[:12]}, "
+        f"not in the head) {are} touched by this change and observed only by frozen tests: "
+        "no live test checks them, so a green run proves nothing here."
+    )
+    if tests:
+        named = ", ".join(tests[:_OBSERVERS_NAMED])
+        more = f" and {len(tests) - _OBSERVERS_NAMED} more" if len(tests) > _OBSERVERS_NAMED else ""
+        text += f" Frozen tests observing them: {named}{more}."
+    return _cap_bytes(text, MAX_ANNOTATION_MESSAGE)
+
+
+def check_title(v: Verdict) -> str:
+    """One line for the check run's title (plain text)."""
+    return render("check_title.txt.j2", v).strip()
+
+
+def check_summary(v: Verdict) -> str:
+    """The check run's markdown summary, before any truncation (see :func:`truncate_markdown`)."""
+    return render("check_summary.md.j2", v)
+
+
+def error_summary(why: str) -> str:
+    """The summary of a check posted when the gate itself failed and there is no verdict."""
+    return environment().get_template("check_error.md.j2").render(why=why)
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` on one line, cut to ``limit`` characters with an ellipsis when longer."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def _cap_bytes(text: str, limit: int) -> str:
+    """``text`` cut so its UTF-8 encoding fits in ``limit`` bytes (with an ellipsis when cut)."""
+    data = text.encode()
+    if len(data) <= limit:
+        return text
+    return data[: limit - 3].decode("utf-8", "ignore") + "…"
+
+
+_NOTE_ROOM = 700  # characters kept free for the closing tags and the note
+
+
+def truncate_markdown(text: str, limit: int, hint: str = "") -> tuple[str, bool]:
+    """Fit markdown in ``limit`` characters, cutting whole lines from the end and saying so.
+
+    The head of the text is kept (a sticky comment's marker is its first
+    line), an open code fence or ``<details>`` is closed, and a note names how
+    many lines and characters were cut, then ``hint`` (where to find the rest).
+    Returns the text and whether it was cut.
+    """
+    if len(text) <= limit:
+        return text, False
+    if len(hint) > _NOTE_ROOM // 2 or limit <= _NOTE_ROOM:
+        raise ValueError("the truncation note would not fit")
+    budget = limit - _NOTE_ROOM
+    cut = text.rfind("\n", 0, budget)
+    cut = cut if cut > 0 else budget
+    kept, dropped = text[:cut], text[cut:]
+    cut_lines = dropped.strip("\n").count("\n") + 1
+    note = (
+        f"\n\n> ✂️ **Truncated:** the last {cut_lines} line(s) "
+        f"({len(dropped)} characters) of this report were cut to fit GitHub's {limit}-character limit."
+    )
+    result = kept + _closers(kept) + note + (f" {hint}" if hint else "") + "\n"
+    if len(result) > limit:
+        raise RuntimeError("the truncation note outgrew its room")
+    return result, True
+
+
+def _closers(kept: str) -> str:
+    """Markup that closes what ``kept`` left open: a code fence, ``<details>`` blocks."""
+    lines = kept.split("\n")
+    closers = "\n```" if sum(1 for line in lines if line.startswith("```")) % 2 else ""
+    open_details = kept.count("<details>") - kept.count("</details>")
+    return closers + "\n\n</details>" * max(0, open_details)

@@ -1,0 +1,57 @@
+"""Publisher tests: PyGithub against the validating fake GitHub on loopback, nothing else faked."""
+
+from __future__ import annotations
+
+import pytest
+from github import Github
+
+from gate.github import Publisher, RetrySettings, make_client, open_repo
+from tests.github_fake import FakeGitHub
+from tests.github_fake.fixtures import (  # noqa: F401 - fixtures, registered by name
+    FakeFactory,
+    github_fake_factory_fixture,
+    github_fake_fixture,
+)
+
+REPO = "octo-org/agent-repo"
+PR = 7
+HEAD_SHA = "1" * 40
+BASE_SHA = "2" * 40
+# Tiny waits so retries are exercised without sleeping; a 1 s timeout for the slow-response tests.
+FAST = RetrySettings(
+    total=3,
+    backoff_factor=0.01,
+    backoff_max=0.05,
+    secondary_rate_wait=0.05,
+    max_wait=3,
+    read_retries=0,
+    timeout=1,
+)
+
+
+def client_for(fake: FakeGitHub, *, token: str | None = None, per_page: int = 100) -> Github:
+    """The production client factory, pointed at the fake, without PyGithub's pacing."""
+    return make_client(
+        token or fake.token,
+        fake.url,
+        retry=FAST,
+        per_page=per_page,
+        seconds_between_requests=0,
+        seconds_between_writes=0,
+    )
+
+
+def publisher_for(fake: FakeGitHub, **options: object) -> Publisher:
+    return Publisher(open_repo(client_for(fake), REPO), **options)  # type: ignore[arg-type]
+
+
+def seed(fake: FakeGitHub) -> FakeGitHub:
+    fake.add_repo(REPO)
+    fake.add_pull(REPO, PR, head_sha=HEAD_SHA, base_sha=BASE_SHA)
+    return fake
+
+
+@pytest.fixture
+def fake(github_fake_factory: FakeFactory) -> FakeGitHub:
+    """A fake with the repository and pull request #7 every publisher test uses."""
+    return seed(github_fake_factory())

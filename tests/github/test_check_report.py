@@ -1,0 +1,101 @@
+"""The check-run renderings added to gate.report: pure functions, no HTTP."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from gate import report
+from gate.verdict import PASS, Reason, Verdict
+from tests.github import verdicts
+
+
+def test_titles_name_verdict_and_codes() -> None:
+    assert report.check_title(verdicts.passing()) == "✅ pass_clean: live_surface_covers_diff"
+    assert report.check_title(verdicts.unscored([1, 2])) == (
+        "⚠️ unscored: freeze_overlap (2 of 3 touched parent line(s) observed only by frozen tests)"
+    )
+    assert "\n" not in report.check_title(verdicts.failing())
+
+
+def test_summary_escapes_text_from_the_pull_request() -> None:
+    """A path or detail cannot inject markup or mention anyone through the check summary."""
+    hostile = Reason("oracle_edit_forbidden", "tests/<img src=x>.py: edited @team", "tests/<img src=x>.py")
+    v = Verdict("fail", (hostile,), {}, {}, 0.0, verdicts.PARENT, verdicts.HEAD, verdicts.PROTOCOL)
+    summary = report.check_summary(v)
+    assert re.search(r"(?<!\\)<img", summary) is None
+    assert "@team" not in summary
+    assert "\\<img src=x\\>" in summary
+
+
+def test_overlap_annotations_group_runs_and_name_their_observers() -> None:
+    v = verdicts.unscored([5, 6, 7, 20])
+    a, b = report.check_annotations(v)
+    assert (a.path, a.start_line, a.end_line, a.level) == ("src/retry.py", 5, 7, "warning")
+    assert a.message.startswith(
+        "Parent lines 5-7 (numbered in the parent commit aaaaaaaaaaaa, not in the head) are"
+    )
+    assert "tests/test_retry.py::test_backoff[5], tests/test_retry.py::test_backoff[6]" in a.message
+    assert b.message.startswith("Parent line 20 (")
+    assert " is touched" in b.message
+
+
+def test_observer_lists_are_capped_in_annotations() -> None:
+    v = verdicts.unscored([1])
+    many = {"src/retry.py": {1: [f"tests/t.py::test_{i:03d}" for i in range(45)]}}
+    v = Verdict(
+        v.verdict, v.reasons, v.overlap, v.touched, v.overlap_ratio, v.parent, v.head, v.protocol, many
+    )
+    (a,) = report.check_annotations(v)
+    assert "tests/t.py::test_019" in a.message
+    assert "tests/t.py::test_020" not in a.message
+    assert a.message.endswith(" and 25 more.")
+
+
+def test_failure_annotations_only_for_file_scoped_fail_reasons() -> None:
+    reasons = (
+        Reason("oracle_incomplete", "no coverage map"),
+        Reason("runner_config_changed", "conftest.py: edited", "conftest.py"),
+        Reason("freeze_overlap", "src/a.py: 1 line", "src/a.py"),
+    )
+    v = Verdict("fail", reasons, {}, {}, 0.0, verdicts.PARENT, verdicts.HEAD, verdicts.PROTOCOL)
+    (a,) = report.check_annotations(v)
+    assert (a.path, a.start_line, a.level) == ("conftest.py", 1, "failure")
+    assert a.title == "Test-runner configuration changed (runner_config_changed)"
+    assert a.to_api()["annotation_level"] == "failure"
+
+
+def test_no_annotations_for_a_pass() -> None:
+    assert verdicts.passing().verdict == PASS
+    assert report.check_annotations(verdicts.passing()) == []
+
+
+def test_truncation_keeps_the_head_and_says_what_was_cut() -> None:
+    text = "MARKER\n" + "".join(f"| row {i} |\n" for i in range(1000))
+    cut, truncated = report.truncate_markdown(text, 2000, "See verdict.json.")
+    assert truncated
+    assert len(cut) <= 2000
+    assert cut.startswith("MARKER\n| row 0 |\n")
+    kept_rows = cut.count("| row ")
+    assert f"the last {1000 - kept_rows} line(s)" in cut
+    assert cut.rstrip().endswith("See verdict.json.")
+    assert report.truncate_markdown(text, len(text)) == (text, False)
+
+
+@pytest.mark.parametrize(
+    ("opening", "closing"),
+    [("```\n", "\n```"), ("<details><summary>more</summary>\n\n", "\n\n</details>")],
+    ids=["code-fence", "details"],
+)
+def test_truncation_closes_what_it_cut_open(opening: str, closing: str) -> None:
+    text = "head\n" + opening + "".join(f"line {i}\n" for i in range(1000))
+    cut, _ = report.truncate_markdown(text, 1500)
+    body = cut[: cut.index("\n\n> ✂️")]
+    assert body.endswith(closing)
+
+
+def test_shorten_makes_one_line_within_the_limit() -> None:
+    assert report.shorten("a\nb   c", 140) == "a b c"
+    assert report.shorten("x" * 200, 140) == "x" * 139 + "…"
+    assert len(report.shorten("word " * 100, 140)) <= 140

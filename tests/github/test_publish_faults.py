@@ -1,0 +1,185 @@
+"""GitHub misbehaving: retries through GithubRetry, bounded waits, typed errors, no token anywhere."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import pytest
+
+from gate.github import (
+    CommentAction,
+    CommentMode,
+    GitHubUnavailable,
+    NotFound,
+    NotPermitted,
+    Publisher,
+    PublishError,
+    RateLimited,
+    RequestRejected,
+    RetrySettings,
+    make_retry,
+    open_repo,
+)
+from tests.github import verdicts
+from tests.github.conftest import FAST, HEAD_SHA, PR, REPO, client_for, publisher_for
+from tests.github_fake import FakeGitHub, TokenKind
+
+CREATE = "/repos/*/check-runs"
+
+
+@pytest.mark.parametrize("statuses", [[500], [502], [500, 502, 503]])
+def test_server_errors_are_retried_until_success(fake: FakeGitHub, statuses: list[int]) -> None:
+    for status in statuses:
+        fake.fail_next("POST", CREATE, status)
+    result = publisher_for(fake).publish_check(verdicts.failing(), HEAD_SHA)
+    assert len(fake.check_runs()) == 1
+    assert result.check_run_id == fake.check_runs()[0].id
+    assert [r.status for r in fake.log("POST")] == [*statuses, 201]
+
+
+def test_patches_are_retried_too(fake: FakeGitHub) -> None:
+    """An annotations batch hit by a 502 is re-sent, once: all 60 annotations, none twice."""
+    fake.fail_next("PATCH", "/repos/*/check-runs/*", 502)
+    publisher_for(fake).publish_check(verdicts.unscored(list(range(1, 120, 2))), HEAD_SHA)
+    assert len(fake.check_runs()[0].annotations) == 60
+    assert [r.status for r in fake.log("PATCH")] == [502, 200]
+
+
+def test_server_errors_that_persist_end_as_github_unavailable(fake: FakeGitHub) -> None:
+    """1 + total attempts, then a typed error naming the status; publish() turns it into a result."""
+    fake.fail_next("POST", CREATE, 502, times=100)
+    with pytest.raises(GitHubUnavailable, match="502") as caught:
+        publisher_for(fake).publish_check(verdicts.failing(), HEAD_SHA)
+    assert caught.value.status == 502
+    assert len(fake.log("POST")) == 1 + FAST.total
+    result = publisher_for(fake).publish(verdicts.failing(), head_sha=HEAD_SHA)
+    assert result.check.check_run_id is None
+    assert result.check.not_posted[0].what == "check run"
+
+
+@pytest.mark.parametrize("status", [403, 429])
+def test_secondary_rate_limit_waits_retry_after_then_retries(fake: FakeGitHub, status: int) -> None:
+    """GitHub's secondary limit with ``retry-after: 1``: one second is waited, then it works."""
+    fake.secondary_rate_limit("POST", CREATE, retry_after=1, status=status)
+    started = time.monotonic()
+    result = publisher_for(fake).publish_check(verdicts.failing(), HEAD_SHA)
+    elapsed = time.monotonic() - started
+    assert result.check_run_id is not None
+    assert [r.status for r in fake.log("POST")] == [status, 201]
+    assert 0.9 <= elapsed < 3
+
+
+@pytest.mark.parametrize("status", [403, 429])
+def test_primary_rate_limit_waits_for_the_reset(fake: FakeGitHub, status: int) -> None:
+    """``x-ratelimit-remaining: 0``: wait until ``x-ratelimit-reset`` (+1 s), then retry."""
+    fake.primary_rate_limit("POST", CREATE, reset_in=0, status=status)
+    started = time.monotonic()
+    publisher_for(fake).publish_check(verdicts.failing(), HEAD_SHA)
+    elapsed = time.monotonic() - started
+    assert [r.status for r in fake.log("POST")] == [status, 201]
+    assert elapsed < 3
+
+
+@pytest.mark.parametrize("kind", ["retry-after", "reset"])
+def test_a_wait_longer_than_allowed_fails_fast_as_rate_limited(fake: FakeGitHub, kind: str) -> None:
+    """Asked to wait an hour with ``max_wait`` 3 s: no waiting, a RateLimited error at once."""
+    if kind == "retry-after":
+        fake.secondary_rate_limit("POST", CREATE, retry_after=3600)
+    else:
+        fake.primary_rate_limit("POST", CREATE, reset_in=3600)
+    started = time.monotonic()
+    with pytest.raises(RateLimited, match="wait"):
+        publisher_for(fake).publish_check(verdicts.failing(), HEAD_SHA)
+    assert time.monotonic() - started < 1
+    assert len(fake.log("POST")) == 1
+
+
+def test_validation_error_is_surfaced_clearly_and_not_retried(fake: FakeGitHub) -> None:
+    body = {
+        "message": "Validation Failed",
+        "errors": [{"resource": "CheckRun", "code": "custom", "message": "head_sha is not a commit"}],
+        "documentation_url": "https://docs.github.com/rest",
+    }
+    fake.fail_next("POST", CREATE, 422, body=body)
+    with pytest.raises(RequestRejected) as caught:
+        publisher_for(fake).publish_check(verdicts.failing(), HEAD_SHA)
+    assert str(caught.value) == (
+        "could not create the check run: GitHub rejected the request "
+        "(422: Validation Failed; head_sha is not a commit)"
+    )
+    assert len(fake.log("POST")) == 1
+
+
+def test_slow_response_times_out_within_the_bound(fake: FakeGitHub) -> None:
+    """A listing that answers after 5 s, with a 1 s timeout and no read retry: an error in ~1 s."""
+    fake.slow_next("GET", "/repos/*/issues/*/comments", delay=5)
+    started = time.monotonic()
+    with pytest.raises(GitHubUnavailable, match="timed out"):
+        publisher_for(fake).publish_comment(verdicts.failing(), PR, CommentMode.ALWAYS)
+    assert time.monotonic() - started < 2.5
+    assert fake.comments(REPO, PR) == []
+
+
+def test_retry_settings_bound_the_time_of_one_request() -> None:
+    settings = RetrySettings(total=2, timeout=10, backoff_max=5, max_wait=20)
+    assert settings.worst_case_seconds() == 3 * 10 + 2 * 20
+    retry = make_retry(settings)
+    assert (retry.total, retry.read, retry.max_rate_limit_wait, retry.retry_after_max) == (2, 1, 20, 20)
+    assert retry.status_forcelist is not None
+    assert {403, 429, 500, 502, 503} <= set(retry.status_forcelist)
+    assert retry.allowed_methods is not None
+    assert {"POST", "PATCH", "GET"} <= set(retry.allowed_methods)
+
+
+def test_read_only_token_is_handled_without_crashing(fake: FakeGitHub) -> None:
+    """A fork PR: nothing can be posted; publish() says what and why for each part."""
+    fake.add_token(fake.token, TokenKind.READ_ONLY)
+    result = publisher_for(fake).publish(
+        verdicts.unscored(), head_sha=HEAD_SHA, pr_number=PR, comment_mode=CommentMode.ALWAYS
+    )
+    assert not result.check.posted
+    assert result.comment.action == CommentAction.FAILED
+    assert [n.what for n in result.not_posted] == ["check run", "sticky comment"]
+    assert all("Resource not accessible by integration" in n.why for n in result.not_posted)
+    assert (fake.check_runs(), fake.statuses(), fake.comments(REPO, PR)) == ([], [], [])
+
+
+def test_bad_credentials_are_not_permitted(fake: FakeGitHub) -> None:
+    client = client_for(fake, token="ghs_revoked")  # noqa: S106 - an unknown token, on purpose
+    with pytest.raises(NotPermitted, match="401: Bad credentials"):
+        Publisher(open_repo(client, REPO)).publish_check(verdicts.failing(), HEAD_SHA)
+
+
+def test_missing_pull_request_is_not_found(fake: FakeGitHub) -> None:
+    with pytest.raises(NotFound, match="#99"):
+        publisher_for(fake).pull_request(99)
+
+
+def test_the_token_never_appears_in_logs_errors_or_reprs(
+    fake: FakeGitHub, caplog: pytest.LogCaptureFixture
+) -> None:
+    """DEBUG logs of PyGithub/urllib3/ours, every error and result of several failing runs: no token."""
+    caplog.set_level(logging.DEBUG)
+    caplog.set_level(logging.DEBUG, logger="github")  # PyGithub pins its logger at INFO on import
+    publisher = publisher_for(fake)
+    fake.fail_next("POST", CREATE, 422)
+    fake.secondary_rate_limit("GET", "/repos/*/issues/*/comments", retry_after=0)
+    texts: list[str] = [repr(publisher)]
+    for attempt in (
+        lambda: publisher.publish_check(verdicts.failing(), HEAD_SHA),
+        lambda: publisher.publish_comment(verdicts.failing(), PR, CommentMode.ALWAYS),
+        lambda: publisher.pull_request(404),
+    ):
+        try:
+            texts.append(repr(attempt()))
+        except PublishError as err:
+            texts += [str(err), repr(err), str(err.__cause__), repr(err.__cause__)]
+    fake.add_token(fake.token, TokenKind.READ_ONLY)
+    texts.append(repr(publisher.publish(verdicts.unscored(), head_sha=HEAD_SHA, pr_number=PR)))
+    assert "'Authorization': 'token (oauth token removed)'" in caplog.text  # headers were logged, masked
+    haystack = "\n".join([*texts, caplog.text])
+    assert "Resource not accessible" in haystack  # the failures really are in there
+    assert fake.token not in haystack
+    assert fake.token[4:20] not in haystack
+    assert all(r.authorization == f"token {fake.token}" for r in fake.requests)

@@ -1,0 +1,289 @@
+"""Response bodies built from the spec's own ``components/examples``, never hand-written shapes.
+
+Each builder takes a fresh copy of the official example, points its URLs at
+the fake (``api`` is the fake's base URL, GHES prefix included, so a client
+that follows a returned ``url`` comes back here) and overwrites the fields the
+fake keeps state for. Every other field keeps the example's value, so the
+shape is GitHub's; the server validates each response against the spec too.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import zlib
+from base64 import b64encode
+from typing import Any
+
+from tests.github_fake.spec import example
+from tests.github_fake.state import (
+    CheckRunState,
+    CommentState,
+    PullState,
+    ReactionState,
+    RepoState,
+    StatusState,
+)
+
+HTML = "https://github.com"
+_EXAMPLE_API = "https://api.github.com"
+_EXAMPLE_REPOS = ("octocat/Hello-World", "github/hello-world")
+
+
+def _rebased_value(name: str, api: str, full_name: str) -> Any:
+    """The example ``name`` with its API host and example repository replaced by the fake's."""
+    text = json.dumps(example(name)).replace(_EXAMPLE_API, api)
+    for repo in _EXAMPLE_REPOS:
+        text = text.replace(repo, full_name)
+    return json.loads(text)
+
+
+def _rebased(name: str, api: str, full_name: str) -> dict[str, Any]:
+    value = _rebased_value(name, api, full_name)
+    if not isinstance(value, dict):
+        raise TypeError(f"example {name} is not an object")
+    return value
+
+
+def stable_id(text: str) -> int:
+    """A positive id derived from a name, so a login or a repo keeps one id across responses."""
+    return zlib.crc32(text.encode()) % 10_000_000 + 1
+
+
+def node_id(kind: str, number: int) -> str:
+    return b64encode(f"0:{kind}{number}".encode()).decode()
+
+
+def user(login: str, api: str) -> dict[str, Any]:
+    """A ``simple-user`` for ``login``, from the example comment's author."""
+    data = example("issue-comment")["user"]
+    text = json.dumps(data).replace(_EXAMPLE_API, api).replace("/users/octocat", f"/users/{login}")
+    out: dict[str, Any] = json.loads(text)
+    out.update(
+        login=login,
+        id=stable_id(login),
+        node_id=node_id("User", stable_id(login)),
+        type="Bot" if login.endswith("[bot]") else "User",
+        html_url=f"{HTML}/{login}",
+        site_admin=False,
+    )
+    return out
+
+
+def repository(repo: RepoState, api: str) -> dict[str, Any]:
+    """``repos/get``: the full repository example for ``repo``."""
+    data = _rebased("full-repository-default-response", api, repo.full_name)
+    _name_repository(data, repo.full_name, repo.id, fork=False)
+    data.update(private=repo.private, default_branch=repo.default_branch, visibility=_visibility(repo))
+    data.pop("parent", None)
+    data.pop("source", None)
+    return data
+
+
+def _visibility(repo: RepoState) -> str:
+    return "private" if repo.private else "public"
+
+
+def _name_repository(data: dict[str, Any], full_name: str, repo_id: int, *, fork: bool) -> None:
+    owner, name = full_name.split("/", 1)
+    data.update(
+        id=repo_id,
+        node_id=node_id("Repository", repo_id),
+        name=name,
+        full_name=full_name,
+        fork=fork,
+        html_url=f"{HTML}/{full_name}",
+    )
+    if isinstance(data.get("owner"), dict):
+        data["owner"].update(login=owner, id=stable_id(owner), html_url=f"{HTML}/{owner}")
+
+
+def pull_request(pull: PullState, repo: RepoState, api: str) -> dict[str, Any]:
+    """``pulls/get``: the pull-request example with this PR's number, refs, SHAs and fork flag."""
+    data = _rebased("pull-request", api, repo.full_name)
+    number, base_url = pull.number, f"{api}/repos/{repo.full_name}"
+    data.update(
+        id=pull.id,
+        node_id=node_id("PullRequest", pull.id),
+        number=number,
+        title=pull.title,
+        state="open",
+        locked=False,
+        draft=False,
+        merged=False,
+        merged_at=None,
+        closed_at=None,
+        merge_commit_sha=None,
+        user=user(pull.author, api),
+        url=f"{base_url}/pulls/{number}",
+        html_url=f"{HTML}/{repo.full_name}/pull/{number}",
+        diff_url=f"{HTML}/{repo.full_name}/pull/{number}.diff",
+        patch_url=f"{HTML}/{repo.full_name}/pull/{number}.patch",
+        issue_url=f"{base_url}/issues/{number}",
+        commits_url=f"{base_url}/pulls/{number}/commits",
+        review_comments_url=f"{base_url}/pulls/{number}/comments",
+        comments_url=f"{base_url}/issues/{number}/comments",
+        statuses_url=f"{base_url}/statuses/{pull.head_sha}",
+        labels=[],
+    )
+    head_repo_name = f"{pull.head_owner}/{repo.name}" if pull.fork else repo.full_name
+    head_repo_id = stable_id(head_repo_name) if pull.fork else repo.id
+    head_owner = head_repo_name.split("/", 1)[0]
+    _name_repository(data["base"]["repo"], repo.full_name, repo.id, fork=False)
+    data["base"].update(
+        ref=pull.base_ref,
+        sha=pull.base_sha,
+        label=f"{repo.owner}:{pull.base_ref}",
+        user=user(repo.owner, api),
+    )
+    head_repo = json.loads(json.dumps(data["head"]["repo"]).replace(repo.full_name, head_repo_name))
+    _name_repository(head_repo, head_repo_name, head_repo_id, fork=pull.fork)
+    data["head"].update(
+        ref=pull.head_ref,
+        sha=pull.head_sha,
+        label=f"{head_owner}:{pull.head_ref}",
+        user=user(head_owner, api),
+        repo=head_repo,
+    )
+    links = data["_links"]
+    for key, path in {
+        "self": f"pulls/{number}",
+        "issue": f"issues/{number}",
+        "comments": f"issues/{number}/comments",
+        "review_comments": f"pulls/{number}/comments",
+        "commits": f"pulls/{number}/commits",
+        "statuses": f"statuses/{pull.head_sha}",
+    }.items():
+        links[key]["href"] = f"{base_url}/{path}"
+    links["html"]["href"] = data["html_url"]
+    return data
+
+
+def check_run(run: CheckRunState, pulls: list[PullState], api: str) -> dict[str, Any]:
+    """A ``check-run``: the completed example with this run's state and its (non-fork) pull requests."""
+    data = _rebased("check-run", api, run.repo)
+    url = f"{api}/repos/{run.repo}/check-runs/{run.id}"
+    data.update(
+        id=run.id,
+        node_id=node_id("CheckRun", run.id),
+        name=run.name,
+        head_sha=run.head_sha,
+        status=run.status,
+        conclusion=run.conclusion,
+        details_url=run.details_url,
+        external_id=run.external_id,
+        started_at=run.started_at,
+        completed_at=run.completed_at,
+        url=url,
+        html_url=f"{HTML}/{run.repo}/runs/{run.id}",
+        check_suite={"id": stable_id(f"{run.repo}@{run.head_sha}")},
+        output={
+            "title": run.title,
+            "summary": run.summary,
+            "text": run.text,
+            "annotations_count": len(run.annotations),
+            "annotations_url": f"{url}/annotations",
+        },
+    )
+    template = data["pull_requests"][0] if data["pull_requests"] else None
+    data["pull_requests"] = [_pull_ref(template, p, api) for p in pulls if template is not None]
+    return data
+
+
+def _pull_ref(template: dict[str, Any], pull: PullState, api: str) -> dict[str, Any]:
+    """The minimal pull request a check run lists (GitHub lists none for fork PRs)."""
+    ref: dict[str, Any] = copy.deepcopy(template)
+    ref.update(id=pull.id, number=pull.number, url=f"{api}/repos/{pull.repo}/pulls/{pull.number}")
+    ref["head"].update(ref=pull.head_ref, sha=pull.head_sha)
+    ref["base"].update(ref=pull.base_ref, sha=pull.base_sha)
+    return ref
+
+
+def issue_comment(comment: CommentState, api: str) -> dict[str, Any]:
+    """An ``issue-comment`` with this comment's id, body, author, issue and URLs."""
+    data = _rebased("issue-comment", api, comment.repo)
+    data.update(
+        id=comment.id,
+        node_id=node_id("IssueComment", comment.id),
+        body=comment.body,
+        user=user(comment.user, api),
+        created_at=comment.created_at,
+        updated_at=comment.updated_at,
+        url=f"{api}/repos/{comment.repo}/issues/comments/{comment.id}",
+        issue_url=f"{api}/repos/{comment.repo}/issues/{comment.issue_number}",
+        html_url=f"{HTML}/{comment.repo}/pull/{comment.issue_number}#issuecomment-{comment.id}",
+        author_association="NONE",
+    )
+    return data
+
+
+def status(st: StatusState, api: str) -> dict[str, Any]:
+    """A commit ``status`` as ``repos/create-commit-status`` answers it."""
+    data = _rebased("status", api, st.repo)
+    data.update(
+        id=st.id,
+        node_id=node_id("Status", st.id),
+        state=st.state,
+        context=st.context,
+        description=st.description,
+        target_url=st.target_url,
+        creator=user(st.creator, api),
+        created_at=st.created_at,
+        updated_at=st.created_at,
+        url=f"{api}/repos/{st.repo}/statuses/{st.sha}",
+    )
+    return data
+
+
+def reaction(r: ReactionState, api: str) -> dict[str, Any]:
+    data = _rebased("reaction", api, r.repo)
+    data.update(
+        id=r.id,
+        node_id=node_id("Reaction", r.id),
+        content=r.content,
+        user=user(r.user, api),
+        created_at=r.created_at,
+    )
+    return data
+
+
+def collaborator_permission(repo: RepoState, login: str, api: str) -> dict[str, Any]:
+    """``repos/get-collaborator-permission-level`` for ``login`` ("none" when not a collaborator)."""
+    data = _rebased(
+        "repository-collaborator-permission-response-if-user-has-admin-permissions", api, repo.full_name
+    )
+    permission = repo.permissions.get(login, "none")
+    data["permission"] = permission
+    data["role_name"] = permission
+    data["user"].update(user(login, api))
+    data["user"]["role_name"] = permission
+    return data
+
+
+def label(repo: RepoState, name: str, api: str) -> dict[str, Any]:
+    data: dict[str, Any] = _rebased_value("label-items", api, repo.full_name)[0]
+    label_id = stable_id(f"{repo.full_name}#{name}")
+    data.update(
+        id=label_id,
+        node_id=node_id("Label", label_id),
+        name=name,
+        default=False,
+        url=f"{api}/repos/{repo.full_name}/labels/{name}",
+    )
+    return data
+
+
+def rate_limit(api: str) -> dict[str, Any]:
+    return _rebased("rate-limit-overview", api, "octocat/Hello-World")
+
+
+def error(message: str, status: int, errors: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """GitHub's error body: ``message``, ``documentation_url``, ``status`` and, on 422, ``errors``."""
+    body: dict[str, Any] = {
+        "message": message,
+        "documentation_url": "https://docs.github.com/rest",
+        "status": str(status),
+    }
+    if errors:
+        body["errors"] = errors
+    return body
