@@ -54,10 +54,16 @@ class Case:
 
 
 def git(repo: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
-           "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid"}
-    return subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True,
-                          text=True).stdout.strip()
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "bench",
+        "GIT_AUTHOR_EMAIL": "bench@example.invalid",
+        "GIT_COMMITTER_NAME": "bench",
+        "GIT_COMMITTER_EMAIL": "bench@example.invalid",
+    }
+    return subprocess.run(
+        ["git", *args], cwd=repo, env=env, check=True, capture_output=True, text=True
+    ).stdout.strip()
 
 
 def module_text(index: int) -> str:
@@ -99,9 +105,26 @@ def write_map(out: Path, paths: list[str], tests: int, rng: random.Random) -> No
 
 def run_once(case: Case) -> tuple[float, int, int]:
     """(wall seconds, peak RSS in bytes, exit status) of one real CLI run."""
-    cmd = [sys.executable, "-m", "gate", "check", "--repo", str(case.repo), "--base", case.parent,
-           "--head", case.head, "--coverage", str(case.coverage), "--coverage-sha", case.parent,
-           "--format", "json", "--output", os.devnull]
+    cmd = [
+        sys.executable,
+        "-m",
+        "gate",
+        "check",
+        "--repo",
+        str(case.repo),
+        "--base",
+        case.parent,
+        "--head",
+        case.head,
+        "--coverage",
+        str(case.coverage),
+        "--coverage-sha",
+        case.parent,
+        "--format",
+        "json",
+        "--output",
+        os.devnull,
+    ]
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -123,8 +146,11 @@ def main() -> int:
         for size in (Size(5_000, 1_000), Size(50_000, 10_000)):
             start = time.perf_counter()
             cases.append(build_case(root, size, rng))
-            print(f"built {size.tests:>6} tests x {size.files:>6} files "
-                  f"(map {cases[-1].coverage.stat().st_size / 1e6:.1f} MB) in {time.perf_counter() - start:.1f} s")
+            megabytes = cases[-1].coverage.stat().st_size / 1e6
+            print(
+                f"built {size.tests:>6} tests x {size.files:>6} files "
+                f"(map {megabytes:.1f} MB) in {time.perf_counter() - start:.1f} s"
+            )
         results: dict[int, list[tuple[float, int, int]]] = {c.size.tests: [] for c in cases}
         for case in cases:  # warm the page cache once
             run_once(case)
@@ -136,9 +162,11 @@ def main() -> int:
         for case in cases:
             runs = results[case.size.tests]
             medians[case.size.tests] = statistics.median(r[0] for r in runs)
-            print(f"{case.size.tests:>7} {case.size.files:>7} {medians[case.size.tests]:>9.3f} "
-                  f"{min(r[0] for r in runs):>7.3f} {max(r[1] for r in runs) / 2**20:>8.1f} "
-                  f"{','.join(sorted({str(r[2]) for r in runs})):>5}")
+            print(
+                f"{case.size.tests:>7} {case.size.files:>7} {medians[case.size.tests]:>9.3f} "
+                f"{min(r[0] for r in runs):>7.3f} {max(r[1] for r in runs) / 2**20:>8.1f} "
+                f"{','.join(sorted({str(r[2]) for r in runs})):>5}"
+            )
         ratio = medians[50_000] / medians[5_000]
         print(f"\nratio 50,000 / 5,000 tests (median wall time): {ratio:.2f}  (target <= 1.3)")
         return 0

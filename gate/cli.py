@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from gate import __version__
-from gate.errors import GateError
+from gate.errors import GateError, OutputError
 from gate.verdict import Verdict
 
 EXIT_CANNOT_RUN = 3
@@ -71,7 +71,10 @@ def emit(text: str, output: Path | None) -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
     else:
-        write_atomically(output, text)
+        try:
+            write_atomically(output, text)
+        except OSError as exc:
+            raise OutputError(f"cannot write the report to {output}: {exc.strerror or exc}") from exc
 
 
 def add_check(sub: argparse._SubParsersAction[Parser]) -> None:

@@ -163,7 +163,7 @@ class JsonMap:
                     per_line = self._by_file.setdefault(measured, {})
                     for n in lines:
                         per_line.setdefault(n, set()).add(nodeid)
-        self._has_tests = any(doc)
+        self._has_tests = any(nodeid for nodeid in doc)
 
     def measured_files(self) -> Iterable[str]:
         return self._by_file.keys()
@@ -183,7 +183,10 @@ def open_map(path: Path) -> tuple[MapReader, str]:
             handle.seek(0)
             if not is_sqlite:
                 raw = handle.read()
-                return JsonMap(path, raw), hashlib.sha256(raw).hexdigest()
+                json_map = JsonMap(path, raw)
+                if not json_map.has_test_contexts():
+                    raise InputError(str(path), "JSON map holds no test (an empty map observes nothing)")
+                return json_map, hashlib.sha256(raw).hexdigest()
             digest = hashlib.file_digest(handle, "sha256").hexdigest()  # streamed, not held in memory
     except OSError as exc:
         raise InputError(str(path), f"cannot read the coverage map ({exc.strerror or exc})") from exc

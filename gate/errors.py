@@ -28,6 +28,10 @@ class UnknownRevision(GitError):
     """A revision named on the command line does not resolve to a commit."""
 
 
+class OutputError(GateError):
+    """A report could not be written where it was asked for."""
+
+
 class UsageError(GateError):
     """The command line or the action inputs are wrong."""
 

@@ -24,17 +24,50 @@ def _segment(seg: str) -> str:
             out.append("[^/]*")
         elif c == "?":
             out.append("[^/]")
-        elif c == "[" and (end := seg.find("]", i + 2)) != -1:
-            body = seg[i + 1 : end]
-            negate = body[:1] in ("!", "^")
-            body = body[1:] if negate else body
-            body = body.replace("\\", "\\\\").replace("^", "\\^")
-            out.append(f"[^/{body}]" if negate else f"[{body}]")
+        elif c == "[" and (end := _class_end(seg, i)) != -1:
+            out.append(_char_class(seg[i + 1 : end]))
             i = end
         else:
             out.append(re.escape(c))
         i += 1
     return "".join(out)
+
+
+def _class_end(seg: str, start: int) -> int:
+    """Index of the ``]`` closing the class opened at ``start`` (-1: none, ``[`` is literal).
+
+    As in fnmatch, a ``]`` right after ``[`` or ``[!`` is a member, not the end.
+    """
+    j = start + 1
+    if seg[j : j + 1] in ("!", "^"):
+        j += 1
+    if seg[j : j + 1] == "]":
+        j += 1
+    return seg.find("]", j)
+
+
+def _char_class(body: str) -> str:
+    """A regex class for a glob class body, every member escaped.
+
+    Escaping each member keeps ``[``, ``&&``, ``~~``, ``||`` and ``--`` from reading
+    as regex set syntax; a reversed range (``z-a``) matches nothing, as in fnmatch.
+    """
+    negate = body[:1] in ("!", "^")
+    body = body[1:] if negate else body
+    members: list[str] = []
+    i = 0
+    while i < len(body):
+        if i + 2 < len(body) and body[i + 1] == "-":
+            low, high = body[i], body[i + 2]
+            if low <= high:
+                members.append(f"{re.escape(low)}-{re.escape(high)}")
+            i += 3
+        else:
+            members.append(re.escape(body[i]))
+            i += 1
+    if negate:
+        return "[^/" + "".join(members) + "]"
+    return "[" + "".join(members) + "]" if members else "(?!)"
 
 
 @lru_cache(maxsize=4096)

@@ -19,6 +19,11 @@ class FixtureLock:
     sha256: tuple[tuple[str, str], ...] = ()
     problems: tuple[str, ...] = ()
 
+    @property
+    def named_paths(self) -> tuple[str, ...]:
+        """Every path the lock names (``paths`` and the keys of ``sha256``): all protected."""
+        return tuple(dict.fromkeys((*self.paths, *(path for path, _ in self.sha256))))
+
 
 def parse_lock(data: bytes | None, source: str = "fixture_lock.json") -> FixtureLock:
     """The lock from the parent's bytes; None (no file) locks nothing."""

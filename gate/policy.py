@@ -96,7 +96,7 @@ def _apply_key(key: str, value: object, values: dict[str, Any]) -> str | None:
         ok = isinstance(value, bool)
         problem = f"'{key}' must be true or false, got {_describe(value)}"
     else:
-        return f"unknown key '{key}'"
+        return f"unknown key {key!r}"  # repr: a quoted TOML key may hold a newline
     if ok:
         values[key] = value
         return None
@@ -108,8 +108,8 @@ def _apply_list(key: str, value: object, values: dict[str, Any]) -> str | None:
     if isinstance(value, list) and len(strings) == len(value):
         values[key] = tuple(strings)
         return None
-    if key == "protected":  # keep the defaults and add what the key held
-        values[key] = tuple(dict.fromkeys((*DEFAULT_PROTECTED, *strings)))
+    if key in ("protected", "tests"):  # keep the defaults and add what the key held: never weaker
+        values[key] = tuple(dict.fromkeys((*_LISTS[key], *strings)))
     return f"'{key}' must be a list of strings, got {_describe(value)}"
 
 

@@ -32,6 +32,10 @@ MARKERS = (
     "skipTest(",
     "importorskip(",
     "expectedFailure",
+    # The contract lists ``skipif`` and ``xfail`` as tokens of their own: matched as
+    # text they also catch ``from pytest import xfail`` + ``xfail(...)`` and aliases.
+    "skipif",
+    "xfail",
 )
 
 

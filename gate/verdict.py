@@ -94,7 +94,7 @@ class Evidence:
 
 
 def evaluate(ev: Evidence) -> Verdict:
-    protected = ev.policy.protected_globs(ev.lock.paths)
+    protected = ev.policy.protected_globs(ev.lock.named_paths)
     overlap, observers = compute_overlap(ev.changes, ev.policy.ignored(), ev.coverage, ev.freeze)
     reasons = [
         *oracle_edit_forbidden(ev.changes, protected),

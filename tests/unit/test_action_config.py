@@ -9,7 +9,7 @@ import pytest
 from gate.action_config import ActionConfig
 from gate.errors import UsageError
 
-TOKEN = "ghs_secretvalue123"
+TOKEN = "ghs_secretvalue123"  # noqa: S105 -- a fake token the tests look for in output
 
 
 def environ(**inputs: str) -> dict[str, str]:

@@ -1,0 +1,60 @@
+"""Golden renderings of one verdict (JSON and text), byte for byte.
+
+The repository's commits have fixed authors and dates, and the map is a JSON file
+with repo-relative paths, so the SHAs and digests in the output are the same on
+every machine. Refresh after an intended change of the output with:
+
+    ORACLE_GATE_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/integration/test_golden.py
+
+and review the diff of tests/golden/ before committing it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from gate.cli import render
+from tests.support.factories import TEST_FILE, Project, write_json_map
+from tests.support.repo import Repo
+
+GOLDEN = Path(__file__).resolve().parent.parent / "golden"
+MOD = "src/pkg/mod.py"
+
+
+def verdict_text(project: Project, tmp_path: Path, fmt: str) -> str:
+    project.new_parent(lambda repo: repo.write("oracle-gate.toml", 'ignore = ["docs/**"]\ntets = ["x/**"]\n'))
+
+    def head(repo: Repo) -> None:
+        text = repo.read(MOD)
+        for old, new in (
+            ("z = x - 1", "z = x - 2"),
+            ("y = x + 1", "y = x + 2"),
+            ("return -x", "return 0 - x"),
+        ):
+            text = text.replace(old, new)
+        repo.write(MOD, text)
+        repo.write(
+            TEST_FILE, repo.read(TEST_FILE).replace("def test_live", "@pytest.mark.xfail\ndef test_live")
+        )
+
+    map_doc = {
+        f"{TEST_FILE}::test_frozen": {MOD: [project.line("z = x - 1"), project.line("return z * 3")]},
+        f"{TEST_FILE}::test_live": {MOD: [project.line("y = x + 1")]},
+    }
+    cov = write_json_map(tmp_path / "map.json", map_doc)
+    return render(project.check(project.head(head), coverage=cov), fmt)
+
+
+@pytest.mark.parametrize(
+    ("fmt", "name"), [("json", "verdict_fail_overlap.json"), ("text", "verdict_fail_overlap.txt")]
+)
+def test_verdict_matches_golden(project: Project, tmp_path: Path, fmt: str, name: str) -> None:
+    """The rendered verdict equals the checked-in golden file (see the module docstring to refresh)."""
+    actual = verdict_text(project, tmp_path, fmt)
+    golden = GOLDEN / name
+    if os.environ.get("ORACLE_GATE_UPDATE_GOLDEN"):
+        golden.write_text(actual)
+    assert actual == golden.read_text()

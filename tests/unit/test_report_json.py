@@ -1,0 +1,65 @@
+"""The verdict's JSON (the contract's Output section) and text rendering, from plain values."""
+
+from __future__ import annotations
+
+import json
+
+from gate.report import from_json, to_json, to_text
+from gate.verdict import Protocol, Reason, Verdict
+
+CONTRACT_KEYS = ["verdict", "reasons", "overlap", "touched", "overlap_ratio", "parent", "head", "protocol"]
+PROTOCOL_KEYS = {"policy_sha256", "freeze_sha256", "lock_sha256", "coverage_sha256", "gate_version"}
+
+
+def verdict(**kw: object) -> Verdict:
+    values: dict = {
+        "verdict": "unscored",
+        "reasons": (Reason("freeze_overlap", "src/r.py: 2 touched line(s)", path="src/r.py"),),
+        "overlap": {"src/r.py": [41, 40], "empty.py": []},
+        "touched": {"src/r.py": [60, 40, 41], "b.py": [], "a.py": [2, 1]},
+        "overlap_ratio": 0.4,
+        "parent": "p" * 40,
+        "head": "h" * 40,
+        "protocol": Protocol("1" * 64, "2" * 64, None, "4" * 64, "9.9"),
+    }
+    values.update(kw)
+    return Verdict(**values)
+
+
+def test_json_has_exactly_the_contract_keys() -> None:
+    """The top-level keys are the contract's, and the protocol carries the contract's digests."""
+    doc = to_json(verdict())
+    assert list(doc) == CONTRACT_KEYS
+    assert set(doc["protocol"]) >= PROTOCOL_KEYS
+    assert doc["protocol"]["policy_sha256"] == "1" * 64
+    assert doc["protocol"]["lock_sha256"] is None
+
+
+def test_json_sorts_lines_and_leaves_out_empty_files() -> None:
+    """Line lists are sorted ascending; files with no line are left out; paths are sorted."""
+    doc = to_json(verdict())
+    assert doc["overlap"] == {"src/r.py": [40, 41]}
+    assert doc["touched"] == {"a.py": [1, 2], "src/r.py": [40, 41, 60]}
+    assert list(doc["touched"]) == ["a.py", "src/r.py"]
+
+
+def test_json_reasons_carry_code_and_detail() -> None:
+    """Every reason has its code and detail (file reasons add path and line)."""
+    doc = to_json(verdict(reasons=(Reason("skip_marker_added", "t.py:3: adds '@skip'", "t.py", 3),)))
+    assert doc["reasons"] == [
+        {"code": "skip_marker_added", "detail": "t.py:3: adds '@skip'", "path": "t.py", "line": 3}
+    ]
+
+
+def test_json_round_trips() -> None:
+    """A verdict written as JSON and read back renders the same JSON."""
+    doc = to_json(verdict())
+    assert to_json(from_json(json.loads(json.dumps(doc)))) == doc
+
+
+def test_text_names_verdict_reasons_and_overlap() -> None:
+    """The text report names the verdict, each reason and the overlap ranges."""
+    text = to_text(verdict(overlap={"src/r.py": [40, 41, 43]}))
+    assert text.startswith("oracle-gate: unscored (freeze_overlap)\n")
+    assert "  - freeze_overlap: src/r.py: 2 touched line(s)" in text
+    assert "    src/r.py: 40-41, 43" in text
