@@ -23,25 +23,29 @@ def as_fork(payload: dict[str, Any], owner: str = "forker") -> dict[str, Any]:
     out = copy.deepcopy(payload)
     head = out["pull_request"]["head"]
     repo = copy.deepcopy(head["repo"])
-    repo.update(fork=True, id=repo["id"] + 1000, name=repo["name"],
-                full_name=f"{owner}/{repo['name']}")
+    repo.update(fork=True, id=repo["id"] + 1000, name=repo["name"], full_name=f"{owner}/{repo['name']}")
     repo["owner"] = dict(repo["owner"], login=owner, id=repo["owner"]["id"] + 1000)
     head["repo"] = repo
     head["label"] = f"{owner}:{head['ref']}"
     return out
 
 
-def on_pull_request(payload: dict[str, Any], body: str, login: str = "maintainer",
-                    user_type: str = "User") -> dict[str, Any]:
+def on_pull_request(
+    payload: dict[str, Any], body: str, login: str = "maintainer", user_type: str = "User"
+) -> dict[str, Any]:
     """An ``issue_comment.created`` payload on a pull request, with ``body`` by ``login``."""
     out = copy.deepcopy(payload)
     issue = out["issue"]
     api = out["repository"]["url"]
     html = out["repository"]["html_url"]
     number = issue["number"]
-    issue["pull_request"] = {"url": f"{api}/pulls/{number}", "html_url": f"{html}/pull/{number}",
-                             "diff_url": f"{html}/pull/{number}.diff",
-                             "patch_url": f"{html}/pull/{number}.patch", "merged_at": None}
+    issue["pull_request"] = {
+        "url": f"{api}/pulls/{number}",
+        "html_url": f"{html}/pull/{number}",
+        "diff_url": f"{html}/pull/{number}.diff",
+        "patch_url": f"{html}/pull/{number}.patch",
+        "merged_at": None,
+    }
     out["comment"]["body"] = body
     out["comment"]["user"] = dict(out["comment"]["user"], login=login, type=user_type)
     return out

@@ -14,11 +14,16 @@ TOKEN = "ghs_secretvalue123"  # noqa: S105 -- a fake token the tests look for in
 
 def environ(**inputs: str) -> dict[str, str]:
     env = {
-        "GITHUB_REPOSITORY": "octo/widgets", "GITHUB_EVENT_NAME": "pull_request",
-        "GITHUB_EVENT_PATH": "/github/workflow/event.json", "GITHUB_SHA": "a" * 40,
-        "GITHUB_WORKSPACE": "/github/workspace", "GITHUB_API_URL": "https://ghes.example/api/v3",
-        "GITHUB_SERVER_URL": "https://ghes.example", "GITHUB_RUN_ID": "42",
-        "GITHUB_OUTPUT": "/github/file_commands/out", "GITHUB_STEP_SUMMARY": "/github/file_commands/sum",
+        "GITHUB_REPOSITORY": "octo/widgets",
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_EVENT_PATH": "/github/workflow/event.json",
+        "GITHUB_SHA": "a" * 40,
+        "GITHUB_WORKSPACE": "/github/workspace",
+        "GITHUB_API_URL": "https://ghes.example/api/v3",
+        "GITHUB_SERVER_URL": "https://ghes.example",
+        "GITHUB_RUN_ID": "42",
+        "GITHUB_OUTPUT": "/github/file_commands/out",
+        "GITHUB_STEP_SUMMARY": "/github/file_commands/sum",
         "INPUT_GITHUB-TOKEN": TOKEN,
     }
     env.update({f"INPUT_{k.upper()}": v for k, v in inputs.items()})
@@ -47,10 +52,19 @@ def test_the_token_never_appears_in_the_repr() -> None:
 
 def test_inputs_are_parsed() -> None:
     """Lists split on commas and newlines; choices and booleans are validated."""
-    config = ActionConfig.from_environ(environ(**{
-        "protected": "docs/**\nvendor/*.py, extra.json", "fail-on": "fail", "comment": "always",
-        "working-directory": "sub/dir", "coverage-file": "map.coverage", "allow-failing-parent": "TRUE",
-        "check-name": "oracle"}))
+    config = ActionConfig.from_environ(
+        environ(
+            **{
+                "protected": "docs/**\nvendor/*.py, extra.json",
+                "fail-on": "fail",
+                "comment": "always",
+                "working-directory": "sub/dir",
+                "coverage-file": "map.coverage",
+                "allow-failing-parent": "TRUE",
+                "check-name": "oracle",
+            }
+        )
+    )
     assert config.protected == ("docs/**", "vendor/*.py", "extra.json")
     assert config.fail_on == {"fail"}
     assert config.comment == "always"
@@ -60,15 +74,18 @@ def test_inputs_are_parsed() -> None:
     assert ActionConfig.from_environ(environ(**{"fail-on": "none"})).fail_on == frozenset()
 
 
-@pytest.mark.parametrize(("inputs", "message"), [
-    ({"github-token": ""}, "github-token"),
-    ({"comment": "sometimes"}, "comment"),
-    ({"fail-on": "fail,maybe"}, "fail-on"),
-    ({"working-directory": "../outside"}, "working-directory"),
-    ({"working-directory": "/abs"}, "working-directory"),
-    ({"protected": "!seeds/**"}, "protected"),
-    ({"allow-failing-parent": "yes"}, "allow-failing-parent"),
-])
+@pytest.mark.parametrize(
+    ("inputs", "message"),
+    [
+        ({"github-token": ""}, "github-token"),
+        ({"comment": "sometimes"}, "comment"),
+        ({"fail-on": "fail,maybe"}, "fail-on"),
+        ({"working-directory": "../outside"}, "working-directory"),
+        ({"working-directory": "/abs"}, "working-directory"),
+        ({"protected": "!seeds/**"}, "protected"),
+        ({"allow-failing-parent": "yes"}, "allow-failing-parent"),
+    ],
+)
 def test_bad_inputs_are_one_line_errors_naming_the_input(inputs: dict[str, str], message: str) -> None:
     """Each bad input raises UsageError with a single line that names it."""
     with pytest.raises(UsageError) as info:

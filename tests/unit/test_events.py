@@ -45,9 +45,14 @@ def test_closed_pull_requests_are_ignored() -> None:
     assert plan_for("pull_request", payload, "Oracle Gate").action == "ignore"
 
 
-@pytest.mark.parametrize(("body", "name"), [("/oracle-gate rerun", "rerun"),
-                                            ("  /oracle-gate explain please", "explain"),
-                                            ("/Oracle-Gate RERUN", "rerun")])
+@pytest.mark.parametrize(
+    ("body", "name"),
+    [
+        ("/oracle-gate rerun", "rerun"),
+        ("  /oracle-gate explain please", "explain"),
+        ("/Oracle-Gate RERUN", "rerun"),
+    ],
+)
 def test_commands_in_pull_request_comments(body: str, name: str) -> None:
     """A comment starting with /oracle-gate rerun|explain on a PR is a command."""
     payload = on_pull_request(load("issue_comment.created"), body, login="alice")
@@ -60,8 +65,7 @@ def test_commands_in_pull_request_comments(body: str, name: str) -> None:
     assert plan.pr.number == payload["issue"]["number"]
 
 
-@pytest.mark.parametrize("body", ["please /oracle-gate rerun", "/oracle-gate", "/oracle-gate rerunx",
-                                  "LGTM"])
+@pytest.mark.parametrize("body", ["please /oracle-gate rerun", "/oracle-gate", "/oracle-gate rerunx", "LGTM"])
 def test_other_comments_are_not_commands(body: str) -> None:
     """Only a leading, exact command word counts."""
     payload = on_pull_request(load("issue_comment.created"), body)
@@ -80,9 +84,15 @@ def test_a_rerequested_check_run_of_ours_is_judged_again() -> None:
     payload = copy.deepcopy(load("check_run.rerequested"))
     run = payload["check_run"]
     run["name"] = "Oracle Gate"
-    run["pull_requests"] = [{"number": 7, "id": 1, "url": "https://api.github.com/repos/o/r/pulls/7",
-                             "head": {"ref": "b", "sha": run["head_sha"], "repo": {}},
-                             "base": {"ref": "main", "sha": "0" * 40, "repo": {}}}]
+    run["pull_requests"] = [
+        {
+            "number": 7,
+            "id": 1,
+            "url": "https://api.github.com/repos/o/r/pulls/7",
+            "head": {"ref": "b", "sha": run["head_sha"], "repo": {}},
+            "base": {"ref": "main", "sha": "0" * 40, "repo": {}},
+        }
+    ]
     plan = plan_for("check_run", payload, "Oracle Gate")
     assert plan.action == "judge"
     assert plan.pr is not None
