@@ -44,6 +44,7 @@ class ActionConfig:
     protected: tuple[str, ...] = ()
     check_name: str = DEFAULT_CHECK_NAME
     comment: str = "on-change"
+    comment_author: str | None = None
     fail_on: frozenset[str] = frozenset({FAIL, UNSCORED})
     allow_failing_parent: bool = False
     output_path: Path | None = None
@@ -80,9 +81,11 @@ class ActionConfig:
             protected=clean_protected(input_value(env, "protected")),
             check_name=clean_check_name(input_value(env, "check-name") or DEFAULT_CHECK_NAME),
             comment=clean_choice("comment", input_value(env, "comment") or "on-change", COMMENT_MODES),
+            comment_author=clean_login("comment-author", input_value(env, "comment-author")),
             fail_on=clean_fail_on(input_value(env, "fail-on") or "fail,unscored"),
-            allow_failing_parent=clean_bool("allow-failing-parent",
-                                            input_value(env, "allow-failing-parent") or "false"),
+            allow_failing_parent=clean_bool(
+                "allow-failing-parent", input_value(env, "allow-failing-parent") or "false"
+            ),
             output_path=_optional_path(env.get("GITHUB_OUTPUT")),
             summary_path=_optional_path(env.get("GITHUB_STEP_SUMMARY")),
         )
@@ -144,6 +147,15 @@ def clean_check_name(value: str) -> str:
     return value
 
 
+def clean_login(name: str, value: str) -> str | None:
+    """A GitHub login (``github-actions[bot]`` style bot names included), or None when empty."""
+    if not value:
+        return None
+    if not re.fullmatch(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?", value):
+        raise UsageError(f"input '{name}' must be a GitHub login, got {value!r}")
+    return value
+
+
 def clean_choice(name: str, value: str, choices: tuple[str, ...]) -> str:
     if value not in choices:
         raise UsageError(f"input '{name}' must be one of {', '.join(choices)}; got {value!r}")
@@ -156,8 +168,9 @@ def clean_fail_on(value: str) -> frozenset[str]:
         return frozenset()
     unknown = [i for i in items if i not in VERDICTS]
     if unknown or not items:
-        raise UsageError(f"input 'fail-on' takes verdicts from {', '.join(VERDICTS)} (or 'none'); "
-                         f"got {value!r}")
+        raise UsageError(
+            f"input 'fail-on' takes verdicts from {', '.join(VERDICTS)} (or 'none'); got {value!r}"
+        )
     return frozenset(items)
 
 
@@ -166,4 +179,3 @@ def clean_bool(name: str, value: str) -> bool:
     if lowered not in ("true", "false"):
         raise UsageError(f"input '{name}' must be true or false, got {value!r}")
     return lowered == "true"
-

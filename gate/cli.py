@@ -199,6 +199,78 @@ def run_map_command(args: argparse.Namespace) -> int:
     return run_map_cli(args, say)
 
 
+def add_publish(sub: argparse._SubParsersAction[Parser]) -> None:
+    p = sub.add_parser(
+        "publish",
+        help="post a stored verdict.json on a pull request (stage 2 of the fork-safe workflow)",
+        description="Post a verdict.json computed by an earlier run as the check run and sticky comment "
+        "of pull request N. The token is read from the environment variable GITHUB_TOKEN, never from a "
+        "flag. The stored verdict comes from a run the pull request could influence, so it is checked "
+        "first: the pull request's head must be --head-sha (else nothing is posted), and when the pull "
+        "request changes a file under .github/workflows/ a non-fail verdict is replaced by fail. "
+        "Exit 0 pass_clean, 1 fail, 2 unscored (the verdict posted), 3 nothing could be posted.",
+    )
+    p.add_argument("--verdict", type=Path, required=True, metavar="FILE", help="the stored verdict.json")
+    p.add_argument("--repo", required=True, metavar="OWNER/NAME", help="the repository of the pull request")
+    p.add_argument("--pr", type=int, required=True, metavar="N", help="the pull request's number")
+    p.add_argument(
+        "--head-sha", required=True, metavar="SHA", help="the head commit the verdict was computed for"
+    )
+    p.add_argument("--check-name", default="Oracle Gate", help="name of the check run (default: Oracle Gate)")
+    p.add_argument(
+        "--comment",
+        choices=("always", "on-change", "never"),
+        default="on-change",
+        help="sticky comment mode, as the action's input (default: on-change)",
+    )
+    p.add_argument(
+        "--api-url", help="GitHub's API URL (default: $GITHUB_API_URL, else https://api.github.com)"
+    )
+    p.set_defaults(func=run_publish_command)
+
+
+def run_publish_command(args: argparse.Namespace) -> int:
+    import re
+    import uuid
+
+    from gate import report
+    from gate.action import publish_stored, read_stored_verdict
+    from gate.errors import UsageError
+    from gate.github import DEFAULT_API_URL, CommentMode, Publisher, make_client, open_repo
+
+    token = os.environ.get("GITHUB_TOKEN", "").strip()
+    if not token:
+        raise UsageError("GITHUB_TOKEN is not set (the token is read from the environment, never a flag)")
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", args.repo):
+        raise UsageError(f"--repo must be OWNER/NAME, got {args.repo!r}")
+    if not re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", args.head_sha):
+        raise UsageError(f"--head-sha must be a full commit SHA, got {args.head_sha!r}")
+    if args.pr < 1:
+        raise UsageError(f"--pr must be a pull request number, got {args.pr}")
+    stored = read_stored_verdict(args.verdict)
+    api_url = args.api_url or os.environ.get("GITHUB_API_URL") or DEFAULT_API_URL
+    publisher = Publisher(open_repo(make_client(token, api_url), args.repo), check_name=args.check_name)
+    verdict, result = publish_stored(
+        publisher,
+        stored,
+        pr_number=args.pr,
+        head_sha=args.head_sha,
+        comment_mode=CommentMode(args.comment),
+        say=say,
+    )
+    # The stored verdict's text comes from a run the pull request could influence: in a workflow
+    # log, keep it from being read as workflow commands.
+    guard = uuid.uuid4().hex if os.environ.get("GITHUB_ACTIONS") == "true" else None
+    text = report.to_text(verdict)
+    emit(f"::stop-commands::{guard}\n{text}::{guard}::\n" if guard else text, None)
+    for missing in result.not_posted:
+        say(f"not posted: {missing.what}: {missing.why}")
+    if not result.check.posted:
+        say("error: neither a check run nor a commit status could be posted")
+        return EXIT_CANNOT_RUN
+    return verdict.exit_status
+
+
 def build_parser() -> Parser:
     parser = Parser(prog="oracle-gate", description="Decide whether an agent-written change may be scored.")
     parser.add_argument("--version", action="version", version=f"oracle-gate {__version__}")
@@ -206,6 +278,7 @@ def build_parser() -> Parser:
     add_check(sub)
     add_demo(sub)
     add_map(sub)
+    add_publish(sub)
     return parser
 
 

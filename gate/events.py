@@ -8,8 +8,17 @@ from typing import Any
 
 COMMAND = re.compile(r"\A\s*/oracle-gate\s+(rerun|explain)\b", re.IGNORECASE)
 PR_EVENTS = ("pull_request", "pull_request_target")
-SKIPPED_PR_ACTIONS = ("closed", "assigned", "unassigned", "review_requested", "review_request_removed",
-                      "locked", "unlocked", "milestoned", "demilestoned")
+SKIPPED_PR_ACTIONS = (
+    "closed",
+    "assigned",
+    "unassigned",
+    "review_requested",
+    "review_request_removed",
+    "locked",
+    "unlocked",
+    "milestoned",
+    "demilestoned",
+)
 
 
 @dataclass(frozen=True)
@@ -48,8 +57,11 @@ def plan_for(event_name: str, payload: dict[str, Any], check_name: str) -> Plan:
         return _issue_comment(payload)
     if event_name == "check_run":
         return _check_run(payload, check_name)
-    return Plan("ignore", why=f"event '{event_name}' is not one oracle-gate handles "
-                              "(pull_request, pull_request_target, issue_comment, check_run)")
+    return Plan(
+        "ignore",
+        why=f"event '{event_name}' is not one oracle-gate handles "
+        "(pull_request, pull_request_target, issue_comment, check_run)",
+    )
 
 
 def _pull_request(event_name: str, payload: dict[str, Any]) -> Plan:
@@ -59,8 +71,11 @@ def _pull_request(event_name: str, payload: dict[str, Any]) -> Plan:
         return Plan("ignore", why=f"pull request {action}: nothing to judge")
     base_repo = ((pr.get("base") or {}).get("repo") or {}).get("full_name")
     head_repo = ((pr.get("head") or {}).get("repo") or {}).get("full_name")
-    ref = PullRequestRef(number=int(pr["number"]), head_sha=(pr.get("head") or {}).get("sha"),
-                         from_fork=bool(head_repo and base_repo and head_repo != base_repo))
+    ref = PullRequestRef(
+        number=int(pr["number"]),
+        head_sha=(pr.get("head") or {}).get("sha"),
+        from_fork=bool(head_repo and base_repo and head_repo != base_repo),
+    )
     return Plan("judge", pr=ref, use_event_sha=event_name == "pull_request")
 
 
@@ -77,8 +92,11 @@ def _issue_comment(payload: dict[str, Any]) -> Plan:
     user = (comment.get("user") or {}).get("login", "")
     if (comment.get("user") or {}).get("type") == "Bot":
         return Plan("ignore", why="commands from bots are ignored")
-    return Plan("command", pr=PullRequestRef(int(issue["number"]), None),
-                command=Command(match.group(1).lower(), int(comment["id"]), user))
+    return Plan(
+        "command",
+        pr=PullRequestRef(int(issue["number"]), None),
+        command=Command(match.group(1).lower(), int(comment["id"]), user),
+    )
 
 
 def _check_run(payload: dict[str, Any], check_name: str) -> Plan:
@@ -89,6 +107,9 @@ def _check_run(payload: dict[str, Any], check_name: str) -> Plan:
         return Plan("ignore", why=f"check run {run.get('name')!r} is not {check_name!r}")
     prs = run.get("pull_requests") or []
     if not prs:
-        return Plan("ignore", why="the re-requested check run names no pull request "
-                                  "(GitHub leaves this empty for pull requests from forks)")
+        return Plan(
+            "ignore",
+            why="the re-requested check run names no pull request "
+            "(GitHub leaves this empty for pull requests from forks)",
+        )
     return Plan("judge", pr=PullRequestRef(int(prs[0]["number"]), run.get("head_sha")))

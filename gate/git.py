@@ -14,7 +14,7 @@ import os
 import re
 import subprocess
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,11 +84,19 @@ class Git:
         self._env = _clean_environment()
 
     def run(
-        self, args: Sequence[str], *, stdin: bytes | None = None, ok_codes: Iterable[int] = (0,)
+        self,
+        args: Sequence[str],
+        *,
+        stdin: bytes | None = None,
+        ok_codes: Iterable[int] = (0,),
+        extra_env: Mapping[str, str] | None = None,
     ) -> subprocess.CompletedProcess[bytes]:
+        """Run ``git <args>``; ``extra_env`` is added to this one command's environment only
+        (how :meth:`fetch` hands a credential to git without argv or a config file)."""
+        env = {**self._env, **extra_env} if extra_env else self._env
         try:
             proc = subprocess.run(
-                [*self._prefix, *args], input=stdin, capture_output=True, env=self._env, check=False
+                [*self._prefix, *args], input=stdin, capture_output=True, env=env, check=False
             )
         except OSError as exc:  # git itself is missing
             raise GitError(f"cannot run git: {exc}") from exc
@@ -167,6 +175,53 @@ class Git:
         out = self.run(["cat-file", "--batch-check=%(objecttype)", "-z"], stdin=payload).stdout
         answers = out.decode("utf-8", "surrogateescape").split("\n")
         return {p for p, a in zip(wanted, answers, strict=False) if a == "blob"}
+
+    # -- fetching what the Action judges (see gate.action) ------------------------------------------
+
+    def has_commit(self, rev: str) -> bool:
+        """Whether ``rev`` names a commit whose object is here (a shallow commit hides its parents)."""
+        if not rev or rev.startswith("-"):
+            return False
+        proc = self.run(
+            ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"],
+            ok_codes=(0, 1, 128),
+        )
+        return proc.returncode == 0
+
+    def is_shallow(self) -> bool:
+        """Whether the clone is shallow (``actions/checkout`` fetches one commit by default)."""
+        return self.run(["rev-parse", "--is-shallow-repository"]).stdout.strip() == b"true"
+
+    def remote_url(self, name: str) -> str | None:
+        """The fetch URL of remote ``name`` (``url.<base>.insteadOf`` applied), None without one."""
+        proc = self.run(["remote", "get-url", name], ok_codes=(0, 2, 128))
+        url = proc.stdout.decode("utf-8", "replace").strip()
+        return url if proc.returncode == 0 and url else None
+
+    def has_config(self, key: str) -> bool:
+        """Whether ``key`` has a value in any scope git reads here; the value itself is not returned,
+        so a persisted credential (``http.<url>.extraheader``) is detected without being read out."""
+        return bool(self.run(["config", "--get-all", key], ok_codes=(0, 1)).stdout.strip())
+
+    def fetch(
+        self,
+        source: str,
+        refspecs: Sequence[str],
+        *,
+        unshallow: bool = False,
+        extra_env: Mapping[str, str] | None = None,
+    ) -> None:
+        """Fetch ``refspecs`` from ``source`` (a remote name or URL): objects and refs only.
+
+        Nothing is checked out and no hook of the fetched commits can run (fetch runs none); tags,
+        submodules, FETCH_HEAD and automatic gc are off. ``unshallow`` completes a shallow clone's
+        history, which the freeze manifest's ``bound_sha`` check needs. A credential goes in
+        ``extra_env`` (``GIT_CONFIG_COUNT``/``GIT_CONFIG_KEY_n``/``GIT_CONFIG_VALUE_n``), never in
+        ``source`` or on the command line.
+        """
+        args = ["fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head"]
+        args += ["--no-auto-gc", *(["--unshallow"] if unshallow else []), "--end-of-options", source]
+        self.run([*args, *refspecs], extra_env=extra_env)
 
     def add_worktree(self, path: Path, commit: str) -> None:
         """Check ``commit`` out, detached, into a new worktree at ``path`` (which must not exist).

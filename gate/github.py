@@ -324,8 +324,16 @@ class CommentAction(StrEnum):
 
 @dataclass(frozen=True)
 class NotPosted:
+    """Something that was not posted, and why; ``refused`` when the token may not write it
+    (:class:`NotPermitted`: a fork PR's read-only GITHUB_TOKEN, Dependabot, a PAT on the Checks API)."""
+
     what: str
     why: str
+    refused: bool = False
+
+
+def _not_posted(what: str, err: PublishError) -> NotPosted:
+    return NotPosted(what, str(err), refused=isinstance(err, NotPermitted))
 
 
 @dataclass(frozen=True)
@@ -375,6 +383,22 @@ class PullInfo:
     base_ref: str
     from_fork: bool
     author: str
+    # How many files the pull request changes (pulls/get ``changed_files``), to tell whether
+    # ``pulls/list-files`` (at most 3000 files) listed them all. Not compared: informational.
+    changed_files: int | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class PullFile:
+    """One entry of ``pulls/list-files``: the file's path, its old path when renamed, its status."""
+
+    filename: str
+    previous_filename: str | None
+    status: str
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        return (self.filename,) if self.previous_filename is None else (self.previous_filename, self.filename)
 
 
 @dataclass(frozen=True)
@@ -433,7 +457,7 @@ class Publisher:
             check = self.publish_check(verdict, head_sha)
         except PublishError as err:
             _log.warning("%s", err)
-            check = CheckResult(CONCLUSIONS[verdict.verdict], not_posted=(NotPosted("check run", str(err)),))
+            check = CheckResult(CONCLUSIONS[verdict.verdict], not_posted=(_not_posted("check run", err),))
         if pr_number is None:
             comment = CommentResult(CommentAction.SKIPPED)
         else:
@@ -442,7 +466,7 @@ class Publisher:
             except PublishError as err:
                 _log.warning("%s", err)
                 comment = CommentResult(
-                    CommentAction.FAILED, not_posted=(NotPosted("sticky comment", str(err)),)
+                    CommentAction.FAILED, not_posted=(_not_posted("sticky comment", err),)
                 )
         return PublishResult(check, comment)
 
@@ -496,7 +520,7 @@ class Publisher:
                 self._append_annotations(run, content, batch)
             except PublishError as err:
                 missing = f"annotations {posted + 1}-{len(content.annotations)} of {len(content.annotations)}"
-                not_posted.append(NotPosted(missing, str(err)))
+                not_posted.append(_not_posted(missing, err))
                 break
             posted += len(batch)
         return CheckResult(
@@ -538,7 +562,7 @@ class Publisher:
                 context=self.check_name,
                 **({"target_url": self.details_url} if self.details_url else {}),
             )
-        not_posted = [NotPosted("check run", str(refused))]
+        not_posted = [_not_posted("check run", refused)]
         if content.annotations:
             not_posted.append(
                 NotPosted(
@@ -616,7 +640,16 @@ class Publisher:
                 base_ref=pull.base.ref,
                 from_fork=head_repo is None or head_repo.full_name != pull.base.repo.full_name,
                 author=pull.user.login,
+                changed_files=pull.changed_files,
             )
+
+    def pull_request_files(self, number: int) -> list[PullFile]:
+        """``pulls/list-files``, every page (GitHub lists at most 3000 files: compare ``changed_files``)."""
+        with _github_call(f"list the files of pull request #{number}"):
+            return [
+                PullFile(f.filename, f.previous_filename, f.status)
+                for f in self._repo.get_pull(number).get_files()
+            ]
 
     def permission_of(self, login: str) -> str:
         """``admin``, ``write``, ``read`` or ``none`` (also for an unknown user) on this repository."""
@@ -673,6 +706,7 @@ __all__ = [
     "PublishError",
     "PublishResult",
     "Publisher",
+    "PullFile",
     "PullInfo",
     "RateLimited",
     "RequestRejected",

@@ -19,6 +19,7 @@ from tests.github_fake.spec import example
 from tests.github_fake.state import (
     CheckRunState,
     CommentState,
+    PullFileState,
     PullState,
     ReactionState,
     RepoState,
@@ -125,6 +126,7 @@ def pull_request(pull: PullState, repo: RepoState, api: str) -> dict[str, Any]:
         comments_url=f"{base_url}/issues/{number}/comments",
         statuses_url=f"{base_url}/statuses/{pull.head_sha}",
         labels=[],
+        changed_files=len(pull.files),
     )
     head_repo_name = f"{pull.head_owner}/{repo.name}" if pull.fork else repo.full_name
     head_repo_id = stable_id(head_repo_name) if pull.fork else repo.id
@@ -156,6 +158,27 @@ def pull_request(pull: PullState, repo: RepoState, api: str) -> dict[str, Any]:
     }.items():
         links[key]["href"] = f"{base_url}/{path}"
     links["html"]["href"] = data["html_url"]
+    return data
+
+
+def diff_entry(pull: PullState, entry: PullFileState, api: str) -> dict[str, Any]:
+    """One ``diff-entry`` of ``pulls/list-files``, from the spec's ``diff-entry-items`` example."""
+    data: dict[str, Any] = _rebased_value("diff-entry-items", api, pull.repo)[0]
+    blob = f"{stable_id(entry.filename):040x}"[-40:]
+    data.update(
+        filename=entry.filename,
+        status=entry.status,
+        additions=entry.additions,
+        deletions=entry.deletions,
+        changes=entry.additions + entry.deletions,
+        sha=None if entry.status == "removed" else blob,
+        blob_url=f"{HTML}/{pull.repo}/blob/{pull.head_sha}/{entry.filename}",
+        raw_url=f"{HTML}/{pull.repo}/raw/{pull.head_sha}/{entry.filename}",
+        contents_url=f"{api}/repos/{pull.repo}/contents/{entry.filename}?ref={pull.head_sha}",
+        patch=f"@@ -1,{entry.deletions} +1,{entry.additions} @@",
+    )
+    if entry.previous_filename is not None:
+        data["previous_filename"] = entry.previous_filename
     return data
 
 

@@ -45,6 +45,7 @@ from tests.github_fake.state import (
     PERMISSIONS,
     CheckRunState,
     CommentState,
+    PullFileState,
     PullState,
     ReactionState,
     RepoState,
@@ -55,6 +56,7 @@ from tests.github_fake.state import (
 
 DEFAULT_TOKEN = "ghs_FakeInstallationToken0123456789abcdef"  # noqa: S105 - a fake token for a fake server
 DEFAULT_PER_PAGE = 30
+MAX_LISTED_PULL_FILES = 3000  # pulls/list-files: "Responses include a maximum of 3000 files."
 WRITE_METHODS = frozenset({"POST", "PATCH", "PUT", "DELETE"})
 NOT_ACCESSIBLE = "Resource not accessible by integration"
 APP_ONLY = "You must authenticate via a GitHub App."
@@ -288,6 +290,33 @@ class FakeGitHub:
             )
             self.state.pulls[(full_name, number)] = pull
             return pull
+
+    def add_pull_files(
+        self, full_name: str, number: int, paths: Iterable[str], *, status: str = "modified"
+    ) -> None:
+        """Files the pull request changes, as ``pulls/list-files`` lists them (appended in order)."""
+        for path in paths:
+            self.add_pull_file(full_name, number, path, status=status)
+
+    def add_pull_file(
+        self,
+        full_name: str,
+        number: int,
+        filename: str,
+        *,
+        status: str = "modified",
+        previous_filename: str | None = None,
+    ) -> PullFileState:
+        """One changed file; ``previous_filename`` (with ``status="renamed"``) is a rename's old path."""
+        if (previous_filename is None) == (status == "renamed"):
+            raise ValueError("previous_filename goes with status 'renamed', and only with it")
+        with self._lock:
+            pull = self.state.pulls.get((full_name, number))
+            if pull is None:
+                raise KeyError(f"no pull request #{number} in {full_name}: add_pull first")
+            entry = PullFileState(filename, status, previous_filename)
+            pull.files.append(entry)
+            return entry
 
     def add_comment(
         self, full_name: str, issue_number: int, body: str, *, user: str = "someone"
@@ -602,6 +631,14 @@ class FakeGitHub:
             return self._not_found()
         return Reply(200, responses.pull_request(pull, self.state.repos[call.repo], self.url))
 
+    def _pulls_list_files(self, call: Call) -> Reply:
+        """Every page of the PR's files, up to GitHub's documented cap of 3000 files."""
+        pull = self.state.pulls.get((call.repo, call.int_param("pull_number")))
+        if pull is None:
+            return self._not_found()
+        page, headers = self._page(call, pull.files[:MAX_LISTED_PULL_FILES])
+        return Reply(200, [responses.diff_entry(pull, f, self.url) for f in page], headers)
+
     def _check_run_json(self, run: CheckRunState) -> dict[str, Any]:
         pulls = [p for p in self.state.pulls.values() if p.repo == run.repo and p.head_sha == run.head_sha]
         return responses.check_run(run, [p for p in pulls if not p.fork], self.url)
@@ -765,6 +802,7 @@ def _apply_check_run(run: CheckRunState, body: dict[str, Any]) -> None:
 _HANDLERS: dict[str, Callable[[FakeGitHub, Call], Reply]] = {
     "repos/get": FakeGitHub._repos_get,
     "pulls/get": FakeGitHub._pulls_get,
+    "pulls/list-files": FakeGitHub._pulls_list_files,
     "checks/create": FakeGitHub._checks_create,
     "checks/update": FakeGitHub._checks_update,
     "checks/get": FakeGitHub._checks_get,

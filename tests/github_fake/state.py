@@ -51,6 +51,17 @@ class PullState:
     head_owner: str = ""  # the fork's owner when ``fork``; the base repo's owner otherwise
     title: str = "A change written by an agent"
     labels: list[str] = field(default_factory=list)
+    # What pulls/list-files answers (and pulls/get counts as ``changed_files``), in order.
+    files: list[PullFileState] = field(default_factory=list)
+
+
+@dataclass
+class PullFileState:
+    filename: str
+    status: str = "modified"  # added, removed, modified, renamed, copied, changed, unchanged
+    previous_filename: str | None = None
+    additions: int = 1
+    deletions: int = 1
 
 
 @dataclass

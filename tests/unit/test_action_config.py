@@ -101,3 +101,16 @@ def test_missing_actions_environment_is_reported() -> None:
     del env["GITHUB_EVENT_PATH"]
     with pytest.raises(UsageError, match="GITHUB_EVENT_PATH"):
         ActionConfig.from_environ(env)
+
+
+def test_comment_author_is_a_login_or_nothing() -> None:
+    """A PAT's login names the sticky comment's author; bots keep their [bot] suffix."""
+    assert ActionConfig.from_environ(environ()).comment_author is None
+    assert (
+        ActionConfig.from_environ(environ(**{"comment-author": "a-maintainer"})).comment_author
+        == "a-maintainer"
+    )
+    bot = environ(**{"comment-author": "oracle-gate[bot]"})
+    assert ActionConfig.from_environ(bot).comment_author == "oracle-gate[bot]"
+    with pytest.raises(UsageError, match="comment-author"):
+        ActionConfig.from_environ(environ(**{"comment-author": "two words"}))

@@ -1,0 +1,47 @@
+"""End-to-end: ``entrypoint.py`` as a subprocess, a real repository, the validating fake GitHub.
+
+What may be faked here: GitHub's REST API (tests/github_fake, on loopback) and nothing else. The
+repository, git, the coverage measurement and the action's process are real.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.harness import Runner
+from tests.e2e.project import REPO, Project, build_project
+from tests.github_fake import FakeGitHub
+from tests.github_fake.fixtures import (  # noqa: F401 - fixtures, registered by name
+    FakeFactory,
+    github_fake_factory_fixture,
+    github_fake_fixture,
+)
+
+
+@pytest.fixture(scope="session")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Project:
+    """The repository, its origin with every pull request, and the parent's measured coverage (once)."""
+    return build_project(tmp_path_factory.mktemp("e2e-project"))
+
+
+@pytest.fixture
+def fake(github_fake: FakeGitHub, project: Project) -> FakeGitHub:
+    """The fake GitHub knowing the repository and every pull request of the project."""
+    github_fake.add_repo(REPO)
+    for pr in project.pulls.values():
+        github_fake.add_pull(REPO, pr.number, head_sha=pr.head, base_sha=project.main, head_ref=pr.branch)
+    return github_fake
+
+
+@pytest.fixture
+def runner(project: Project, fake: FakeGitHub, tmp_path: Path) -> Iterator[Runner]:
+    pulls = {n: (pr.head, pr.merge) for n, pr in project.pulls.items()}
+    yield Runner(project, fake, tmp_path)
+    # A test that "pushes" to a pull request restores it for the next one.
+    for number, (head, merge) in pulls.items():
+        pr = project.pulls[number]
+        if (pr.head, pr.merge) != (head, merge):
+            project.point_pull(type(pr)(number, head, merge, pr.branch, pr.expected))

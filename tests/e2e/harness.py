@@ -1,0 +1,214 @@
+"""Run ``entrypoint.py`` the way GitHub runs the Docker action, and read back what it left.
+
+The subprocess gets only the environment a Docker action receives (``INPUT_*`` with hyphens kept,
+every input of action.yml with its default unless a test sets it, the ``GITHUB_*`` variables,
+``HOME``, ``PATH``) plus the fake GitHub's API URL, and runs in the workspace, which belongs to
+another user as the runner's workspace does inside the container.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tests.e2e.project import OTHER_UID, REPO, Project, PullRequest, chown_tree, git
+from tests.github_fake import FakeGitHub
+
+ROOT = Path(__file__).resolve().parents[2]
+ENTRYPOINT = ROOT / "entrypoint.py"
+ACTION_YML = ROOT / "action.yml"
+RUN_ID = "4242"
+MAP_PATH = ".oracle-gate/map.coverage"
+
+
+def action_defaults() -> dict[str, str]:
+    """Every input of action.yml with its default, as the runner sets them (the token aside)."""
+    inputs = yaml.safe_load(ACTION_YML.read_text())["inputs"]
+    return {name: str(spec.get("default", "")) for name, spec in inputs.items() if name != "github-token"}
+
+
+@dataclass
+class Result:
+    status: int
+    stdout: str
+    stderr: str
+    outputs: dict[str, str]
+    summary: str
+    workspace: Path
+
+    @property
+    def log(self) -> str:
+        return self.stdout + self.stderr
+
+    def verdict_json(self) -> dict[str, Any]:
+        doc: dict[str, Any] = json.loads((self.workspace / "verdict.json").read_text())
+        return doc
+
+    def commands(self, name: str) -> list[str]:
+        """The messages of ``::name::`` workflow commands in the log."""
+        return [m.group(1) for m in re.finditer(rf"^::{name}(?: [^:]*)?::(.*)$", self.stdout, re.M)]
+
+
+def parse_outputs(text: str) -> dict[str, str]:
+    """``GITHUB_OUTPUT`` as the runner reads it: ``name=value`` or ``name<<DELIM`` ... ``DELIM``."""
+    outputs: dict[str, str] = {}
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
+            name, delim = line.split("<<", 1)
+            end = lines.index(delim, i + 1)
+            outputs[name] = "\n".join(lines[i + 1 : end])
+            i = end + 1
+        elif "=" in line:
+            name, value = line.split("=", 1)
+            outputs[name] = value
+            i += 1
+        else:
+            assert not line, f"unparseable GITHUB_OUTPUT line {line!r}"
+            i += 1
+    return outputs
+
+
+class Runner:
+    """Prepares workspaces and event files under ``tmp`` and runs the action against ``fake``."""
+
+    def __init__(self, project: Project, fake: FakeGitHub, tmp: Path) -> None:
+        self.project = project
+        self.fake = fake
+        self.tmp = tmp
+        self.home = tmp / "home"
+        self.home.mkdir(exist_ok=True)
+        self.runs = 0
+
+    # -- workspaces, as actions/checkout leaves them -------------------------------------------
+
+    def workspace(
+        self,
+        *,
+        at: str,
+        pr: PullRequest | None = None,
+        depth: int | None = 1,
+        url: str | None = None,
+        auth_header: str | None = None,
+        coverage: bool = True,
+    ) -> Path:
+        """A checkout of ``pr``'s test merge (``at="merge"``, pull_request) or of main (``at="base"``).
+
+        Made like actions/checkout with ``persist-credentials: false``: ``git init``, a remote,
+        a fetch of one commit (``depth``), a detached checkout. Then the parent's map is copied in
+        and everything is given to another user. ``auth_header`` is used for that one fetch only,
+        as actions/checkout does with ``persist-credentials: false``.
+        """
+        ws = self.tmp / f"workspace-{len(list(self.tmp.glob('workspace-*')))}"
+        origin = url or f"file://{self.project.origin}"
+        git(self.tmp, "init", "-q", str(ws))
+        git(ws, "remote", "add", "origin", origin)
+        deep = [f"--depth={depth}"] if depth else []
+        if at == "merge":
+            assert pr is not None
+            assert pr.merge is not None
+            refspec = f"+{pr.merge}:refs/remotes/pull/{pr.number}/merge"
+            ref = f"refs/remotes/pull/{pr.number}/merge"
+        else:
+            refspec, ref = "+refs/heads/main:refs/remotes/origin/main", "refs/remotes/origin/main"
+        auth = ["-c", f"http.extraHeader=AUTHORIZATION: {auth_header}"] if auth_header else []
+        git(ws, *auth, "fetch", "-q", "--no-tags", *deep, "origin", refspec)
+        git(ws, "checkout", "-q", "--force", "--detach", ref)
+        if coverage:
+            (ws / MAP_PATH).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(self.project.coverage, ws / MAP_PATH)
+        chown_tree(ws)
+        return ws
+
+    # -- running the action --------------------------------------------------------------------
+
+    def run(
+        self,
+        event_name: str,
+        payload: dict[str, Any] | str,
+        workspace: Path,
+        *,
+        sha: str,
+        token: str | None = None,
+        inputs: dict[str, str] | None = None,
+        server_url: str = "https://github.com",
+        path: str | None = None,
+        timeout: float = 120,
+    ) -> Result:
+        self.runs += 1
+        run_dir = self.tmp / f"run-{self.runs}"
+        run_dir.mkdir()
+        event = run_dir / "event.json"
+        event.write_text(payload if isinstance(payload, str) else json.dumps(payload))
+        output, summary = run_dir / "output", run_dir / "summary"
+        output.touch()
+        summary.touch()
+        settings = action_defaults()
+        settings.update({"coverage-file": MAP_PATH, "coverage-sha": self.project.main})
+        settings.update(inputs or {})
+        token = token or self.fake.token
+        env = {
+            **{f"INPUT_{name.upper()}": value for name, value in settings.items()},
+            "INPUT_GITHUB-TOKEN": token,
+            "GITHUB_EVENT_NAME": event_name,
+            "GITHUB_EVENT_PATH": str(event),
+            "GITHUB_REPOSITORY": REPO,
+            "GITHUB_SHA": sha,
+            "GITHUB_WORKSPACE": str(workspace),
+            "GITHUB_SERVER_URL": server_url,
+            "GITHUB_RUN_ID": RUN_ID,
+            "GITHUB_OUTPUT": str(output),
+            "GITHUB_STEP_SUMMARY": str(summary),
+            "HOME": str(self.home),
+            "PATH": path or f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
+            **self.fake.env(),
+        }
+        proc = subprocess.run(
+            [sys.executable, str(ENTRYPOINT)],
+            cwd=workspace,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+        result = Result(
+            proc.returncode,
+            proc.stdout,
+            proc.stderr,
+            parse_outputs(output.read_text()),
+            summary.read_text(),
+            workspace,
+        )
+        leaked = [where for where, text in self._texts(result) if token in text]
+        assert not leaked, f"the token appeared in {leaked}"
+        return result
+
+    @staticmethod
+    def _texts(result: Result) -> list[tuple[str, str]]:
+        texts = [
+            ("stdout", result.stdout),
+            ("stderr", result.stderr),
+            ("summary", result.summary),
+            ("outputs", json.dumps(result.outputs)),
+        ]
+        verdict = result.workspace / "verdict.json"
+        if verdict.is_file():
+            texts.append(("verdict.json", verdict.read_text()))
+        config = result.workspace / ".git" / "config"
+        texts.append((".git/config", config.read_text()))
+        return texts
+
+
+def owned_by_another_user(path: Path) -> bool:
+    return path.stat().st_uid == OTHER_UID

@@ -1,0 +1,253 @@
+"""The events besides pull_request: pull_request_target, bot commands, check_run, ignored events, and
+the gate failing without a verdict."""
+
+from __future__ import annotations
+
+import json
+
+from tests.e2e import events
+from tests.e2e.harness import MAP_PATH, Runner
+from tests.e2e.project import FROZEN_TEST, FUNCTIONS, REPO, Project, git
+from tests.github_fake import FakeGitHub
+
+STICKY = "<!-- oracle-gate:sticky -->"
+
+
+def test_pull_request_target_fetches_the_merge_ref_and_checks_nothing_out(
+    runner: Runner, project: Project, fake: FakeGitHub
+) -> None:
+    """The checkout is the base (depth 1); the gate fetches refs/pull/2/merge into a private ref and
+    its history, judges it, and leaves HEAD and the working tree as they were."""
+    pr = project.pulls[2]
+    ws = runner.workspace(at="base")
+    result = runner.run("pull_request_target", events.pull_request(project, pr), ws, sha=project.main)
+    assert result.status == 1, result.log
+    assert result.verdict_json()["head"] == pr.merge
+    assert result.verdict_json()["parent"] == project.main
+    assert result.outputs["verdict"] == "unscored"
+    assert git(ws, "rev-parse", "HEAD") == project.main
+    assert git(ws, "rev-parse", "refs/oracle-gate/pull/2/merge") == pr.merge
+    assert git(ws, "rev-parse", "--is-shallow-repository") == "false"
+    assert git(ws, "status", "--porcelain", "--untracked-files=no") == ""
+    (run,) = fake.check_runs(REPO)
+    assert (run.head_sha, run.conclusion, len(run.annotations)) == (pr.head, "action_required", FUNCTIONS)
+
+
+def test_pull_request_without_the_merge_commit_fetches_it(
+    runner: Runner, project: Project, fake: FakeGitHub
+) -> None:
+    """A pull_request run whose checkout lacks GITHUB_SHA (a checkout of another ref) fetches it."""
+    pr = project.pulls[1]
+    assert pr.merge is not None
+    ws = runner.workspace(at="base")
+    result = runner.run("pull_request", events.pull_request(project, pr), ws, sha=pr.merge)
+    assert result.status == 0, result.log
+    assert result.outputs["verdict"] == "pass_clean"
+    assert fake.check_runs(REPO)[0].conclusion == "success"
+
+
+def test_rerun_by_a_writer_reacts_and_judges_again(
+    runner: Runner, project: Project, fake: FakeGitHub
+) -> None:
+    pr = project.pulls[3]
+    fake.set_permission(REPO, "maintainer", "write")
+    said = fake.add_comment(REPO, 3, "/oracle-gate rerun", user="maintainer")
+    payload = events.comment(pr, "/oracle-gate rerun", login="maintainer", comment_id=said.id)
+    result = runner.run("issue_comment", payload, runner.workspace(at="base"), sha=project.main)
+    assert result.status == 1, result.log
+    assert [r.content for r in fake.reactions(said.id)] == ["eyes"]
+    (run,) = fake.check_runs(REPO)
+    assert (run.head_sha, run.conclusion) == (pr.head, "failure")
+    assert fake.log("GET", "/repos/*/pulls/3")  # the head SHA came from the API
+    assert result.outputs["verdict"] == "fail"
+    assert result.outputs["check-run-id"] == str(run.id)
+
+
+def test_a_command_from_a_reader_is_ignored_with_a_reaction(
+    runner: Runner, project: Project, fake: FakeGitHub
+) -> None:
+    pr = project.pulls[3]
+    fake.set_permission(REPO, "passer-by", "read")
+    said = fake.add_comment(REPO, 3, "/oracle-gate rerun", user="passer-by")
+    payload = events.comment(pr, "/oracle-gate rerun", login="passer-by", comment_id=said.id)
+    result = runner.run("issue_comment", payload, runner.workspace(at="base"), sha=project.main)
+    assert result.status == 0, result.log
+    assert [r.content for r in fake.reactions(said.id)] == ["-1"]
+    assert fake.check_runs(REPO) == []
+    assert result.outputs["verdict"] == ""
+    (notice,) = result.commands("notice")
+    assert "passer-by" in notice
+    assert "'read'" in notice
+
+
+def test_explain_replies_with_the_full_overlap_listing(
+    runner: Runner, project: Project, fake: FakeGitHub
+) -> None:
+    """Every one of the 60 overlap ranges, each with the frozen test observing it, and every reason."""
+    pr = project.pulls[2]
+    fake.set_permission(REPO, "lead", "admin")
+    said = fake.add_comment(REPO, 2, "/oracle-gate explain", user="lead")
+    payload = events.comment(pr, "/oracle-gate explain", login="lead", comment_id=said.id)
+    result = runner.run("issue_comment", payload, runner.workspace(at="base"), sha=project.main)
+    assert result.status == 0, result.log
+    assert [r.content for r in fake.reactions(said.id)] == ["eyes"]
+    assert fake.check_runs(REPO) == []
+    reply = fake.comments(REPO, 2)[-1]
+    assert result.outputs["comment-id"] == str(reply.id)
+    assert not reply.body.startswith(STICKY)
+    rows = [line for line in reply.body.splitlines() if line.startswith("| ") and FROZEN_TEST in line]
+    assert [row.split(" | ")[0].lstrip("| ") for row in rows] == [str(2 + 4 * i) for i in range(FUNCTIONS)]
+    assert "`freeze_overlap`" in reply.body
+    assert "Truncated" not in reply.body
+    assert result.verdict_json()["verdict"] == "unscored"
+
+
+def test_check_run_rerequested_judges_again(runner: Runner, project: Project, fake: FakeGitHub) -> None:
+    pr = project.pulls[1]
+    payload = events.check_run_rerequested(project, pr, name="Oracle Gate")
+    result = runner.run("check_run", payload, runner.workspace(at="base"), sha=project.main)
+    assert result.status == 0, result.log
+    (run,) = fake.check_runs(REPO)
+    assert (run.head_sha, run.conclusion) == (pr.head, "success")
+
+
+def test_ignored_events_say_why_and_exit_0(runner: Runner, project: Project, fake: FakeGitHub) -> None:
+    pr = project.pulls[1]
+    payload = events.pull_request(project, pr, action="synchronize")
+    payload["action"] = "closed"
+    result = runner.run(
+        "pull_request", payload, runner.workspace(at="base", coverage=False), sha=project.main
+    )
+    assert result.status == 0
+    assert result.commands("notice") == [
+        "Oracle Gate has nothing to do: pull request closed: nothing to judge"
+    ]
+    assert set(result.outputs.values()) == {""}
+    assert len(result.outputs) == 7
+    assert fake.requests == []
+
+
+def test_a_malformed_event_payload_is_one_line_and_exit_3(
+    runner: Runner, project: Project, fake: FakeGitHub
+) -> None:
+    ws = runner.workspace(at="base", coverage=False)
+    broken = runner.run("pull_request", '{"action": "opened", "pull_request": {', ws, sha=project.main)
+    assert broken.status == 3
+    (error,) = broken.commands("error")
+    assert "is not valid JSON" in error
+    assert broken.outputs["verdict"] == "error"
+    lacking = runner.run("pull_request", {"action": "opened"}, ws, sha=project.main)  # JSON, no pull_request
+    assert lacking.status == 3
+    (error,) = lacking.commands("error")
+    assert "payload lacks" in error
+    assert fake.check_runs(REPO) == []
+
+
+def test_a_gate_error_posts_a_failure_check_saying_why(
+    runner: Runner, project: Project, fake: FakeGitHub
+) -> None:
+    """#9 has no test-merge commit (as with conflicts): no verdict, a failure check, exit 3."""
+    pr = project.pulls[9]
+    result = runner.run(
+        "pull_request_target", events.pull_request(project, pr), runner.workspace(at="base"), sha=project.main
+    )
+    assert result.status == 3
+    (run,) = fake.check_runs(REPO)
+    assert (run.head_sha, run.conclusion) == (pr.head, "failure")
+    assert "refs/pull/9/merge" in (run.summary or "")
+    assert "could not" in (run.title or "").lower()
+    assert result.outputs["verdict"] == "error"
+    assert result.outputs["check-run-id"] == str(run.id)
+    assert "refs/pull/9/merge" in result.summary
+    (error,) = result.commands("error")
+    assert "refs/pull/9/merge" in error
+    assert "merge conflicts" in error
+    assert not (result.workspace / "verdict.json").exists()
+
+
+def test_coverage_command_builds_the_parents_map(runner: Runner, project: Project, fake: FakeGitHub) -> None:
+    """No coverage-file: the map of the parent is measured inside the action with coverage-command."""
+    pr = project.pulls[2]
+    assert pr.merge is not None
+    ws = runner.workspace(at="merge", pr=pr, coverage=False)
+    command = "python -m pytest -q -p no:cacheprovider --cov=. --cov-context=test --cov-report="
+    result = runner.run(
+        "pull_request",
+        events.pull_request(project, pr),
+        ws,
+        sha=pr.merge,
+        inputs={"coverage-file": "", "coverage-sha": "", "coverage-command": command},
+    )
+    assert result.status == 1, result.log
+    assert "building the parent's map with" in result.stdout
+    doc = result.verdict_json()
+    assert doc["verdict"] == "unscored"
+    assert [r["code"] for r in doc["reasons"]] == ["freeze_overlap"]
+    assert json.dumps(doc["overlap"]) == json.dumps(
+        {"src/frozen_area.py": [2 + 4 * i for i in range(FUNCTIONS)]}
+    )
+
+
+def test_without_any_map_the_verdict_is_unscored(runner: Runner, project: Project, fake: FakeGitHub) -> None:
+    pr = project.pulls[1]
+    assert pr.merge is not None
+    ws = runner.workspace(at="merge", pr=pr, coverage=False)
+    result = runner.run(
+        "pull_request",
+        events.pull_request(project, pr),
+        ws,
+        sha=pr.merge,
+        inputs={"coverage-file": "", "coverage-sha": ""},
+    )
+    assert result.status == 1
+    assert result.outputs["reasons"] == "oracle_incomplete"
+    assert fake.check_runs(REPO)[0].conclusion == "action_required"
+
+
+def test_a_map_file_the_change_brings_along_is_refused(
+    runner: Runner, project: Project, fake: FakeGitHub
+) -> None:
+    """#4 commits a file where the workflow keeps the parent's map: unless the workflow wrote over
+    it, the gate refuses to let the change vouch for itself (and says so on a failure check)."""
+    pr = project.pulls[4]
+    assert pr.merge is not None
+    ws = runner.workspace(at="merge", pr=pr, coverage=False)
+    assert (ws / MAP_PATH).read_text() == "a map the change brings along\n"
+    refused = runner.run("pull_request", events.pull_request(project, pr), ws, sha=pr.merge)
+    assert refused.status == 3
+    (error,) = refused.commands("error")
+    assert "coverage file .oracle-gate/map.coverage is the pull request's own version" in error
+    assert fake.check_runs(REPO)[-1].conclusion == "failure"
+    overwritten = runner.workspace(at="merge", pr=pr)  # the workflow restored the real map over it
+    accepted = runner.run("pull_request", events.pull_request(project, pr), overwritten, sha=pr.merge)
+    assert accepted.status == 0, accepted.log
+    assert accepted.outputs["verdict"] == "pass_clean"
+
+
+def test_a_map_symlink_the_change_brings_along_is_refused(
+    runner: Runner, project: Project, fake: FakeGitHub
+) -> None:
+    """#6 makes the map path a symlink to a file of its own."""
+    pr = project.pulls[6]
+    assert pr.merge is not None
+    ws = runner.workspace(at="merge", pr=pr, coverage=False)
+    assert (ws / MAP_PATH).is_symlink()
+    result = runner.run("pull_request", events.pull_request(project, pr), ws, sha=pr.merge)
+    assert result.status == 3
+    (error,) = result.commands("error")
+    assert "is the pull request's own version of that file" in error
+    assert fake.check_runs(REPO)[-1].conclusion == "failure"
+
+
+def test_explain_that_cannot_compute_replies_why(runner: Runner, project: Project, fake: FakeGitHub) -> None:
+    pr = project.pulls[9]
+    fake.set_permission(REPO, "lead", "write")
+    said = fake.add_comment(REPO, 9, "/oracle-gate explain", user="lead")
+    payload = events.comment(pr, "/oracle-gate explain", login="lead", comment_id=said.id)
+    result = runner.run("issue_comment", payload, runner.workspace(at="base"), sha=project.main)
+    assert result.status == 3
+    reply = fake.comments(REPO, 9)[-1]
+    assert reply.body.startswith("**Oracle Gate could not compute the verdict:**")
+    assert "merge conflicts" in reply.body
+    assert fake.check_runs(REPO) == []
+    assert result.outputs["verdict"] == "error"

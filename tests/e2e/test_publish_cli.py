@@ -1,0 +1,134 @@
+"""``oracle-gate publish``: stage 2 of the fork-safe workflow, as a subprocess with GITHUB_TOKEN in its
+environment, posting a verdict.json that stage 1 (the action, with a read-only token) wrote."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.e2e import events
+from tests.e2e.harness import Runner
+from tests.e2e.project import REPO, Project, PullRequest
+from tests.github_fake import FakeGitHub, TokenKind
+
+READ_ONLY = "ghs_StageOneReadOnly00000000000000000000"
+BLANK = " "  # a GITHUB_TOKEN of whitespace counts as unset
+
+
+def stage_one(runner: Runner, project: Project, fake: FakeGitHub, pr: PullRequest, tmp: Path) -> Path:
+    """The compute stage on a fork: the action with a read-only token writes verdict.json."""
+    fake.add_token(READ_ONLY, TokenKind.READ_ONLY)
+    assert pr.merge is not None
+    ws = runner.workspace(at="merge", pr=pr)
+    result = runner.run(
+        "pull_request",
+        events.pull_request(project, pr, fork=True),
+        ws,
+        sha=pr.merge,
+        token=READ_ONLY,
+        inputs={"comment": "never", "fail-on": "none"},
+    )
+    assert result.status == 0, result.log
+    stored = tmp / "artifact" / "verdict.json"
+    stored.parent.mkdir()
+    shutil.copyfile(ws / "verdict.json", stored)
+    return stored
+
+
+def publish(fake: FakeGitHub, *args: str, token: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {"GITHUB_TOKEN": token or fake.token, "PATH": "/usr/bin:/bin", "HOME": "/nonexistent", **fake.env()}
+    proc = subprocess.run(
+        [sys.executable, "-m", "gate", "publish", *args], env=env, capture_output=True, text=True, check=False
+    )
+    assert fake.token not in proc.stdout + proc.stderr
+    return proc
+
+
+def test_publish_posts_the_stored_verdict(
+    runner: Runner, project: Project, fake: FakeGitHub, tmp_path: Path
+) -> None:
+    pr = project.pulls[2]
+    stored = stage_one(runner, project, fake, pr, tmp_path)
+    assert fake.check_runs(REPO) == []
+    fake.add_pull_files(REPO, 2, ["src/frozen_area.py"])
+    proc = publish(fake, "--verdict", str(stored), "--repo", REPO, "--pr", "2", "--head-sha", pr.head)
+    assert proc.returncode == 2, proc.stderr  # unscored
+    (run,) = fake.check_runs(REPO)
+    assert (run.head_sha, run.conclusion, len(run.annotations)) == (pr.head, "action_required", 60)
+    (comment,) = fake.comments(REPO, 2)
+    assert "`unscored`" in comment.body
+    assert "oracle-gate: unscored (freeze_overlap)" in proc.stdout
+
+
+def test_publish_refuses_a_head_that_moved(
+    runner: Runner, project: Project, fake: FakeGitHub, tmp_path: Path
+) -> None:
+    pr = project.pulls[2]
+    stored = stage_one(runner, project, fake, pr, tmp_path)
+    proc = publish(fake, "--verdict", str(stored), "--repo", REPO, "--pr", "2", "--head-sha", "f" * 40)
+    assert proc.returncode == 3
+    assert "refusing to publish" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert fake.check_runs(REPO) == []
+    assert fake.comments(REPO, 2) == []
+
+
+def test_a_pull_request_editing_workflows_gets_fail_not_its_stored_verdict(
+    runner: Runner, project: Project, fake: FakeGitHub, tmp_path: Path
+) -> None:
+    """Stage 1 of such a pull request ran its own workflow: the stored pass_clean is not trusted. The
+    workflow file is on the second page of the pull request's files."""
+    pr = project.pulls[1]
+    stored = stage_one(runner, project, fake, pr, tmp_path)
+    assert json.loads(stored.read_text())["verdict"] == "pass_clean"
+    fake.add_pull_files(REPO, 1, [f"docs/page{i}.md" for i in range(120)])
+    fake.add_pull_file(
+        REPO, 1, ".github/workflows/oracle.yml", status="renamed", previous_filename="ci/oracle.yml"
+    )
+    proc = publish(fake, "--verdict", str(stored), "--repo", REPO, "--pr", "1", "--head-sha", pr.head)
+    assert proc.returncode == 1, proc.stderr
+    (run,) = fake.check_runs(REPO)
+    assert run.conclusion == "failure"
+    assert ".github/workflows/oracle.yml" in (run.summary or "")
+    assert "not trusted" in (run.summary or "")
+    assert [r.query.get("page", "1") for r in fake.log("GET", "/repos/*/pulls/1/files")] == ["1", "2"]
+    assert "publishing fail instead of the stored pass_clean" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [("{not json", "is not a verdict.json"), ('{"verdict": "maybe"}', "is not a verdict.json")],
+)
+def test_a_malformed_verdict_file_is_one_line_and_exit_3(
+    fake: FakeGitHub, project: Project, tmp_path: Path, content: str, message: str
+) -> None:
+    stored = tmp_path / "verdict.json"
+    stored.write_text(content)
+    pr = project.pulls[1]
+    proc = publish(fake, "--verdict", str(stored), "--repo", REPO, "--pr", "1", "--head-sha", pr.head)
+    assert proc.returncode == 3
+    assert message in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert fake.requests == []
+
+
+def test_the_token_comes_from_the_environment_only(
+    fake: FakeGitHub, project: Project, tmp_path: Path
+) -> None:
+    stored = tmp_path / "verdict.json"
+    stored.write_text("{}")
+    proc = publish(
+        fake, "--verdict", str(stored), "--repo", REPO, "--pr", "1", "--head-sha", "a" * 40, token=BLANK
+    )
+    assert proc.returncode == 3
+    assert "GITHUB_TOKEN is not set" in proc.stderr
+    flag = publish(
+        fake, "--token", "x", "--verdict", str(stored), "--repo", REPO, "--pr", "1", "--head-sha", "a" * 40
+    )
+    assert flag.returncode == 3
+    assert "unrecognized arguments: --token" in flag.stderr

@@ -1,0 +1,70 @@
+"""pulls/list-files through the publisher, and what `oracle-gate publish` makes of it (in process)."""
+
+from __future__ import annotations
+
+import pytest
+
+from gate.action import publish_stored, workflow_edits
+from gate.errors import GateError
+from gate.github import CommentMode, PullFile
+from tests.github import verdicts
+from tests.github.conftest import HEAD_SHA, PR, REPO, publisher_for
+from tests.github_fake import FakeGitHub
+
+
+def test_every_page_of_files_is_listed_with_renames(fake: FakeGitHub) -> None:
+    fake.add_pull_files(REPO, PR, [f"src/m{i}.py" for i in range(230)])
+    fake.add_pull_file(REPO, PR, "gone.py", status="removed")
+    fake.add_pull_file(REPO, PR, "b.py", status="renamed", previous_filename="a.py")
+    publisher = publisher_for(fake)
+    files = publisher.pull_request_files(PR)
+    assert len(files) == 232
+    assert files[-2:] == [PullFile("gone.py", None, "removed"), PullFile("b.py", "a.py", "renamed")]
+    assert files[-1].paths == ("a.py", "b.py")
+    assert [r.query.get("page", "1") for r in fake.log("GET", "/repos/*/pulls/*/files")] == ["1", "2", "3"]
+    assert publisher.pull_request(PR).changed_files == 232
+
+
+def test_workflow_edits_count_both_sides_of_a_rename() -> None:
+    files = [
+        PullFile("src/x.py", None, "modified"),
+        PullFile("ci/old.yml", ".github/workflows/old.yml", "renamed"),
+        PullFile(".github/workflows/new.yml", None, "added"),
+        PullFile(".github/dependabot.yml", None, "modified"),
+    ]
+    assert workflow_edits(files) == [".github/workflows/new.yml", ".github/workflows/old.yml"]
+
+
+def test_more_files_than_github_lists_cannot_be_trusted(fake: FakeGitHub) -> None:
+    """GitHub lists at most 3000 files: beyond that the workflow check cannot be made, so nothing of
+    the stored verdict is posted; a failure check says why."""
+    fake.add_pull_files(REPO, PR, [f"f{i}.txt" for i in range(3001)])
+    said: list[str] = []
+    with pytest.raises(GateError, match="3000 of the 3001 files"):
+        publish_stored(
+            publisher_for(fake),
+            verdicts.passing(),
+            pr_number=PR,
+            head_sha=HEAD_SHA,
+            comment_mode=CommentMode.ON_CHANGE,
+            say=said.append,
+        )
+    (run,) = fake.check_runs(REPO)
+    assert run.conclusion == "failure"
+    assert "not trusted" in (run.summary or "")
+    assert fake.comments(REPO, PR) == []
+
+
+def test_a_stored_fail_is_posted_as_it_is(fake: FakeGitHub) -> None:
+    fake.add_pull_files(REPO, PR, [".github/workflows/ci.yml"])
+    stored = verdicts.failing()
+    verdict, result = publish_stored(
+        publisher_for(fake),
+        stored,
+        pr_number=PR,
+        head_sha=HEAD_SHA,
+        comment_mode=CommentMode.NEVER,
+        say=lambda _: None,
+    )
+    assert verdict is stored
+    assert result.check.conclusion == "failure"
