@@ -15,11 +15,12 @@ import logging
 import os
 import sys
 
-from gate.action import EXIT_CANNOT_RUN, RunState, redact, run, workflow_command
+from gate.action import EXIT_CANNOT_RUN, RunState, run
 from gate.action_config import ActionConfig
 from gate.errors import UsageError
 from gate.git import Git
 from gate.github import Publisher, PublishError, make_client, open_repo
+from gate.workflow_io import redact, workflow_command
 
 TOKEN_INPUT = "INPUT_GITHUB-TOKEN"  # noqa: S105 - the variable's name, not a token
 

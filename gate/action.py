@@ -25,22 +25,20 @@ import shlex
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
-from gate import __version__, report
+from gate import report
 from gate.action_config import ActionConfig
 from gate.check import CheckRequest, run_check
 from gate.cli import write_atomically
 from gate.coverage_map import MANIFEST_SUFFIX
 from gate.errors import GateError, UsageError
 from gate.events import Command, PullRequestRef, plan_for
-from gate.git import Git
+from gate.git import Git, credential_environment
 from gate.github import (
-    MAX_COMMENT_BODY,
     CheckResult,
     CommentAction,
     CommentMode,
@@ -48,11 +46,10 @@ from gate.github import (
     Publisher,
     PublishError,
     PublishResult,
-    PullFile,
 )
 from gate.mapping import MapResult, build_map
-from gate.verdict import FAIL, Reason, Verdict
-from gate.verdict import Protocol as VerdictProtocol
+from gate.verdict import Verdict
+from gate.workflow_io import Log, append_text, fit_summary, format_outputs, redact
 
 EXIT_OK = 0
 EXIT_VERDICT = 1  # the verdict is one of fail-on
@@ -62,10 +59,6 @@ ERROR_VERDICT = "error"  # the `verdict` output when the gate could not run
 #: Permission levels (repos/get-collaborator-permission-level) whose comments may command the bot.
 COMMAND_PERMISSIONS = frozenset({"admin", "maintain", "write"})
 ACCEPTED_REACTION, REFUSED_REACTION = "eyes", "-1"
-
-#: A step summary over 1 MiB is not shown (D/actions/reference/workflows-and-actions/workflow-commands).
-MAX_SUMMARY_BYTES = 1024 * 1024
-_SUMMARY_MARGIN = 4096  # bytes kept free: the runner counts the whole step's file
 
 MERGE_REF_ATTEMPTS = 3  # GitHub recomputes refs/pull/N/merge asynchronously after a push
 MERGE_REF_WAIT = 5.0  # seconds between attempts
@@ -108,42 +101,7 @@ class MapBuilder(Protocol):
     def __call__(self, git: Git, rev: str, out: Path, command: Sequence[str] | None = None) -> MapResult: ...
 
 
-# -- workflow commands, outputs, summary: pure ---------------------------------------------------------
-
-
-def escape_data(text: str) -> str:
-    """A workflow command's message: ``%``, CR and LF escaped, so text can neither end the command
-    nor start another one on a new line."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def escape_property(text: str) -> str:
-    """A workflow command property value (``title=...``): also ``:`` and ``,``."""
-    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
-def workflow_command(name: str, message: str, **properties: str) -> str:
-    """``::name key=value,...::message`` with everything escaped."""
-    props = ",".join(f"{k}={escape_property(v)}" for k, v in properties.items())
-    return f"::{name}{' ' + props if props else ''}::{escape_data(message)}"
-
-
-def format_outputs(values: Mapping[str, str], delimiter: Callable[[], str] | None = None) -> str:
-    """``GITHUB_OUTPUT`` lines in the multi-line form ``name<<DELIM`` / value / ``DELIM``.
-
-    The delimiter is random and checked against the value, so no value (a reason code list, a
-    path) can end its own entry early and set another output.
-    """
-    make = delimiter or (lambda: f"ghadelimiter_{uuid.uuid4()}")
-    chunks = []
-    for name, value in values.items():
-        if not name or any(c in name for c in "\r\n<"):
-            raise ValueError(f"bad output name {name!r}")
-        mark = make()
-        while mark in value or mark in name:
-            mark = make()
-        chunks.append(f"{name}<<{mark}\n{value}\n{mark}\n")
-    return "".join(chunks)
+# -- outputs and exit status: pure -----------------------------------------------------------------------
 
 
 def exit_status(verdict: str, fail_on: Iterable[str]) -> int:
@@ -178,66 +136,6 @@ def verdict_outputs(
         }
     )
     return values
-
-
-def fit_summary(text: str, limit: int = MAX_SUMMARY_BYTES - _SUMMARY_MARGIN) -> str:
-    """``text`` cut (whole lines, with a note) so its UTF-8 encoding fits ``limit`` bytes.
-
-    :func:`report.truncate_markdown` counts characters; the budget in characters shrinks in
-    proportion to the bytes they weigh until the cut text fits.
-    """
-    size = len(text.encode())
-    if size <= limit:
-        return text
-    chars = len(text) * limit // size
-    while True:
-        cut, _ = report.truncate_markdown(text, chars, "The whole verdict is in verdict.json.")
-        weight = len(cut.encode())
-        if weight <= limit:
-            return cut
-        chars = min(chars - 1, chars * limit // weight)
-
-
-def redact(text: str, secrets: Iterable[str]) -> str:
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, "***")
-    return text
-
-
-# -- explain: the full overlap listing ------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class OverlapRange:
-    start: int
-    end: int
-    tests: tuple[str, ...]
-
-    @property
-    def text(self) -> str:
-        return str(self.start) if self.start == self.end else f"{self.start}-{self.end}"
-
-
-def overlap_listing(v: Verdict) -> dict[str, list[OverlapRange]]:
-    """Every overlap range per file (parent coordinates) with every frozen test observing it."""
-    listing: dict[str, list[OverlapRange]] = {}
-    for path, ranges in report.overlap_ranges(v).items():
-        by_line = v.overlap_observers.get(path, {})
-        listing[path] = [
-            OverlapRange(a, b, tuple(sorted({t for n in range(a, b + 1) for t in by_line.get(n, ())})))
-            for a, b in ranges
-        ]
-    return listing
-
-
-def explain_markdown(v: Verdict, limit: int = MAX_COMMENT_BODY) -> tuple[str, bool]:
-    """The ``/oracle-gate explain`` reply: every reason and the full overlap listing, cut below
-    ``limit`` characters with a note saying where the rest is."""
-    text = report.render("explain.md.j2", v, listing=overlap_listing(v))
-    return report.truncate_markdown(
-        text, limit, "The workflow run's job summary and verdict.json have the whole listing."
-    )
 
 
 # -- what was posted, in words ----------------------------------------------------------------------------
@@ -285,37 +183,6 @@ class RunState:
 
     head_sha: str | None = None
     check_posted: bool = False
-
-
-@dataclass
-class Log:
-    """Lines for the Actions log; every one goes through :func:`redact` first."""
-
-    stream: TextIO
-    secrets: tuple[str, ...] = field(default=(), repr=False)
-
-    def line(self, text: str) -> None:
-        self.stream.write(redact(text, self.secrets) + "\n")
-        self.stream.flush()
-
-    def command(self, name: str, message: str) -> None:
-        self.line(workflow_command(name, redact(message, self.secrets)))
-
-    def notice(self, message: str) -> None:
-        self.command("notice", message)
-
-    def warning(self, message: str) -> None:
-        self.command("warning", message)
-
-    def error(self, message: str) -> None:
-        self.command("error", message)
-
-    def untrusted(self, text: str) -> None:
-        """Text a pull request controls (paths, details): printed with workflow commands off."""
-        token = uuid.uuid4().hex
-        self.line(f"::stop-commands::{token}")
-        self.line(text.rstrip("\n"))
-        self.line(f"::{token}::")
 
 
 class ActionRun:
@@ -513,7 +380,7 @@ class ActionRun:
         key = f"http.{server}.extraheader"
         if not url.startswith(server) or self.git.has_config(key):
             return source, {}  # another host, or actions/checkout persisted its credential
-        return source, credential_env(key, self.config.token)
+        return source, credential_environment(key, self.config.token)
 
     # -- coverage --------------------------------------------------------------------------------
 
@@ -680,11 +547,11 @@ class ActionRun:
             self.reply(pr.number, f"**Oracle Gate could not compute the verdict:** {report.md_escape(exc)}")
             return self.cannot_run(str(exc))
         rel = self.write_verdict_json(verdict)
-        body, truncated = explain_markdown(verdict)
+        body, truncated = report.explain_markdown(verdict)
         comment_id = self.reply(pr.number, body)
         self.log.untrusted(report.to_text(verdict))
         self.write_outputs(verdict_outputs(verdict, verdict_json=rel, comment_id=comment_id))
-        full, _ = explain_markdown(verdict, limit=sys.maxsize)
+        full, _ = report.explain_markdown(verdict, limit=sys.maxsize)
         note = "Replied" if comment_id is not None else "**Could not reply**"
         cut = " (cut to GitHub's comment size; the whole listing is below)" if truncated else ""
         self.write_summary(f"{note} on #{pr.number}{cut}.\n\n{full}")
@@ -711,12 +578,12 @@ class ActionRun:
         if self.config.output_path is None:
             return
         clean = {k: redact(v, self.log.secrets) for k, v in values.items()}
-        _append(self.config.output_path, format_outputs(clean))
+        append_text(self.config.output_path, format_outputs(clean))
 
     def write_summary(self, markdown: str) -> None:
         if self.config.summary_path is None:
             return
-        _append(self.config.summary_path, fit_summary(redact(markdown, self.log.secrets)))
+        append_text(self.config.summary_path, fit_summary(redact(markdown, self.log.secrets)))
 
 
 def _inside(path: Path, root: Path) -> str | None:
@@ -726,113 +593,8 @@ def _inside(path: Path, root: Path) -> str | None:
         return None
 
 
-def credential_env(key: str, token: str) -> dict[str, str]:
-    """Git's ``GIT_CONFIG_*`` environment setting ``key`` to a basic ``AUTHORIZATION`` header for
-    ``x-access-token:TOKEN`` (what actions/checkout persists), for one git command."""
-    from base64 import b64encode
-
-    basic = b64encode(f"x-access-token:{token}".encode()).decode()
-    return {
-        "GIT_CONFIG_COUNT": "1",
-        "GIT_CONFIG_KEY_0": key,
-        "GIT_CONFIG_VALUE_0": f"AUTHORIZATION: basic {basic}",
-    }
-
-
 def _id(check: CheckResult | None) -> str:
     return "" if check is None or check.check_run_id is None else str(check.check_run_id)
-
-
-def _append(path: Path, text: str) -> None:
-    with path.open("a", encoding="utf-8") as handle:
-        handle.write(text)
-
-
-# -- `oracle-gate publish`: a stored verdict, posted by a workflow the pull request cannot change -------
-
-WORKFLOWS_DIR = ".github/workflows/"
-
-
-def workflow_edits(files: Iterable[PullFile]) -> list[str]:
-    """The workflow files a pull request adds, edits, deletes or renames (either side of a rename)."""
-    return sorted({path for f in files for path in f.paths if path.startswith(WORKFLOWS_DIR)})
-
-
-def distrusted(stored: Verdict, workflow_paths: Sequence[str]) -> Verdict:
-    """A ``fail`` replacing a stored verdict that the pull request could have produced itself: the run
-    that computed it executed the pull request's own workflow files."""
-    reasons = tuple(
-        Reason(
-            "oracle_edit_forbidden",
-            f"{path}: the pull request changes a workflow file, so the stored verdict "
-            f"({stored.verdict}) came from a run the change could rewrite and is not trusted",
-            path=path,
-        )
-        for path in workflow_paths
-    )
-    protocol = VerdictProtocol(gate_version=__version__)
-    return Verdict(FAIL, reasons, {}, {}, 0.0, stored.parent, stored.head, protocol)
-
-
-def read_stored_verdict(path: Path) -> Verdict:
-    """A ``verdict.json`` from an earlier run; :class:`UsageError` (one line) when it is not one."""
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(doc, dict):
-            raise TypeError("not a JSON object")
-        return report.from_json(doc)
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise UsageError(f"{path} is not a verdict.json: {exc}") from exc
-
-
-def publish_stored(
-    publisher: Publisher,
-    stored: Verdict,
-    *,
-    pr_number: int,
-    head_sha: str,
-    comment_mode: CommentMode,
-    say: Callable[[str], None],
-) -> tuple[Verdict, PublishResult]:
-    """Check the stored verdict against the API, then post it (or the ``fail`` that replaces it).
-
-    Raises :class:`GateError` when the pull request's head is not ``head_sha`` (the verdict is for
-    another commit) or its files cannot all be listed (after posting a failure check saying so).
-    """
-    try:
-        pull = publisher.pull_request(pr_number)
-        if pull.head_sha != head_sha:
-            raise GateError(
-                f"refusing to publish: the head of pull request #{pr_number} is {pull.head_sha}, "
-                f"not {head_sha}; the stored verdict is for another commit"
-            )
-        files = publisher.pull_request_files(pr_number)
-    except PublishError as exc:
-        raise GateError(str(exc)) from exc
-    if pull.changed_files is not None and len(files) < pull.changed_files:
-        why = (
-            f"GitHub lists {len(files)} of the {pull.changed_files} files of pull request #{pr_number}, "
-            "so it cannot be verified that the change leaves .github/workflows alone; "
-            "the stored verdict is not trusted"
-        )
-        try:
-            publisher.publish_error(head_sha, why)
-        except PublishError as exc:
-            say(f"the failure check was not posted either: {exc}")
-        raise GateError(why)
-    verdict = stored
-    edits = workflow_edits(files)
-    if edits and stored.verdict != FAIL:
-        verdict = distrusted(stored, edits)
-        say(
-            f"pull request #{pr_number} changes {edits[0]}: "
-            f"publishing fail instead of the stored {stored.verdict}"
-        )
-    return verdict, publisher.publish(
-        verdict, head_sha=head_sha, pr_number=pr_number, comment_mode=comment_mode
-    )
 
 
 def run(
@@ -847,30 +609,3 @@ def run(
     """Run the Action once; returns the exit status (0, 1 or 3). ``state`` tells the caller what was
     learned (the head SHA, whether a check was posted) if this raises."""
     return ActionRun(config, git, publisher, map_builder=map_builder, out=out, state=state).run()
-
-
-__all__ = [
-    "EXIT_CANNOT_RUN",
-    "EXIT_OK",
-    "EXIT_VERDICT",
-    "FORK_SAFE_HINT",
-    "ActionRun",
-    "EventError",
-    "HeadUnknown",
-    "MergeUnavailable",
-    "RunState",
-    "credential_env",
-    "distrusted",
-    "escape_data",
-    "exit_status",
-    "explain_markdown",
-    "fit_summary",
-    "format_outputs",
-    "overlap_listing",
-    "publish_stored",
-    "read_stored_verdict",
-    "run",
-    "verdict_outputs",
-    "workflow_command",
-    "workflow_edits",
-]

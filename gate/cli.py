@@ -234,9 +234,9 @@ def run_publish_command(args: argparse.Namespace) -> int:
     import uuid
 
     from gate import report
-    from gate.action import publish_stored, read_stored_verdict
     from gate.errors import UsageError
     from gate.github import DEFAULT_API_URL, CommentMode, Publisher, make_client, open_repo
+    from gate.publish_stored import publish_stored, read_stored_verdict
 
     token = os.environ.get("GITHUB_TOKEN", "").strip()
     if not token:

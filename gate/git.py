@@ -14,6 +14,7 @@ import os
 import re
 import subprocess
 import tempfile
+from base64 import b64encode
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -332,3 +333,14 @@ def diff_blob_pairs(pairs: Sequence[tuple[bytes, bytes]]) -> str:
         if proc.returncode not in (0, 1):
             raise GitError(f"git diff failed: {_first_line(proc.stderr)}")
         return proc.stdout.decode("utf-8", "surrogateescape")
+
+
+def credential_environment(key: str, token: str) -> dict[str, str]:
+    """Git's ``GIT_CONFIG_*`` environment setting ``key`` to a basic ``AUTHORIZATION`` header for
+    ``x-access-token:TOKEN`` (what actions/checkout persists), for one git command."""
+    basic = b64encode(f"x-access-token:{token}".encode()).decode()
+    return {
+        "GIT_CONFIG_COUNT": "1",
+        "GIT_CONFIG_KEY_0": key,
+        "GIT_CONFIG_VALUE_0": f"AUTHORIZATION: basic {basic}",
+    }

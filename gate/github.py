@@ -68,7 +68,6 @@ DEFAULT_API_URL = "https://api.github.com"
 DEFAULT_CHECK_NAME = "Oracle Gate"
 MAX_ANNOTATIONS_PER_REQUEST = 50  # D/rest/checks/runs
 MAX_CHECK_TEXT = 65535  # output.summary and output.text, D/rest/checks/runs
-MAX_COMMENT_BODY = 65536  # undocumented; GitHub answers 422 "Body is too long (maximum is 65536 characters)"
 MAX_STATUS_DESCRIPTION = 140
 
 CONCLUSIONS = {PASS: "success", FAIL: "failure", UNSCORED: "action_required"}
@@ -586,7 +585,7 @@ class Publisher:
             return CommentResult(CommentAction.SKIPPED)
         body, truncated = report.truncate_markdown(
             report.to_markdown(verdict),
-            MAX_COMMENT_BODY,
+            report.MAX_COMMENT_BODY,
             "The check run and the action's verdict.json have the full verdict.",
         )
         create = mode == CommentMode.ALWAYS or verdict.verdict != PASS
@@ -668,7 +667,7 @@ class Publisher:
 
     def reply(self, issue_number: int, body: str) -> int:
         """Post a plain (non-sticky) comment, cut to GitHub's limit; returns its id."""
-        text, _ = report.truncate_markdown(body, MAX_COMMENT_BODY)
+        text, _ = report.truncate_markdown(body, report.MAX_COMMENT_BODY)
         with _github_call(f"reply on #{issue_number}"):
             return int(self._repo.get_issue(issue_number).create_comment(text).id)
 

@@ -28,6 +28,8 @@ from gate.verdict import (
     line_ranges,
 )
 
+#: Undocumented; GitHub answers 422 "Body is too long (maximum is 65536 characters)".
+MAX_COMMENT_BODY = 65536
 STICKY_MARKER = "<!-- oracle-gate:sticky -->"
 ICONS = {PASS: "✅", FAIL: "❌", UNSCORED: "⚠️"}
 MEANINGS = {
@@ -343,3 +345,38 @@ def _closers(kept: str) -> str:
     closers = "\n```" if sum(1 for line in lines if line.startswith("```")) % 2 else ""
     open_details = kept.count("<details>") - kept.count("</details>")
     return closers + "\n\n</details>" * max(0, open_details)
+
+
+# -- /oracle-gate explain: the full overlap listing ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class OverlapRange:
+    start: int
+    end: int
+    tests: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        return str(self.start) if self.start == self.end else f"{self.start}-{self.end}"
+
+
+def overlap_listing(v: Verdict) -> dict[str, list[OverlapRange]]:
+    """Every overlap range per file (parent coordinates) with every frozen test observing it."""
+    listing: dict[str, list[OverlapRange]] = {}
+    for path, ranges in overlap_ranges(v).items():
+        by_line = v.overlap_observers.get(path, {})
+        listing[path] = [
+            OverlapRange(a, b, tuple(sorted({t for n in range(a, b + 1) for t in by_line.get(n, ())})))
+            for a, b in ranges
+        ]
+    return listing
+
+
+def explain_markdown(v: Verdict, limit: int = MAX_COMMENT_BODY) -> tuple[str, bool]:
+    """The ``/oracle-gate explain`` reply: every reason and the full overlap listing, cut below
+    ``limit`` characters with a note saying where the rest is."""
+    text = render("explain.md.j2", v, listing=overlap_listing(v))
+    return truncate_markdown(
+        text, limit, "The workflow run's job summary and verdict.json have the whole listing."
+    )

@@ -7,18 +7,9 @@ import itertools
 
 import pytest
 
-from gate.action import (
-    OUTPUT_NAMES,
-    Log,
-    credential_env,
-    escape_data,
-    escape_property,
-    exit_status,
-    format_outputs,
-    redact,
-    verdict_outputs,
-    workflow_command,
-)
+from gate.action import OUTPUT_NAMES, exit_status, verdict_outputs
+from gate.git import credential_environment
+from gate.workflow_io import Log, escape_data, escape_property, format_outputs, redact, workflow_command
 from tests.e2e.harness import parse_outputs
 from tests.github import verdicts
 
@@ -93,7 +84,7 @@ def test_every_output_is_set_from_a_verdict() -> None:
 
 def test_secrets_are_redacted_and_the_credential_is_only_in_the_environment() -> None:
     assert redact("token ghs_abc in ghs_abc", ["ghs_abc", ""]) == "token *** in ***"
-    env = credential_env("http.https://github.com/.extraheader", "ghs_abc")
+    env = credential_environment("http.https://github.com/.extraheader", "ghs_abc")
     assert env == {
         "GIT_CONFIG_COUNT": "1",
         "GIT_CONFIG_KEY_0": "http.https://github.com/.extraheader",

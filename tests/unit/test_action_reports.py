@@ -7,16 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from gate.action import (
-    MAX_SUMMARY_BYTES,
-    distrusted,
-    explain_markdown,
-    fit_summary,
-    overlap_listing,
-    read_stored_verdict,
-)
 from gate.errors import UsageError
-from gate.report import to_json
+from gate.publish_stored import distrusted, read_stored_verdict
+from gate.report import explain_markdown, overlap_listing, to_json
+from gate.workflow_io import MAX_SUMMARY_BYTES, fit_summary
 from tests.github import verdicts
 
 

@@ -1,0 +1,102 @@
+"""``oracle-gate publish``: post a stored verdict.json from a workflow the pull request cannot change.
+
+The stored verdict comes from a run the pull request may have influenced (stage 1 of the fork-safe
+two-stage pattern runs the pull request's own workflow files), so it is checked against the API
+first: the pull request's head must be the commit the verdict is for, and a pull request that
+changes ``.github/workflows`` gets ``fail`` whatever verdict it brought.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+from gate import __version__, report
+from gate.errors import GateError, UsageError
+from gate.github import CommentMode, Publisher, PublishError, PublishResult, PullFile
+from gate.verdict import FAIL, Protocol, Reason, Verdict
+
+WORKFLOWS_DIR = ".github/workflows/"
+
+
+def workflow_edits(files: Iterable[PullFile]) -> list[str]:
+    """The workflow files a pull request adds, edits, deletes or renames (either side of a rename)."""
+    return sorted({path for f in files for path in f.paths if path.startswith(WORKFLOWS_DIR)})
+
+
+def distrusted(stored: Verdict, workflow_paths: Sequence[str]) -> Verdict:
+    """A ``fail`` replacing a stored verdict that the pull request could have produced itself: the run
+    that computed it executed the pull request's own workflow files."""
+    reasons = tuple(
+        Reason(
+            "oracle_edit_forbidden",
+            f"{path}: the pull request changes a workflow file, so the stored verdict "
+            f"({stored.verdict}) came from a run the change could rewrite and is not trusted",
+            path=path,
+        )
+        for path in workflow_paths
+    )
+    protocol = Protocol(gate_version=__version__)
+    return Verdict(FAIL, reasons, {}, {}, 0.0, stored.parent, stored.head, protocol)
+
+
+def read_stored_verdict(path: Path) -> Verdict:
+    """A ``verdict.json`` from an earlier run; :class:`UsageError` (one line) when it is not one."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(doc, dict):
+            raise TypeError("not a JSON object")
+        return report.from_json(doc)
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise UsageError(f"{path} is not a verdict.json: {exc}") from exc
+
+
+def publish_stored(
+    publisher: Publisher,
+    stored: Verdict,
+    *,
+    pr_number: int,
+    head_sha: str,
+    comment_mode: CommentMode,
+    say: Callable[[str], None],
+) -> tuple[Verdict, PublishResult]:
+    """Check the stored verdict against the API, then post it (or the ``fail`` that replaces it).
+
+    Raises :class:`GateError` when the pull request's head is not ``head_sha`` (the verdict is for
+    another commit) or its files cannot all be listed (after posting a failure check saying so).
+    """
+    try:
+        pull = publisher.pull_request(pr_number)
+        if pull.head_sha != head_sha:
+            raise GateError(
+                f"refusing to publish: the head of pull request #{pr_number} is {pull.head_sha}, "
+                f"not {head_sha}; the stored verdict is for another commit"
+            )
+        files = publisher.pull_request_files(pr_number)
+    except PublishError as exc:
+        raise GateError(str(exc)) from exc
+    if pull.changed_files is not None and len(files) < pull.changed_files:
+        why = (
+            f"GitHub lists {len(files)} of the {pull.changed_files} files of pull request #{pr_number}, "
+            "so it cannot be verified that the change leaves .github/workflows alone; "
+            "the stored verdict is not trusted"
+        )
+        try:
+            publisher.publish_error(head_sha, why)
+        except PublishError as exc:
+            say(f"the failure check was not posted either: {exc}")
+        raise GateError(why)
+    verdict = stored
+    edits = workflow_edits(files)
+    if edits and stored.verdict != FAIL:
+        verdict = distrusted(stored, edits)
+        say(
+            f"pull request #{pr_number} changes {edits[0]}: "
+            f"publishing fail instead of the stored {stored.verdict}"
+        )
+    return verdict, publisher.publish(
+        verdict, head_sha=head_sha, pr_number=pr_number, comment_mode=comment_mode
+    )

@@ -1,0 +1,116 @@
+"""What a step says to the Actions runner: workflow commands, outputs, the job summary.
+
+Pure formatting plus :class:`Log`, the one writer of log lines, which redacts secrets from
+everything and prints text a pull request controls with workflow commands switched off.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from gate import report
+
+#: A step summary over 1 MiB is not shown (D/actions/reference/workflows-and-actions/workflow-commands).
+MAX_SUMMARY_BYTES = 1024 * 1024
+_SUMMARY_MARGIN = 4096  # bytes kept free: the runner counts the whole step's file
+
+
+def escape_data(text: str) -> str:
+    """A workflow command's message: ``%``, CR and LF escaped, so text can neither end the command
+    nor start another one on a new line."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    """A workflow command property value (``title=...``): also ``:`` and ``,``."""
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def workflow_command(name: str, message: str, **properties: str) -> str:
+    """``::name key=value,...::message`` with everything escaped."""
+    props = ",".join(f"{k}={escape_property(v)}" for k, v in properties.items())
+    return f"::{name}{' ' + props if props else ''}::{escape_data(message)}"
+
+
+def format_outputs(values: Mapping[str, str], delimiter: Callable[[], str] | None = None) -> str:
+    """``GITHUB_OUTPUT`` lines in the multi-line form ``name<<DELIM`` / value / ``DELIM``.
+
+    The delimiter is random and checked against the value, so no value (a reason code list, a
+    path) can end its own entry early and set another output.
+    """
+    make = delimiter or (lambda: f"ghadelimiter_{uuid.uuid4()}")
+    chunks = []
+    for name, value in values.items():
+        if not name or any(c in name for c in "\r\n<"):
+            raise ValueError(f"bad output name {name!r}")
+        mark = make()
+        while mark in value or mark in name:
+            mark = make()
+        chunks.append(f"{name}<<{mark}\n{value}\n{mark}\n")
+    return "".join(chunks)
+
+
+def fit_summary(text: str, limit: int = MAX_SUMMARY_BYTES - _SUMMARY_MARGIN) -> str:
+    """``text`` cut (whole lines, with a note) so its UTF-8 encoding fits ``limit`` bytes.
+
+    :func:`report.truncate_markdown` counts characters; the budget in characters shrinks in
+    proportion to the bytes they weigh until the cut text fits.
+    """
+    size = len(text.encode())
+    if size <= limit:
+        return text
+    chars = len(text) * limit // size
+    while True:
+        cut, _ = report.truncate_markdown(text, chars, "The whole verdict is in verdict.json.")
+        weight = len(cut.encode())
+        if weight <= limit:
+            return cut
+        chars = min(chars - 1, chars * limit // weight)
+
+
+def redact(text: str, secrets: Iterable[str]) -> str:
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "***")
+    return text
+
+
+@dataclass
+class Log:
+    """Lines for the Actions log; every one goes through :func:`redact` first."""
+
+    stream: TextIO
+    secrets: tuple[str, ...] = field(default=(), repr=False)
+
+    def line(self, text: str) -> None:
+        self.stream.write(redact(text, self.secrets) + "\n")
+        self.stream.flush()
+
+    def command(self, name: str, message: str) -> None:
+        self.line(workflow_command(name, redact(message, self.secrets)))
+
+    def notice(self, message: str) -> None:
+        self.command("notice", message)
+
+    def warning(self, message: str) -> None:
+        self.command("warning", message)
+
+    def error(self, message: str) -> None:
+        self.command("error", message)
+
+    def untrusted(self, text: str) -> None:
+        """Text a pull request controls (paths, details): printed with workflow commands off."""
+        token = uuid.uuid4().hex
+        self.line(f"::stop-commands::{token}")
+        self.line(text.rstrip("\n"))
+        self.line(f"::{token}::")
+
+
+def append_text(path: Path, text: str) -> None:
+    """Append to a file the runner reads after the step (GITHUB_OUTPUT, GITHUB_STEP_SUMMARY)."""
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(text)
