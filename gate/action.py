@@ -33,10 +33,10 @@ from typing import Any, Protocol, TextIO
 from gate import report
 from gate.action_config import ActionConfig
 from gate.check import CheckRequest, run_check
-from gate.cli import write_atomically
 from gate.coverage_map import MANIFEST_SUFFIX
 from gate.errors import GateError, UsageError
 from gate.events import Command, PullRequestRef, plan_for
+from gate.files import write_atomically
 from gate.git import Git, credential_environment
 from gate.github import (
     CheckResult,
@@ -571,7 +571,7 @@ class ActionRun:
         path = self.config.workspace / VERDICT_FILE
         if path.is_symlink():  # the checkout may be the pull request's: never write through its links
             path.unlink()
-        write_atomically(path, json.dumps(report.to_json(verdict), indent=2) + "\n")
+        write_atomically(path, report.format_verdict(verdict, "json"))
         return VERDICT_FILE
 
     def write_outputs(self, values: Mapping[str, str]) -> None:

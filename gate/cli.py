@@ -8,17 +8,14 @@ they can never be mistaken for a verdict).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
 from gate import __version__
 from gate.errors import GateError, OutputError
-from gate.verdict import Verdict
 
 EXIT_CANNOT_RUN = 3
 FORMATS = ("text", "json", "markdown")
@@ -35,43 +32,14 @@ def say(message: str) -> None:
     print(f"oracle-gate: {message}", file=sys.stderr)
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename.
-
-    Only regular files are replaced: a device or pipe (``/dev/null``,
-    ``/dev/stdout``, a FIFO) is written to in place, never renamed over.
-    """
-    if path.exists() and not path.is_file():
-        with path.open("w", encoding="utf-8") as handle:
-            handle.write(text)
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def render(verdict: Verdict, fmt: str) -> str:
-    from gate import report
-
-    if fmt == "json":
-        return json.dumps(report.to_json(verdict), indent=2) + "\n"
-    if fmt == "markdown":
-        return report.to_markdown(verdict)
-    return report.to_text(verdict)
-
-
 def emit(text: str, output: Path | None) -> None:
     if output is None:
         sys.stdout.write(text)
         sys.stdout.flush()
     else:
         try:
+            from gate.files import write_atomically
+
             write_atomically(output, text)
         except OSError as exc:
             raise OutputError(f"cannot write the report to {output}: {exc.strerror or exc}") from exc
@@ -131,7 +99,9 @@ def run_check_command(args: argparse.Namespace) -> int:
     for reason in verdict.reasons:
         if reason.code == "oracle_incomplete":
             say(reason.detail)
-    emit(render(verdict, args.format), args.output)
+    from gate.report import format_verdict
+
+    emit(format_verdict(verdict, args.format), args.output)
     return verdict.exit_status
 
 

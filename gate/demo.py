@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gate.check import CheckRequest, run_check
-from gate.cli import render
+from gate.report import format_verdict
 
 RETRY_PY = '''\
 """Retry with exponential backoff and jitter."""
@@ -302,7 +302,7 @@ def _demo_in(workdir: Path, fmt: str) -> int:
             CheckRequest(repo=repo.root, base=parent, head=head, coverage=coverage_file, coverage_sha=parent)
         )
         print(f"== {scenario.title} (git diff {parent[:7]} {head[:7]})")
-        print(render(verdict, fmt))
+        print(format_verdict(verdict, fmt))
         if verdict.verdict != scenario.expected:
             surprises += 1
             print(f"!! expected {scenario.expected}, got {verdict.verdict}\n")

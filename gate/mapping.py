@@ -32,8 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -46,6 +45,7 @@ from coverage.exceptions import CoverageException
 from gate import __version__
 from gate.coverage_map import MANIFEST_SUFFIX, Manifest, locate, read_manifest, test_id_of_context
 from gate.errors import GateError, InputError, UsageError
+from gate.files import temporary_beside
 from gate.freeze import Freeze, parse_freeze
 from gate.git import Git
 from gate.policy import POLICY_PATH, parse_policy
@@ -493,24 +493,13 @@ def _publish(built: Path, manifest: Manifest) -> None:
     out = manifest.data
     out.parent.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256(built.read_bytes()).hexdigest()
-    with _temporary_beside(out) as tmp:
+    with temporary_beside(out) as tmp:
         shutil.copyfile(built, tmp)
         os.replace(tmp, out)
     document = replace(manifest, data_sha256=digest).to_document()
-    with _temporary_beside(manifest.path) as tmp:
+    with temporary_beside(manifest.path) as tmp:
         tmp.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
         os.replace(tmp, manifest.path)
-
-
-@contextmanager
-def _temporary_beside(path: Path) -> Iterator[Path]:
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    os.close(fd)
-    tmp = Path(name)
-    try:
-        yield tmp
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def _shard_manifest(path: Path) -> Manifest:

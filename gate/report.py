@@ -8,6 +8,7 @@ mention people through the gate's own comment.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -101,6 +102,15 @@ def from_json(doc: Mapping[str, Any]) -> Verdict:
             bool(options.get("allow_failing_parent", False)),
         ),
     )
+
+
+def format_verdict(v: Verdict, fmt: str) -> str:
+    """The verdict in one of the CLI's formats: ``json`` (the contract), ``markdown``, ``text``."""
+    if fmt == "json":
+        return json.dumps(to_json(v), indent=2) + "\n"
+    if fmt == "markdown":
+        return to_markdown(v)
+    return to_text(v)
 
 
 def to_text(v: Verdict) -> str:

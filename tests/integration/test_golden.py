@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from gate.cli import render
+from gate.report import format_verdict
 from tests.support.factories import TEST_FILE, Project, write_json_map
 from tests.support.repo import Repo
 
@@ -45,7 +45,7 @@ def verdict_text(project: Project, tmp_path: Path, fmt: str) -> str:
         f"{TEST_FILE}::test_live": {MOD: [project.line("y = x + 1")]},
     }
     cov = write_json_map(tmp_path / "map.json", map_doc)
-    return render(project.check(project.head(head), coverage=cov), fmt)
+    return format_verdict(project.check(project.head(head), coverage=cov), fmt)
 
 
 @pytest.mark.parametrize(

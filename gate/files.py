@@ -1,0 +1,38 @@
+"""Writing files so that a failure never leaves a half-written one where a good one was."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+@contextmanager
+def temporary_beside(path: Path) -> Iterator[Path]:
+    """An empty temporary file in ``path``'s directory (so a rename onto ``path`` is atomic),
+    removed on exit unless it was renamed away."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename.
+
+    Only regular files are replaced: a device or pipe (``/dev/null``,
+    ``/dev/stdout``, a FIFO) is written to in place, never renamed over.
+    """
+    if path.exists() and not path.is_file():
+        with path.open("w", encoding="utf-8") as handle:
+            handle.write(text)
+        return
+    with temporary_beside(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
