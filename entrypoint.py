@@ -1,8 +1,8 @@
 """The Docker action's entrypoint: environment in, exit status out; everything else is gate.action.
 
-Reads the environment once into :class:`~gate.action_config.ActionConfig`, builds the real clients
-once (PyGithub through :func:`gate.github.make_client`, git through :class:`gate.git.Git` trusting
-the workspace's owner for the gate's own commands only) and calls :func:`gate.action.run`.
+Reads the environment once into :class:`~gate.action.config.ActionConfig`, builds the real clients
+once (PyGithub through :func:`gate.action.publisher.make_client`, git through :class:`gate.git.Git` trusting
+the workspace's owner for the gate's own commands only) and calls :func:`gate.action.run.run`.
 
 It never exits 0 by accident: a configuration error is one ``::error::`` line and exit 3, and so is
 an unexpected exception, after trying to post a ``failure`` check on the pull request's head when
@@ -15,12 +15,12 @@ import logging
 import os
 import sys
 
-from gate.action import EXIT_CANNOT_RUN, RunState, run
-from gate.action_config import ActionConfig
+from gate.action.config import ActionConfig
+from gate.action.publisher import Publisher, PublishError, make_client, open_repo
+from gate.action.run import EXIT_CANNOT_RUN, RunState, run
+from gate.action.workflow_io import redact, workflow_command
 from gate.errors import UsageError
 from gate.git import Git
-from gate.github import Publisher, PublishError, make_client, open_repo
-from gate.workflow_io import redact, workflow_command
 
 TOKEN_INPUT = "INPUT_GITHUB-TOKEN"  # noqa: S105 - the variable's name, not a token
 
@@ -62,12 +62,13 @@ def configure_logging() -> None:
 
     PyGithub installs its own stream handler on the ``github`` logger; it is replaced by the root
     handler here, and only ``github.GithubRetry`` (which says when and why it retries) is kept at
-    INFO. ``gate.github``'s warnings are left to gate.action, which prints each as ``::warning::``.
+    INFO. ``gate.action.publisher``'s warnings are left to gate.action.run, which prints each as
+    ``::warning::``.
     """
     logging.getLogger("github").handlers.clear()
     logging.getLogger("github").setLevel(logging.WARNING)
     logging.getLogger("github.GithubRetry").setLevel(logging.INFO)
-    logging.getLogger("gate.github").setLevel(logging.ERROR)
+    logging.getLogger("gate.action.publisher").setLevel(logging.ERROR)
     logging.basicConfig(level=logging.WARNING, format="oracle-gate: %(message)s", stream=sys.stderr)
 
 

@@ -1,8 +1,9 @@
-"""One check: read everything the verdict needs from git and the map, then evaluate.
+"""The read side: everything the verdict needs, read from git and the map, then one evaluation.
 
-This is the read side of the flow. The oracle (policy, freeze manifest, lock)
-is always read from the **parent** commit with git, never from head and never
-from the working tree, so a change can never weaken what judges it.
+The oracle (policy, freeze manifest, lock) is always read from the **parent** commit with git, never
+from head and never from the working tree, so a change can never weaken what judges it. This is the
+one place that turns git's answers into the judging core's values: :func:`read_oracle` (shared by
+``check`` and ``map``), :func:`read_changes` and :func:`read_locked_blobs`.
 """
 
 from __future__ import annotations
@@ -12,13 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gate import __version__
-from gate.changes import read_changes
-from gate.coverage_map import load_parent_coverage
-from gate.freeze import check_bindings, parse_freeze
-from gate.git import Git
-from gate.lock import parse_lock, read_locked_blobs
-from gate.policy import POLICY_PATH, parse_policy
-from gate.verdict import Evidence, Protocol, Verdict, evaluate
+from gate.errors import GitError
+from gate.git import Git, diff_blob_pairs
+from gate.judge.changes import TEXT_KINDS, ChangeSet, build_changes, kind_of
+from gate.judge.freeze import Freeze, check_bindings, parse_freeze
+from gate.judge.lock import FixtureLock, parse_lock
+from gate.judge.policy import POLICY_PATH, Policy, parse_policy
+from gate.judge.verdict import Evidence, Protocol, Verdict, evaluate
+from gate.maps.read import load_parent_coverage
 
 
 @dataclass(frozen=True)
@@ -32,22 +34,96 @@ class CheckRequest:
     allow_failing_parent: bool = False
 
 
+@dataclass(frozen=True)
+class Oracle:
+    """The parent's oracle files, parsed, with the bytes' digests for the verdict's protocol."""
+
+    policy: Policy
+    freeze: Freeze
+    lock: FixtureLock
+    policy_sha256: str | None
+    freeze_sha256: str | None
+    lock_sha256: str | None
+
+
 def _digest(data: bytes | None) -> str | None:
     return hashlib.sha256(data).hexdigest() if data is not None else None
+
+
+def read_oracle(git: Git, rev: str, extra_protected: tuple[str, ...] = ()) -> Oracle:
+    """Policy, freeze and lock as ``rev`` (a full commit id, the parent) has them.
+
+    The freeze entries' ``bound_sha`` bindings are checked against ``rev``'s ancestry here.
+    """
+    policy_bytes = git.read_blob(rev, POLICY_PATH)
+    policy = parse_policy(policy_bytes).with_extra_protected(extra_protected)
+    freeze_bytes = git.read_blob(rev, policy.freeze)
+    lock_bytes = git.read_blob(rev, policy.fixture_lock)
+    freeze = check_bindings(
+        parse_freeze(freeze_bytes, policy.freeze), lambda sha: binding_problem(git, sha, rev)
+    )
+    return Oracle(
+        policy=policy,
+        freeze=freeze,
+        lock=parse_lock(lock_bytes, policy.fixture_lock),
+        policy_sha256=_digest(policy_bytes),
+        freeze_sha256=_digest(freeze_bytes),
+        lock_sha256=_digest(lock_bytes),
+    )
+
+
+def binding_problem(git: Git, sha: str, parent: str) -> str | None:
+    """Why the hex prefix ``sha`` is not the parent or an ancestor of it (None when it is)."""
+    commits = git.commits_with_prefix(sha)
+    if not commits:
+        return "names no commit in this repository"
+    if len(commits) > 1:
+        return f"is ambiguous ({len(commits)} commits start with it)"
+    if not git.is_ancestor(commits[0], parent):
+        return (
+            f"is not the parent or an ancestor of it (it names {commits[0]})"
+            if commits[0] != sha
+            else "is not the parent or an ancestor of it"
+        )
+    return None
+
+
+def read_changes(git: Git, parent: str, head: str) -> ChangeSet:
+    """Ask git for the change from ``parent`` to ``head`` and build the change set."""
+    raw = git.changes(parent, head)
+    shas = sorted(
+        {
+            s
+            for c in raw
+            for s, mode in ((c.old_sha, c.old_mode), (c.new_sha, c.new_mode))
+            if s and kind_of(mode) in TEXT_KINDS
+        }
+    )
+    objects = dict(zip(shas, git.read(shas), strict=True))
+    blobs = {sha: obj.data for sha, obj in objects.items() if obj is not None}
+    missing = [sha for sha, obj in objects.items() if obj is None]
+    if missing:
+        raise GitError(f"blob {missing[0]} is missing from the repository (shallow or partial clone?)")
+    return build_changes(parent, head, raw, blobs, diff_blob_pairs)
+
+
+def read_locked_blobs(git: Git, head: str, lock: FixtureLock) -> dict[str, bytes | None]:
+    """The head bytes of every path the lock pins a digest for (None when missing)."""
+    paths = [p for p, _ in lock.sha256]
+    objects = git.read([f"{head}:{p}" for p in paths])
+    return {
+        p: (o.data if o is not None and o.kind == "blob" else None)
+        for p, o in zip(paths, objects, strict=True)
+    }
 
 
 def gather(git: Git, request: CheckRequest) -> Evidence:
     """Read the parent's oracle, the change and the map. Raises GateError if git cannot answer."""
     git.check_repository()
     parent, head = git.commit(request.base), git.commit(request.head)
-    policy_bytes = git.read_blob(parent, POLICY_PATH)
-    policy = parse_policy(policy_bytes).with_extra_protected(request.extra_protected)
-    freeze_bytes = git.read_blob(parent, policy.freeze)
-    lock_bytes = git.read_blob(parent, policy.fixture_lock)
-    freeze = check_bindings(parse_freeze(freeze_bytes, policy.freeze), git, parent)
-    lock = parse_lock(lock_bytes, policy.fixture_lock)
+    oracle = read_oracle(git, parent, request.extra_protected)
     changes = read_changes(git, parent, head)
-    ignored = policy.ignored()
+    ignored = oracle.policy.ignored()
     scored = {path: lines for path, lines in changes.touched().items() if path not in ignored}
     coverage = load_parent_coverage(
         git,
@@ -58,20 +134,20 @@ def gather(git: Git, request: CheckRequest) -> Evidence:
         allow_failing_parent=request.allow_failing_parent,
     )
     protocol = Protocol(
-        policy_sha256=_digest(policy_bytes),
-        freeze_sha256=_digest(freeze_bytes),
-        lock_sha256=_digest(lock_bytes),
+        policy_sha256=oracle.policy_sha256,
+        freeze_sha256=oracle.freeze_sha256,
+        lock_sha256=oracle.lock_sha256,
         coverage_sha256=coverage.digest,
         gate_version=__version__,
-        extra_protected=policy.extra_protected,
+        extra_protected=oracle.policy.extra_protected,
         allow_failing_parent=request.allow_failing_parent,
     )
     return Evidence(
         changes=changes,
-        policy=policy,
-        freeze=freeze,
-        lock=lock,
-        locked_blobs=read_locked_blobs(git, head, lock),
+        policy=oracle.policy,
+        freeze=oracle.freeze,
+        lock=oracle.lock,
+        locked_blobs=read_locked_blobs(git, head, oracle.lock),
         coverage=coverage,
         protocol=protocol,
     )

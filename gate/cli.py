@@ -164,7 +164,7 @@ def add_map(sub: argparse._SubParsersAction[Parser]) -> None:
 
 
 def run_map_command(args: argparse.Namespace) -> int:
-    from gate.mapping import run_map_cli
+    from gate.maps.build import run_map_cli
 
     return run_map_cli(args, say)
 
@@ -204,9 +204,9 @@ def run_publish_command(args: argparse.Namespace) -> int:
     import uuid
 
     from gate import report
+    from gate.action.publish_stored import publish_stored, read_stored_verdict
+    from gate.action.publisher import DEFAULT_API_URL, CommentMode, Publisher, make_client, open_repo
     from gate.errors import UsageError
-    from gate.github import DEFAULT_API_URL, CommentMode, Publisher, make_client, open_repo
-    from gate.publish_stored import publish_stored, read_stored_verdict
 
     token = os.environ.get("GITHUB_TOKEN", "").strip()
     if not token:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gate.errors import GitError, NotARepository, UnknownRevision
+from gate.judge.changes import RawChange
 
 HEX = re.compile(r"[0-9a-fA-F]+")
 
@@ -40,19 +41,6 @@ DIFF_OPTIONS = (
     "--src-prefix=a/",
     "--dst-prefix=b/",
 )
-
-
-@dataclass(frozen=True)
-class RawChange:
-    """One entry of ``git diff-tree -r -M --raw`` between two commits."""
-
-    status: str  # one letter: A, D, M, R, T (C is never produced: no -C)
-    old_path: str | None
-    new_path: str | None
-    old_mode: str
-    new_mode: str
-    old_sha: str | None
-    new_sha: str | None
 
 
 @dataclass(frozen=True)
@@ -177,7 +165,7 @@ class Git:
         answers = out.decode("utf-8", "surrogateescape").split("\n")
         return {p for p, a in zip(wanted, answers, strict=False) if a == "blob"}
 
-    # -- fetching what the Action judges (see gate.action) ------------------------------------------
+    # -- fetching what the Action judges (see gate.action.run) ------------------------------------------
 
     def has_commit(self, rev: str) -> bool:
         """Whether ``rev`` names a commit whose object is here (a shallow commit hides its parents)."""

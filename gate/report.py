@@ -17,7 +17,7 @@ from typing import Any
 
 import jinja2
 
-from gate.verdict import (
+from gate.judge.verdict import (
     EXIT_STATUS,
     FAIL,
     PASS,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from github import Github
 
-from gate.github import Publisher, RetrySettings, make_client, open_repo
+from gate.action.publisher import Publisher, RetrySettings, make_client, open_repo
 from tests.github_fake import FakeGitHub
 from tests.github_fake.fixtures import (  # noqa: F401 - fixtures, registered by name
     FakeFactory,

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from gate import report
-from gate.verdict import PASS, Reason, Verdict
+from gate.judge.verdict import PASS, Reason, Verdict
 from tests.github import verdicts
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from gate.github import CONCLUSIONS, NotPermitted, make_client, open_repo
-from gate.github import Publisher as GatePublisher
+from gate.action.publisher import CONCLUSIONS, NotPermitted, make_client, open_repo
+from gate.action.publisher import Publisher as GatePublisher
+from gate.judge.verdict import Verdict
 from gate.report import STICKY_MARKER
-from gate.verdict import Verdict
 from tests.github import verdicts
 from tests.github.conftest import FAST, HEAD_SHA, REPO, client_for, publisher_for, seed
 from tests.github_fake import FakeGitHub, TokenKind

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from gate.github import CommentAction, CommentMode, Publisher, open_repo
+from gate.action.publisher import CommentAction, CommentMode, Publisher, open_repo
+from gate.judge.verdict import Verdict
 from gate.report import STICKY_MARKER
-from gate.verdict import Verdict
 from tests.github import verdicts
 from tests.github.conftest import PR, REPO, client_for, publisher_for
 from tests.github_fake import FakeGitHub

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from gate.github import (
+from gate.action.publisher import (
     CommentAction,
     CommentMode,
     GitHubUnavailable,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from gate.action.publish_stored import publish_stored, workflow_edits
+from gate.action.publisher import CommentMode, PullFile
 from gate.errors import GateError
-from gate.github import CommentMode, PullFile
-from gate.publish_stored import publish_stored, workflow_edits
 from tests.github import verdicts
 from tests.github.conftest import HEAD_SHA, PR, REPO, publisher_for
 from tests.github_fake import FakeGitHub

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gate.verdict import FAIL, PASS, UNSCORED, Protocol, Reason, Verdict
+from gate.judge.verdict import FAIL, PASS, UNSCORED, Protocol, Reason, Verdict
 
 PARENT = "a" * 40
 HEAD = "b" * 40

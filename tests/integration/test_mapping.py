@@ -10,7 +10,7 @@ from pathlib import Path
 
 from coverage import CoverageData
 
-from gate.shards import shard_of
+from gate.maps.shards import shard_of
 from tests.support.repo import Repo, clean_env, run_cli
 
 CALC_PY = """\

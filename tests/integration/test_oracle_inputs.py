@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from gate.verdict import Verdict
+from gate.judge.verdict import Verdict
 from tests.support.factories import FROZEN_IDS, TEST_FILE, Project, dedent, freeze_json
 from tests.support.repo import Repo
 

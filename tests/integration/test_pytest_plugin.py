@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gate.shards import shard_of
+from gate.maps.shards import shard_of
 from tests.support.repo import clean_env
 
 SUITE = """\
@@ -113,9 +113,11 @@ def test_it_is_inert_unless_enabled(suite: Path) -> None:
 
     assert collected(proc) == ALL
     assert "oracle-gate" not in proc.stdout
-    probe = "import sys, gate.pytest_plugin; print(sorted(m for m in sys.modules if m.startswith('gate')))"
+    probe = (
+        "import sys, gate.maps.pytest_plugin; print(sorted(m for m in sys.modules if m.startswith('gate')))"
+    )
     imported = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    assert imported.stdout.strip() == "['gate', 'gate.pytest_plugin', 'gate.shards']"
+    assert imported.stdout.strip() == "['gate', 'gate.maps', 'gate.maps.pytest_plugin', 'gate.maps.shards']"
 
 
 def test_a_frozen_test_with_a_skip_marker_is_a_policy_error(suite: Path) -> None:

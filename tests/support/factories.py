@@ -17,14 +17,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gate.changes import ChangeSet, build_changes
 from gate.check import CheckRequest, run_check
-from gate.coverage_map import ParentCoverage
-from gate.freeze import Freeze, FreezeEntry
-from gate.git import RawChange
-from gate.lock import FixtureLock
-from gate.policy import Policy
-from gate.verdict import Evidence, Protocol, Verdict, evaluate
+from gate.git import diff_blob_pairs
+from gate.judge.changes import ChangeSet, RawChange, build_changes
+from gate.judge.freeze import Freeze, FreezeEntry
+from gate.judge.lock import FixtureLock
+from gate.judge.observers import ParentCoverage
+from gate.judge.policy import Policy
+from gate.judge.verdict import Evidence, Protocol, Verdict, evaluate
 from tests.support.repo import Repo, measure_coverage
 
 PARENT = "a" * 40
@@ -108,7 +108,7 @@ def change_set(*edits: Edit, parent: str = PARENT, head: str = HEAD) -> ChangeSe
                 new_sha,
             )
         )
-    return build_changes(parent, head, raw, blobs)
+    return build_changes(parent, head, raw, blobs, diff_blob_pairs)
 
 
 def touched_of(old: bytes, new: bytes) -> list[int]:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from gate.action_config import ActionConfig
+from gate.action.config import ActionConfig
 from gate.errors import UsageError
 
 TOKEN = "ghs_secretvalue123"  # noqa: S105 -- a fake token the tests look for in output

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import yaml
 
-from gate.action import OUTPUT_NAMES
-from gate.action_config import ActionConfig
+from gate.action.config import ActionConfig
+from gate.action.run import OUTPUT_NAMES
 
 ROOT = Path(__file__).resolve().parents[2]
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())

@@ -1,4 +1,4 @@
-"""Workflow commands, GITHUB_OUTPUT and the exit-status policy (gate.action, pure)."""
+"""Workflow commands, GITHUB_OUTPUT and the exit-status policy (gate.action.run, pure)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,16 @@ import itertools
 
 import pytest
 
-from gate.action import OUTPUT_NAMES, exit_status, verdict_outputs
+from gate.action.run import OUTPUT_NAMES, exit_status, verdict_outputs
+from gate.action.workflow_io import (
+    Log,
+    escape_data,
+    escape_property,
+    format_outputs,
+    redact,
+    workflow_command,
+)
 from gate.git import credential_environment
-from gate.workflow_io import Log, escape_data, escape_property, format_outputs, redact, workflow_command
 from tests.e2e.harness import parse_outputs
 from tests.github import verdicts
 

@@ -1,4 +1,4 @@
-"""The job summary's size limit and the explain reply (gate.action, pure)."""
+"""The job summary's size limit and the explain reply (gate.action.run, pure)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from gate.action.publish_stored import distrusted, read_stored_verdict
+from gate.action.workflow_io import MAX_SUMMARY_BYTES, fit_summary
 from gate.errors import UsageError
-from gate.publish_stored import distrusted, read_stored_verdict
 from gate.report import explain_markdown, overlap_listing, to_json
-from gate.workflow_io import MAX_SUMMARY_BYTES, fit_summary
 from tests.github import verdicts
 
 

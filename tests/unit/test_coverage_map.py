@@ -8,15 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from gate.coverage_map import (
-    JsonMap,
-    Manifest,
-    binding_problems,
-    map_measured_paths,
-    touched_observers,
-)
-from gate.coverage_map import test_id_of_context as id_of_context  # not a test: keep pytest off it
 from gate.errors import InputError
+from gate.judge.observers import map_measured_paths, touched_observers
+from gate.maps.read import JsonMap, Manifest, binding_problems
+from gate.maps.read import test_id_of_context as id_of_context  # not a test: keep pytest off it
 
 PARENT = "p" * 40
 

@@ -1,4 +1,4 @@
-"""What each workflow event asks the Action to do (gate.events, pure)."""
+"""What each workflow event asks the Action to do (gate.action.events, pure)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from gate.events import plan_for
+from gate.action.events import plan_for
 from tests.support.webhooks import as_fork, load, on_pull_request
 
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gate.freeze import parse_freeze
+from gate.judge.freeze import parse_freeze
 from tests.support.factories import freeze_of
 
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from coverage import CoverageData
 
-from gate.coverage_map import Manifest, binding_problems, read_manifest
 from gate.errors import InputError
-from gate.mapping import MapError, RunReport, TerminalProgress, combine_maps
-from gate.shards import parse_shard, shard_of
+from gate.maps.build import MapError, RunReport, TerminalProgress, combine_maps
+from gate.maps.read import Manifest, binding_problems, read_manifest
+from gate.maps.shards import parse_shard, shard_of
 
 SHA_A = "a" * 40
 SHA_B = "b" * 40

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
+from gate.judge.verdict import Protocol, Reason, Verdict
 from gate.report import from_json, to_json, to_text
-from gate.verdict import Protocol, Reason, Verdict
 
 CONTRACT_KEYS = ["verdict", "reasons", "overlap", "touched", "overlap_ratio", "parent", "head", "protocol"]
 PROTOCOL_KEYS = {"policy_sha256", "freeze_sha256", "lock_sha256", "coverage_sha256", "gate_version"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gate.runner_config import changed_tables, is_hook_file, runner_config_changes
+from gate.judge.runner_config import changed_tables, is_hook_file, runner_config_changes
 from tests.support.factories import added, change_set, dedent, deleted, modified, renamed
 
 

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gate.globs import GlobSet
-from gate.policy import DEFAULT_TESTS
-from gate.skip_markers import MARKERS, added_skip_markers, find_marker
+from gate.judge.globs import GlobSet
+from gate.judge.policy import DEFAULT_TESTS
+from gate.judge.skip_markers import MARKERS, added_skip_markers, find_marker
 from tests.support.factories import added, change_set, deleted, lines, modified
 
 TESTS = GlobSet(DEFAULT_TESTS)

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gate.changes import is_binary, line_count
 from gate.git import diff_blob_pairs
+from gate.judge.changes import is_binary, line_count
 from tests.support.factories import (
     added,
     change_set,

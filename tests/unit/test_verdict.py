@@ -6,12 +6,12 @@ import hashlib
 
 import pytest
 
-from gate.changes import ChangeSet
-from gate.coverage_map import ParentCoverage
-from gate.globs import GlobSet
-from gate.lock import FixtureLock
-from gate.policy import Policy
-from gate.verdict import (
+from gate.judge.changes import ChangeSet
+from gate.judge.globs import GlobSet
+from gate.judge.lock import FixtureLock
+from gate.judge.observers import ParentCoverage
+from gate.judge.policy import Policy
+from gate.judge.verdict import (
     EXIT_STATUS,
     REASONS,
     evaluate,

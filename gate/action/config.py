@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from gate.errors import UsageError
-from gate.verdict import FAIL, PASS, UNSCORED
+from gate.judge.verdict import FAIL, PASS, UNSCORED
 
 COMMENT_MODES = ("always", "on-change", "never")
 VERDICTS = (PASS, FAIL, UNSCORED)

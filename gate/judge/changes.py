@@ -1,8 +1,7 @@
 """The change set: what a change does to each file, in parent coordinates.
 
-:func:`read_changes` is the edge (it asks :class:`~gate.git.Git`); everything
-else here is pure: :func:`build_changes` turns the tree-level change list, the
-blobs and git's unified diff of those blobs (parsed with unidiff) into
+Pure: :func:`build_changes` (the read side, :mod:`gate.check`, asks git for its inputs) turns
+the tree-level change list, the blobs and git's unified diff of those blobs (parsed with unidiff) into
 :class:`FileChange` values carrying the touched parent lines and the added
 lines, following the contract's rules for renames, deletions, binaries, modes,
 symlinks and submodules.
@@ -18,7 +17,6 @@ from unidiff.errors import UnidiffParseError
 from unidiff.patch import PatchedFile, PatchSet
 
 from gate.errors import GitError
-from gate.git import Git, RawChange, diff_blob_pairs
 
 BINARY_PROBE = 8000  # bytes git itself inspects for a NUL
 
@@ -29,6 +27,8 @@ class Kind(StrEnum):
     SUBMODULE = "submodule"
 
 
+TEXT_KINDS = (Kind.FILE, Kind.SYMLINK)  # kinds whose blob has bytes to diff
+
 MODE_KINDS = {
     "100644": Kind.FILE,
     "100755": Kind.FILE,
@@ -36,6 +36,20 @@ MODE_KINDS = {
     "120000": Kind.SYMLINK,
     "160000": Kind.SUBMODULE,
 }
+
+
+@dataclass(frozen=True)
+class RawChange:
+    """One entry of ``git diff-tree -r -M --raw`` between two commits."""
+
+    status: str  # one letter: A, D, M, R, T (C is never produced: no -C)
+    old_path: str | None
+    new_path: str | None
+    old_mode: str
+    new_mode: str
+    old_sha: str | None
+    new_sha: str | None
+
 
 STATUS_NAMES = {"A": "added", "D": "deleted", "M": "modified", "R": "renamed", "T": "type_changed"}
 
@@ -70,11 +84,11 @@ class FileChange:
 
     @property
     def old_kind(self) -> Kind | None:
-        return _kind(self.old_mode)
+        return kind_of(self.old_mode)
 
     @property
     def new_kind(self) -> Kind | None:
-        return _kind(self.new_mode)
+        return kind_of(self.new_mode)
 
     @property
     def content_changed(self) -> bool:
@@ -96,7 +110,7 @@ class ChangeSet:
         return {f.path: sorted(f.touched) for f in self.files if f.touched}
 
 
-def _kind(mode: str | None) -> Kind | None:
+def kind_of(mode: str | None) -> Kind | None:
     if mode is None or set(mode) == {"0"}:
         return None
     return MODE_KINDS.get(mode, Kind.FILE)
@@ -111,38 +125,23 @@ def line_count(blob: bytes) -> int:
     return blob.count(b"\n") + (1 if blob and not blob.endswith(b"\n") else 0)
 
 
-def read_changes(git: Git, parent: str, head: str) -> ChangeSet:
-    """Ask git for the change from ``parent`` to ``head`` and build the change set."""
-    raw = git.changes(parent, head)
-    shas = sorted(
-        {
-            s
-            for c in raw
-            for s, mode in ((c.old_sha, c.old_mode), (c.new_sha, c.new_mode))
-            if s and _kind(mode) in (Kind.FILE, Kind.SYMLINK)
-        }
-    )
-    objects = dict(zip(shas, git.read(shas), strict=True))
-    blobs = {sha: obj.data for sha, obj in objects.items() if obj is not None}
-    missing = [sha for sha, obj in objects.items() if obj is None]
-    if missing:
-        raise GitError(f"blob {missing[0]} is missing from the repository (shallow or partial clone?)")
-    return build_changes(parent, head, raw, blobs, diff_blob_pairs)
-
-
 def build_changes(
     parent: str,
     head: str,
     raw: Sequence[RawChange],
     blobs: Mapping[str, bytes],
-    differ: Callable[[Sequence[tuple[bytes, bytes]]], str] = diff_blob_pairs,
+    differ: Callable[[Sequence[tuple[bytes, bytes]]], str],
 ) -> ChangeSet:
-    """Pure: raw changes + blobs + a blob differ -> :class:`ChangeSet`."""
+    """Pure: raw changes + blobs + a blob differ -> :class:`ChangeSet`.
+
+    ``differ`` turns (parent bytes, head bytes) pairs into one ``-U0`` unified diff whose file names
+    are the pairs' indexes (the read side passes :func:`gate.git.diff_blob_pairs`).
+    """
     pairs: list[tuple[bytes, bytes]] = []
     plan: list[tuple[RawChange, bytes | None, bytes | None, bool, list[int]]] = []
     for change in raw:
-        old = blobs.get(change.old_sha or "") if _kind(change.old_mode) in (Kind.FILE, Kind.SYMLINK) else None
-        new = blobs.get(change.new_sha or "") if _kind(change.new_mode) in (Kind.FILE, Kind.SYMLINK) else None
+        old = blobs.get(change.old_sha or "") if kind_of(change.old_mode) in TEXT_KINDS else None
+        new = blobs.get(change.new_sha or "") if kind_of(change.new_mode) in TEXT_KINDS else None
         binary = is_binary(old) or is_binary(new)
         indexes: list[int] = []
         if not binary:
@@ -184,7 +183,7 @@ def _line_pairs(change: RawChange, old: bytes | None, new: bytes | None) -> list
     A change of kind (file <-> symlink, anything <-> submodule) is a deletion
     plus an addition; a submodule side contributes no lines.
     """
-    old_kind, new_kind = _kind(change.old_mode), _kind(change.new_mode)
+    old_kind, new_kind = kind_of(change.old_mode), kind_of(change.new_mode)
     if old_kind == new_kind or old_kind is None or new_kind is None:
         if old is None and new is None:
             return []

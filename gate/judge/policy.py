@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from gate.globs import GlobSet
+from gate.judge.globs import GlobSet
 
 POLICY_PATH = "oracle-gate.toml"
 DEFAULT_PROTECTED = ("seeds/**", "fixtures/**", "harness/**", "freeze.json", "fixture_lock.json")

@@ -14,7 +14,7 @@ import posixpath
 import tomllib
 from typing import Any
 
-from gate.changes import FileChange
+from gate.judge.changes import FileChange
 
 HOOK_FILES = frozenset({"conftest.py", "pytest.ini", "tox.ini", "sitecustomize.py", "usercustomize.py"})
 TABLE_FILES = frozenset({"pyproject.toml", "setup.cfg"})

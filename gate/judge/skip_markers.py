@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gate.changes import FileChange
-from gate.globs import GlobSet
+from gate.judge.changes import FileChange
+from gate.judge.globs import GlobSet
 
 # Order matters only for which token is named in the report: longer first.
 MARKERS = (

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
-
-from gate.git import Git
 
 BOUND_SHA = re.compile(r"[0-9a-fA-F]{4,64}")
 
@@ -111,8 +110,12 @@ def _parse_entry(index: int, raw: Any) -> tuple[FreezeEntry | None, list[str]]:
     return entry, problems
 
 
-def check_bindings(freeze: Freeze, git: Git, parent: str) -> Freeze:
-    """Add a problem for every entry whose ``bound_sha`` is not the parent or its ancestor."""
+def check_bindings(freeze: Freeze, binding_problem: Callable[[str], str | None]) -> Freeze:
+    """Add a problem for every entry whose ``bound_sha`` is not the parent or its ancestor.
+
+    ``binding_problem(sha)`` answers for one lower-case hex prefix (the read side asks git); it is
+    asked once per distinct prefix.
+    """
     problems = list(freeze.problems)
     verdicts: dict[str, str | None] = {}
     for entry in freeze.entries:
@@ -121,22 +124,7 @@ def check_bindings(freeze: Freeze, git: Git, parent: str) -> Freeze:
             continue
         key = sha.lower()
         if key not in verdicts:
-            verdicts[key] = _binding_problem(git, key, parent)
+            verdicts[key] = binding_problem(key)
         if verdicts[key]:
             problems.append(f"{entry.label()}: bound_sha {sha} {verdicts[key]}")
     return replace(freeze, problems=tuple(problems))
-
-
-def _binding_problem(git: Git, sha: str, parent: str) -> str | None:
-    commits = git.commits_with_prefix(sha)
-    if not commits:
-        return "names no commit in this repository"
-    if len(commits) > 1:
-        return f"is ambiguous ({len(commits)} commits start with it)"
-    if not git.is_ancestor(commits[0], parent):
-        return (
-            f"is not the parent or an ancestor of it (it names {commits[0]})"
-            if commits[0] != sha
-            else "is not the parent or an ancestor of it"
-        )
-    return None

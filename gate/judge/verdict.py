@@ -12,14 +12,14 @@ import posixpath
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from gate.changes import ChangeSet, FileChange, Kind
-from gate.coverage_map import ParentCoverage
-from gate.freeze import Freeze
-from gate.globs import GlobSet
-from gate.lock import FixtureLock, lock_breaks
-from gate.policy import Policy
-from gate.runner_config import runner_config_changes
-from gate.skip_markers import added_skip_markers
+from gate.judge.changes import ChangeSet, FileChange, Kind
+from gate.judge.freeze import Freeze
+from gate.judge.globs import GlobSet
+from gate.judge.lock import FixtureLock, lock_breaks
+from gate.judge.observers import ParentCoverage
+from gate.judge.policy import Policy
+from gate.judge.runner_config import runner_config_changes
+from gate.judge.skip_markers import added_skip_markers
 
 PASS, FAIL, UNSCORED = "pass_clean", "fail", "unscored"
 EXIT_STATUS = {PASS: 0, FAIL: 1, UNSCORED: 2}

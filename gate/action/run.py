@@ -1,7 +1,7 @@
 """The Action's run: event -> parent and head -> verdict -> publish -> outputs, summary, exit status.
 
 Everything is passed in (:func:`run`): the typed config, the :class:`~gate.git.Git` of the
-workspace, the :class:`~gate.github.Publisher` and the map builder. Nothing here reads the
+workspace, the :class:`~gate.action.publisher.Publisher` and the map builder. Nothing here reads the
 environment or builds a client; ``entrypoint.py`` does that once.
 
 What is judged is GitHub's test-merge commit of the pull request (``refs/pull/N/merge``) against
@@ -31,14 +31,9 @@ from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 from gate import report
-from gate.action_config import ActionConfig
-from gate.check import CheckRequest, run_check
-from gate.coverage_map import MANIFEST_SUFFIX
-from gate.errors import GateError, UsageError
-from gate.events import Command, PullRequestRef, plan_for
-from gate.files import write_atomically
-from gate.git import Git, credential_environment
-from gate.github import (
+from gate.action.config import ActionConfig
+from gate.action.events import Command, PullRequestRef, plan_for
+from gate.action.publisher import (
     CheckResult,
     CommentAction,
     CommentMode,
@@ -47,9 +42,14 @@ from gate.github import (
     PublishError,
     PublishResult,
 )
-from gate.mapping import MapResult, build_map
-from gate.verdict import Verdict
-from gate.workflow_io import Log, append_text, fit_summary, format_outputs, redact
+from gate.action.workflow_io import Log, append_text, fit_summary, format_outputs, redact
+from gate.check import CheckRequest, run_check
+from gate.errors import GateError, UsageError
+from gate.files import write_atomically
+from gate.git import Git, credential_environment
+from gate.judge.verdict import Verdict
+from gate.maps.build import MapResult, build_map
+from gate.maps.read import MANIFEST_SUFFIX
 
 EXIT_OK = 0
 EXIT_VERDICT = 1  # the verdict is one of fail-on

@@ -8,8 +8,6 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from gate.git import Git
-
 DIGEST = re.compile(r"[0-9a-fA-F]{64}")
 
 
@@ -54,16 +52,6 @@ def parse_lock(data: bytes | None, source: str = "fixture_lock.json") -> Fixture
         else:
             problems.append(f"{source}: sha256 of {path!r} is not a 64-digit hex digest")
     return FixtureLock(paths, tuple(digests), tuple(problems))
-
-
-def read_locked_blobs(git: Git, head: str, lock: FixtureLock) -> dict[str, bytes | None]:
-    """The head bytes of every path the lock pins a digest for (None when missing)."""
-    paths = [p for p, _ in lock.sha256]
-    objects = git.read([f"{head}:{p}" for p in paths])
-    return {
-        p: (o.data if o is not None and o.kind == "blob" else None)
-        for p, o in zip(paths, objects, strict=True)
-    }
 
 
 def lock_breaks(lock: FixtureLock, head_blobs: Mapping[str, bytes | None]) -> list[tuple[str, str]]:

@@ -62,7 +62,7 @@ from urllib3.connectionpool import ConnectionPool
 from urllib3.response import BaseHTTPResponse, HTTPResponse
 
 from gate import __version__, report
-from gate.verdict import FAIL, PASS, UNSCORED, Verdict
+from gate.judge.verdict import FAIL, PASS, UNSCORED, Verdict
 
 DEFAULT_API_URL = "https://api.github.com"
 DEFAULT_CHECK_NAME = "Oracle Gate"

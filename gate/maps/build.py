@@ -3,7 +3,7 @@
 :func:`build_map` checks the commit out into a temporary ``git worktree`` (the
 user's working tree, index and HEAD are never touched), runs the test command
 there with coverage.py writing one context per test phase, and writes the data
-file plus its manifest (:class:`gate.coverage_map.Manifest`): the full SHA,
+file plus its manifest (:class:`gate.maps.read.Manifest`): the full SHA,
 the sha256 of the data file, the coverage.py version, the command, whether the
 parent's tests passed. :func:`combine_maps` merges shard maps measured at the
 same commit. Both write through a temporary file and a rename, so a good map
@@ -14,7 +14,7 @@ rewritten relative to its root, so a map made on one runner reads the same on
 another. The test command runs with ``COVERAGE_CORE=ctrace``: on Python 3.14+
 coverage.py would otherwise pick ``sysmon``, which cannot switch contexts per
 test and silently records incomplete per-test data. The package's pytest
-plugin (:mod:`gate.pytest_plugin`) is told through ``ORACLE_GATE_*``
+plugin (:mod:`gate.maps.pytest_plugin`) is told through ``ORACLE_GATE_*``
 variables that it runs for a map: frozen tests are *run* (the map must record
 what they observe), the shard filter applies, and it reports progress and the
 final counts; without it (a non-pytest command, plugin autoload off) the map is
@@ -43,13 +43,13 @@ from coverage import CoverageData
 from coverage.exceptions import CoverageException
 
 from gate import __version__
-from gate.coverage_map import MANIFEST_SUFFIX, Manifest, locate, read_manifest, test_id_of_context
+from gate.check import read_oracle
 from gate.errors import GateError, InputError, UsageError
 from gate.files import temporary_beside
-from gate.freeze import Freeze, parse_freeze
 from gate.git import Git
-from gate.policy import POLICY_PATH, parse_policy
-from gate.shards import ENV_FREEZE, ENV_MAP, ENV_REPORT, ENV_SHARD, parse_shard
+from gate.judge.freeze import Freeze
+from gate.maps.read import MANIFEST_SUFFIX, Manifest, locate, read_manifest, test_id_of_context
+from gate.maps.shards import ENV_FREEZE, ENV_MAP, ENV_REPORT, ENV_SHARD, parse_shard
 
 DEFAULT_COMMAND = ("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--cov", "--cov-context=test")
 # pytest-cov's terminal report is not needed for a map and costs a pass over every measured file.
@@ -151,7 +151,8 @@ def build_map(
     git.check_repository()
     sha = git.commit(rev)
     argv = list(command) if command else default_command()
-    freeze, freeze_path = _parent_freeze(git, sha)
+    oracle = read_oracle(git, sha)
+    freeze, freeze_path = oracle.freeze, oracle.policy.freeze
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="oracle-gate-map-") as tmp:
         scratch = Path(tmp)
@@ -415,13 +416,6 @@ def combine_maps(inputs: Sequence[Path], out: Path) -> MapResult:
 
 
 # -- building blocks -------------------------------------------------------------------------------------
-
-
-def _parent_freeze(git: Git, sha: str) -> tuple[Freeze, str]:
-    """The parent's freeze manifest (path from its policy), as the gate reads it; empty when unusable."""
-    policy = parse_policy(git.read_blob(sha, POLICY_PATH))
-    freeze = parse_freeze(git.read_blob(sha, policy.freeze), policy.freeze)
-    return freeze, policy.freeze
 
 
 def _child_env(data_file: Path, report: Path, shard: tuple[int, int] | None) -> dict[str, str]:

@@ -13,9 +13,9 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from gate import __version__, report
+from gate.action.publisher import CommentMode, Publisher, PublishError, PublishResult, PullFile
 from gate.errors import GateError, UsageError
-from gate.github import CommentMode, Publisher, PublishError, PublishResult, PullFile
-from gate.verdict import FAIL, Protocol, Reason, Verdict
+from gate.judge.verdict import FAIL, Protocol, Reason, Verdict
 
 WORKFLOWS_DIR = ".github/workflows/"
 

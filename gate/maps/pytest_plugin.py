@@ -7,7 +7,7 @@ library. It is enabled by any of
 
 * ``--oracle-freeze=FILE`` or the ini option ``oracle_freeze = FILE`` (relative
   to the rootdir): the frozen node ids of that manifest (the gate's own prefix
-  rules, :meth:`gate.freeze.Freeze.frozen_by`) are deselected at collection
+  rules, :meth:`gate.judge.freeze.Freeze.frozen_by`) are deselected at collection
   and listed with their reasons in the terminal summary. A frozen test that is
   collected anyway (named on the command line, or put back by another plugin)
   and a frozen test that also carries a skip/xfail marker are policy errors:
@@ -37,10 +37,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from gate.shards import ENV_FREEZE, ENV_MAP, ENV_REPORT, ENV_SHARD, parse_shard, shard_of
+from gate.maps.shards import ENV_FREEZE, ENV_MAP, ENV_REPORT, ENV_SHARD, parse_shard, shard_of
 
 if TYPE_CHECKING:
-    from gate.freeze import Freeze
+    from gate.judge.freeze import Freeze
 
 PLUGIN_NAME = "oracle_gate"
 SKIP_MARKERS = ("skip", "skipif", "xfail")
@@ -122,7 +122,7 @@ class Frozen:
 
 
 def load_freeze(path: Path, source: str) -> Freeze:
-    from gate.freeze import parse_freeze
+    from gate.judge.freeze import parse_freeze
 
     try:
         data = path.read_bytes()

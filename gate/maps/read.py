@@ -19,24 +19,23 @@ import hashlib
 import json
 import os
 import sqlite3
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from coverage import CoverageData
 from coverage.exceptions import CoverageException
 
 from gate.errors import InputError, UnknownRevision
 from gate.git import Git
+from gate.judge.observers import MapReader, ParentCoverage, touched_observers
 
 MANIFEST_KIND = "oracle-gate-map"
 MANIFEST_SCHEMA = 1
 MANIFEST_SUFFIX = ".manifest.json"
 SQLITE_MAGIC = b"SQLite format 3\0"
-
-Observers = dict[str, dict[int, frozenset[str]]]
 
 
 def test_id_of_context(context: str) -> str:
@@ -82,25 +81,6 @@ class Manifest:
         }
         doc.update({k: v for k, v in self.extra.items() if k not in doc})
         return doc
-
-
-@dataclass(frozen=True)
-class ParentCoverage:
-    """What the gate takes from the map: observers of touched lines, or problems."""
-
-    observers: Observers = field(default_factory=dict)
-    digest: str | None = None
-    problems: tuple[str, ...] = ()
-
-    @property
-    def usable(self) -> bool:
-        return not self.problems
-
-
-class MapReader(Protocol):
-    def measured_files(self) -> Iterable[str]: ...
-    def has_test_contexts(self) -> bool: ...
-    def tests_by_line(self, measured: str) -> dict[int, set[str]]: ...
 
 
 class CoverageDataMap:
@@ -322,56 +302,6 @@ def binding_problems(
                 "(pass --allow-failing-parent to use it anyway)"
             )
     return problems
-
-
-def map_measured_paths(
-    measured: Iterable[str], wanted: Iterable[str], parent_files: Callable[[set[str]], set[str]]
-) -> dict[str, list[str]]:
-    """Which measured paths map to each wanted repo-relative path. Pure, given ``parent_files``.
-
-    A measured path maps to the longest trailing run of its components that
-    names a file of the parent tree. ``parent_files(candidates)`` answers which
-    candidates are parent files; only suffixes longer than a wanted path are
-    asked, so the cost follows the touched files, not the size of the map.
-    """
-    wanted = set(wanted)
-    by_name: dict[str, list[str]] = {}
-    for path in sorted(wanted, key=lambda p: -p.count("/")):  # deepest first: the longest run
-        by_name.setdefault(path.rsplit("/", 1)[-1], []).append(path)
-    candidates: dict[str, tuple[str, list[str]]] = {}
-    for raw in measured:
-        parts = [p for p in raw.replace("\\", "/").split("/") if p not in ("", ".")]
-        if not parts or parts[-1] not in by_name:
-            continue
-        for path in by_name[parts[-1]]:
-            depth = path.count("/") + 1
-            if "/".join(parts[-depth:]) == path:
-                longer = ["/".join(parts[-n:]) for n in range(depth + 1, len(parts) + 1)]
-                candidates[raw] = (path, longer)
-                break
-    existing = parent_files({s for _, longer in candidates.values() for s in longer})
-    result: dict[str, list[str]] = {}
-    for raw, (path, longer) in sorted(candidates.items()):
-        if not any(s in existing for s in longer):
-            result.setdefault(path, []).append(raw)
-    return result
-
-
-def touched_observers(
-    reader: MapReader, touched: Mapping[str, Iterable[int]], parent_files: Callable[[set[str]], set[str]]
-) -> Observers:
-    """Test ids observing each touched line, for the touched files only."""
-    mapping = map_measured_paths(reader.measured_files(), touched, parent_files)
-    observers: Observers = {}
-    for path, lines in touched.items():
-        wanted = set(lines)
-        merged: dict[int, set[str]] = {}
-        for measured in mapping.get(path, []):
-            for line, tests in reader.tests_by_line(measured).items():
-                if line in wanted:
-                    merged.setdefault(line, set()).update(tests)
-        observers[path] = {line: frozenset(tests) for line, tests in merged.items()}
-    return observers
 
 
 def load_parent_coverage(

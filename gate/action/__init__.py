@@ -1,0 +1,1 @@
+"""The GitHub Action: configuration and events in, a verdict published on the pull request."""

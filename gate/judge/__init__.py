@@ -1,0 +1,5 @@
+"""The judging core: values in, a :class:`~gate.judge.verdict.Verdict` out.
+
+Pure: nothing here runs git, opens a file or talks to GitHub; it imports nothing of the package
+but :mod:`gate.errors` (a test enforces it). The read side (:mod:`gate.check`) gathers the values.
+"""

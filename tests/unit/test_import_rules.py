@@ -1,0 +1,166 @@
+"""The package's shape is a rule: each room imports only what the flow lets it.
+
+The flow is event -> config -> git -> change set -> oracle -> observers -> verdict -> report ->
+publish. ``gate/judge`` is the pure core (values in, a verdict out), ``gate/maps`` reads and builds
+parent maps, ``gate/action`` is the GitHub Action, and the top-level modules are the shared edges
+(git, the read side, rendering, files, errors) and the command line. These tests read every module's
+imports with ``ast`` (lazy imports inside functions included), so a forbidden import fails here
+before anyone notices it at run time.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+GATE = Path(__file__).resolve().parents[2] / "gate"
+
+# Modules of the standard library and third parties that do I/O; the judging core may use none.
+IO_MODULES = frozenset(
+    {
+        "os",
+        "io",
+        "subprocess",
+        "sqlite3",
+        "socket",
+        "shutil",
+        "tempfile",
+        "pathlib",
+        "coverage",
+        "github",
+        "requests",
+        "urllib3",
+        "jinja2",
+    }
+)
+
+# What each room may import from the package (a prefix matches the module and its submodules).
+ALLOWED: dict[str, tuple[str, ...]] = {
+    "gate.judge": ("gate.errors", "gate.judge"),
+    "gate.maps": ("gate", "gate.errors", "gate.files", "gate.git", "gate.check", "gate.judge", "gate.maps"),
+    "gate.report": ("gate", "gate.judge"),
+    "gate.check": ("gate", "gate.errors", "gate.git", "gate.judge", "gate.maps.read"),
+    "gate.git": ("gate.errors", "gate.judge.changes"),
+    "gate.files": (),
+    "gate.errors": (),
+    "gate.demo": ("gate.check", "gate.report"),
+    "gate.action": (
+        "gate",
+        "gate.errors",
+        "gate.files",
+        "gate.git",
+        "gate.check",
+        "gate.judge",
+        "gate.maps",
+        "gate.report",
+        "gate.action",
+    ),
+}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(GATE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports_of(path: Path, module: str | None = None) -> Iterator[str]:
+    """Every module a file imports, absolute, lazy imports included."""
+    tree = ast.parse(path.read_text(), str(path))
+    package = (module or module_name(path)).rsplit(".", 1)[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join([*package.split(".")[: len(package.split(".")) - node.level + 1], base])
+            yield base.strip(".")
+            if node.module in ("gate", None):  # ``from gate import report`` names a module
+                yield from (f"{base.strip('.')}.{alias.name}" for alias in node.names)
+
+
+def gate_modules() -> list[Path]:
+    return sorted(GATE.rglob("*.py"))
+
+
+def room_of(module: str) -> str | None:
+    for room in sorted(ALLOWED, key=len, reverse=True):
+        if module == room or module.startswith(room + "."):
+            return room
+    return None
+
+
+def inside(module: str, prefixes: tuple[str, ...]) -> bool:
+    return any(module == p or (p != "gate" and module.startswith(p + ".")) for p in prefixes)
+
+
+def is_package_module(name: str) -> bool:
+    """True for a module or package of ``gate`` (not for a name imported from one)."""
+    where = GATE.parent.joinpath(*name.split("."))
+    return name.split(".", maxsplit=1)[0] == "gate" and (where.is_dir() or where.with_suffix(".py").is_file())
+
+
+@pytest.mark.parametrize("path", gate_modules(), ids=module_name)
+def test_each_module_imports_only_what_its_room_allows(path: Path) -> None:
+    module = module_name(path)
+    room = room_of(module)
+    if room is None:
+        assert module in ("gate", "gate.__main__", "gate.cli"), (
+            f"{module} belongs to no room of the import rules"
+        )
+        return
+    forbidden = [
+        name
+        for name in imports_of(path)
+        if name.split(".")[0] == "gate" and is_package_module(name) and not inside(name, ALLOWED[room])
+    ]
+    assert not forbidden, f"{module} imports {forbidden}; the room {room} may import only {ALLOWED[room]}"
+
+
+@pytest.mark.parametrize("path", sorted((GATE / "judge").glob("*.py")), ids=module_name)
+def test_the_judging_core_imports_no_io(path: Path) -> None:
+    used = sorted({name for name in imports_of(path) if name.split(".")[0] in IO_MODULES})
+    assert not used, f"{module_name(path)} imports {used}: the judging core takes values, it does no I/O"
+
+
+def test_nothing_but_the_entry_points_imports_the_cli_or_the_action() -> None:
+    offenders = []
+    for path in gate_modules():
+        module = module_name(path)
+        for name in imports_of(path):
+            if name == "gate.cli" and module != "gate.__main__":
+                offenders.append(f"{module} -> {name}")
+            if (
+                inside(name, ("gate.action",))
+                and not inside(module, ("gate.action",))
+                and module != "gate.cli"
+            ):
+                offenders.append(f"{module} -> {name}")
+    assert not offenders
+
+
+def test_importing_the_verdict_loads_no_io_module() -> None:
+    probe = (
+        "import sys, gate.judge.verdict; "
+        "print(sorted(m for m in ('subprocess', 'sqlite3', 'coverage', 'jinja2', 'github', 'socket') "
+        "if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_the_rules_see_a_forbidden_import(tmp_path: Path) -> None:
+    """The checker itself can fail: a judge module importing git and subprocess is caught."""
+    probe = tmp_path / "probe.py"
+    probe.write_text("from gate.git import Git\nfrom . import policy\n\ndef f():\n    import subprocess\n")
+    names = set(imports_of(probe, "gate.judge.probe"))
+    assert {"gate.git", "gate.judge.policy", "subprocess"} <= names
+    assert not inside("gate.git", ALLOWED["gate.judge"])
+    assert inside("gate.judge.policy", ALLOWED["gate.judge"])
