@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+import shlex
+import sys
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
+from typing import Protocol as TypingProtocol
 
 import jinja2
 
@@ -153,6 +156,28 @@ def md_code(text: object) -> str:
     return f"{fence}{pad}{body}{pad}{fence}"
 
 
+def code_block(text: object) -> str:
+    """A fenced code block whose fence is longer than any run of backticks in ``text``."""
+    body = str(text)
+    fence = "`" * max(3, max((len(m) for m in re.findall(r"`+", body)), default=0) + 1)
+    return f"{fence}\n{body}\n{fence}"
+
+
+def replay_command(v: Verdict) -> str:
+    """The ``oracle-gate check`` command that replays ``v``: its commits and every option that
+    ``protocol.options`` records (``--protect``, ``--allow-failing-parent``), each shell-quoted.
+
+    ``--protect=GLOB`` is one word so that a glob starting with ``-`` is not read as an option.
+    ``MAP`` is a placeholder: the map's path is the reader's, its digest is in the protocol.
+    """
+    words = ["oracle-gate", "check", "--repo", ".", "--base", v.parent, "--head", v.head]
+    words += ["--coverage", "MAP", "--coverage-sha", v.parent]
+    words += [f"--protect={glob}" for glob in v.protocol.extra_protected]
+    if v.protocol.allow_failing_parent:
+        words.append("--allow-failing-parent")
+    return " ".join(shlex.quote(word) for word in words)
+
+
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     # Markdown, not HTML: autoescaping would mangle it; untrusted text goes through md/code.
@@ -165,7 +190,11 @@ def environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
     )
     env.filters.update(
-        md=md_escape, code=md_code, range_text=lambda r: _range_text(*r), short=lambda sha: str(sha)[:12]
+        md=md_escape,
+        code=md_code,
+        code_block=code_block,
+        range_text=lambda r: _range_text(*r),
+        short=lambda sha: str(sha)[:12],
     )
     return env
 
@@ -189,6 +218,7 @@ def template_context(v: Verdict) -> dict[str, Any]:
         "overlap_ranges": overlap_ranges(v),
         "overlap_count": sum(len(x) for x in v.overlap.values()),
         "touched_count": sum(len(x) for x in v.touched.values()),
+        "replay_command": replay_command(v),
     }
 
 
@@ -305,6 +335,49 @@ def error_summary(why: str) -> str:
     return environment().get_template("check_error.md.j2").render(why=why)
 
 
+# -- the Action's job summary ----------------------------------------------------------------------
+
+
+class Unposted(TypingProtocol):
+    """Something the Action did not post, and why (``gate.action.publisher.NotPosted`` has this shape)."""
+
+    @property
+    def what(self) -> str: ...
+
+    @property
+    def why(self) -> str: ...
+
+
+def action_summary(
+    v: Verdict, posted: Sequence[str], not_posted: Sequence[Unposted] = (), permission_hint: str = ""
+) -> str:
+    """The job summary of a judged pull request: the comment's report, then what was posted where.
+
+    ``posted`` are markdown lines the Action wrote (they may hold code spans); ``not_posted`` is
+    escaped here, since a refusal's message quotes GitHub's answer.
+    """
+    return render(
+        "action_summary.md.j2",
+        v,
+        report_md=to_markdown(v),
+        posted=posted,
+        not_posted=not_posted,
+        permission_hint=permission_hint,
+    )
+
+
+def action_error_summary(
+    why: str, *, check_line: str | None = None, failure: Unposted | None = None, head_known: bool = True
+) -> str:
+    """The job summary when the gate could not run: why, and whether a failure check was posted
+    (``check_line``), could not be (``failure``) or had no commit to go on (not ``head_known``)."""
+    return (
+        environment()
+        .get_template("action_error.md.j2")
+        .render(why=why, check=check_line, failure=failure, head_known=head_known)
+    )
+
+
 def shorten(text: str, limit: int) -> str:
     """``text`` on one line, cut to ``limit`` characters with an ellipsis when longer."""
     flat = " ".join(text.split())
@@ -390,3 +463,17 @@ def explain_markdown(v: Verdict, limit: int = MAX_COMMENT_BODY) -> tuple[str, bo
     return truncate_markdown(
         text, limit, "The workflow run's job summary and verdict.json have the whole listing."
     )
+
+
+def explain_error_reply(why: object) -> str:
+    """The ``/oracle-gate explain`` reply when the verdict could not be computed."""
+    return f"**Oracle Gate could not compute the verdict:** {md_escape(why)}"
+
+
+def explain_job_summary(v: Verdict, pr_number: int, *, replied: bool, truncated: bool) -> str:
+    """The job summary of an explain run: whether the reply was posted (and cut), then the whole
+    listing, which the job summary always has room for."""
+    full, _ = explain_markdown(v, limit=sys.maxsize)
+    note = "Replied" if replied else "**Could not reply**"
+    cut = " (cut to GitHub's comment size; the whole listing is below)" if truncated else ""
+    return f"{note} on #{pr_number}{cut}.\n\n{full}"

@@ -458,13 +458,11 @@ class ActionRun:
             comment_line(result.comment.action, result.comment.comment_id, self.config.comment),
         ]
         self.write_summary(
-            report.render(
-                "action_summary.md.j2",
+            report.action_summary(
                 verdict,
-                report_md=report.to_markdown(verdict),
-                posted=posted,
-                not_posted=result.not_posted,
-                permission_hint=FORK_SAFE_HINT if nothing_posted_for_permission(result) else "",
+                posted,
+                result.not_posted,
+                FORK_SAFE_HINT if nothing_posted_for_permission(result) else "",
             )
         )
         status = exit_status(verdict.verdict, self.config.fail_on)
@@ -493,11 +491,9 @@ class ActionRun:
                 self.log.warning(f"Oracle Gate: the failure check was not posted either: {exc}")
         self.write_outputs({**verdict_outputs(None), "verdict": ERROR_VERDICT, "check-run-id": _id(check)})
         self.write_summary(
-            report.environment()
-            .get_template("action_error.md.j2")
-            .render(
-                why=why,
-                check=check_line(check, self.config.check_name) if check is not None else None,
+            report.action_error_summary(
+                why,
+                check_line=check_line(check, self.config.check_name) if check is not None else None,
                 failure=failure,
                 head_known=head_sha is not None,
             )
@@ -544,17 +540,16 @@ class ActionRun:
         try:
             verdict = self.compute(pr, head_sha, use_event_sha=False)
         except GateError as exc:
-            self.reply(pr.number, f"**Oracle Gate could not compute the verdict:** {report.md_escape(exc)}")
+            self.reply(pr.number, report.explain_error_reply(exc))
             return self.cannot_run(str(exc))
         rel = self.write_verdict_json(verdict)
         body, truncated = report.explain_markdown(verdict)
         comment_id = self.reply(pr.number, body)
         self.log.untrusted(report.to_text(verdict))
         self.write_outputs(verdict_outputs(verdict, verdict_json=rel, comment_id=comment_id))
-        full, _ = report.explain_markdown(verdict, limit=sys.maxsize)
-        note = "Replied" if comment_id is not None else "**Could not reply**"
-        cut = " (cut to GitHub's comment size; the whole listing is below)" if truncated else ""
-        self.write_summary(f"{note} on #{pr.number}{cut}.\n\n{full}")
+        replied = comment_id is not None
+        summary = report.explain_job_summary(verdict, pr.number, replied=replied, truncated=truncated)
+        self.write_summary(summary)
         return EXIT_OK
 
     def reply(self, issue_number: int, body: str) -> int | None:
