@@ -6,21 +6,20 @@ every machine. Refresh after an intended change of the output with:
 
     ORACLE_GATE_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/integration/test_golden.py
 
-and review the diff of tests/golden/ before committing it.
+and review the diff of tests/golden/ before committing it (tests/golden/README.md lists every file).
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 from gate.report import format_verdict
 from tests.support.factories import TEST_FILE, Project, write_json_map
+from tests.support.golden import assert_matches_golden
 from tests.support.repo import Repo
 
-GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 MOD = "src/pkg/mod.py"
 
 
@@ -53,8 +52,4 @@ def verdict_text(project: Project, tmp_path: Path, fmt: str) -> str:
 )
 def test_verdict_matches_golden(project: Project, tmp_path: Path, fmt: str, name: str) -> None:
     """The rendered verdict equals the checked-in golden file (see the module docstring to refresh)."""
-    actual = verdict_text(project, tmp_path, fmt)
-    golden = GOLDEN / name
-    if os.environ.get("ORACLE_GATE_UPDATE_GOLDEN"):
-        golden.write_text(actual)
-    assert actual == golden.read_text()
+    assert_matches_golden(name, verdict_text(project, tmp_path, fmt))

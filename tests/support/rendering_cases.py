@@ -1,0 +1,138 @@
+"""Verdicts built from values, one per kind a person reads, for the rendering goldens.
+
+Everything that reaches the output is fixed here: the SHAs, the protocol's digests and the gate
+version (pinned, not ``gate.__version__``, so a release does not churn the goldens). Details follow
+the judge's wording, and some carry markdown that must come out escaped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from gate.judge.verdict import FAIL, PASS, UNSCORED, Protocol, Reason, Verdict
+
+PARENT = "0123456789abcdef0123456789abcdef01234567"
+HEAD = "fedcba9876543210fedcba9876543210fedcba98"
+GATE_VERSION = "0.0.0+golden"
+#: Extra protected globs as the Action's ``protected`` input may hold them: a space, a quote, a dash.
+ODD_GLOBS = ("vendor data/**", "it's/**", "-dashed/**")
+
+
+def _digest(name: str) -> str:
+    return hashlib.sha256(name.encode()).hexdigest()
+
+
+PROTOCOL = Protocol(
+    policy_sha256=_digest("oracle-gate.toml"),
+    freeze_sha256=_digest("freeze.json"),
+    lock_sha256=_digest("fixture_lock.json"),
+    coverage_sha256=_digest("parent.coverage"),
+    gate_version=GATE_VERSION,
+)
+
+
+def _verdict(
+    kind: str,
+    reasons: tuple[Reason, ...],
+    overlap: dict[str, list[int]],
+    touched: dict[str, list[int]],
+    *,
+    observers: dict[str, dict[int, list[str]]] | None = None,
+    protocol: Protocol = PROTOCOL,
+) -> Verdict:
+    count = sum(map(len, overlap.values()))
+    total = sum(map(len, touched.values()))
+    ratio = round(count / total, 4) if total else 0.0
+    return Verdict(kind, reasons, overlap, touched, ratio, PARENT, HEAD, protocol, observers or {})
+
+
+def pass_clean() -> Verdict:
+    touched = {"src/pkg/mod.py": [5, 6, 14], "src/pkg/util.py": [3]}
+    detail = "4 touched parent line(s) in 2 file(s); none is observed by frozen tests alone"
+    return _verdict(PASS, (Reason("live_surface_covers_diff", detail),), {}, touched)
+
+
+def fail() -> Verdict:
+    """Every fail code, on a run with extra protected globs and a failing parent allowed."""
+    reasons = (
+        Reason(
+            "oracle_edit_forbidden",
+            "fixtures/users.json: edited (protected by 'fixtures/**')",
+            "fixtures/users.json",
+        ),
+        Reason(
+            "oracle_edit_forbidden",
+            "vendor data/a*b.csv: deleted (protected by 'vendor data/**')",
+            "vendor data/a*b.csv",
+        ),
+        Reason("fixture_lock_broken", "seeds/base.sql: sha256 does not match the lock", "seeds/base.sql"),
+        Reason("runner_config_changed", "conftest.py: edited", "conftest.py"),
+        Reason(
+            "runner_config_changed", "pyproject.toml: [tool.pytest.ini_options] changed", "pyproject.toml"
+        ),
+        Reason(
+            "skip_marker_added",
+            "tests/test_io.py:12: adds 'pytest.mark.skip': @pytest.mark.skip(reason=\"flaky | slow\")",
+            "tests/test_io.py",
+            12,
+        ),
+    )
+    protocol = Protocol(**{**PROTOCOL.__dict__, "extra_protected": ODD_GLOBS, "allow_failing_parent": True})
+    return _verdict(FAIL, reasons, {}, {"src/pkg/mod.py": [5]}, protocol=protocol)
+
+
+OVERLAP = {"src/pkg/mod.py": [10, 11, 12, 20, 31, 32], "src/pkg/util.py": [5, 7, 8]}
+_FROZEN = "tests/test_mod.py::test_frozen"
+_PARAM = ("tests/test_mod.py::test_param[1]", "tests/test_mod.py::test_param[2]")
+_CLASS = "tests/test_mod.py::TestGroup::test_in_class"
+_LAZY = "tests/test_util.py::test_lazy_import"
+
+
+def unscored_overlap() -> Verdict:
+    """Overlap in two files, several ranges each, observed by several frozen tests (more than three
+    in one file, so the tables name three and count the rest)."""
+    observers = {
+        "src/pkg/mod.py": {
+            10: [_FROZEN],
+            11: [_FROZEN, *_PARAM],
+            12: [_FROZEN],
+            20: [_CLASS],
+            31: [_FROZEN],
+            32: [_FROZEN],
+        },
+        "src/pkg/util.py": {5: [_LAZY], 7: [_LAZY], 8: [_LAZY]},
+    }
+    reasons = (
+        Reason(
+            "freeze_overlap",
+            "src/pkg/mod.py: 6 touched line(s) observed only by frozen tests: 10-12, 20, 31-32",
+            "src/pkg/mod.py",
+        ),
+        Reason(
+            "freeze_overlap",
+            "src/pkg/util.py: 3 touched line(s) observed only by frozen tests: 5, 7-8",
+            "src/pkg/util.py",
+        ),
+    )
+    touched = {"src/pkg/mod.py": [5, 10, 11, 12, 20, 31, 32], "src/pkg/util.py": [1, 5, 7, 8]}
+    return _verdict(UNSCORED, reasons, OVERLAP, touched, observers=observers)
+
+
+def unscored_incomplete() -> Verdict:
+    """The oracle could not be read whole: one reason per problem, no overlap computed."""
+    problems = (
+        "oracle-gate.toml: unknown key 'tets' (ignored)",
+        "freeze.json: entry 2 has no 'reason'",
+        "fixture_lock.json: sha256 of 'seeds/base.sql' is not a 64-digit hex digest",
+        "no coverage map for the parent commit 0123456789ab",
+    )
+    reasons = tuple(Reason("oracle_incomplete", p) for p in problems)
+    return _verdict(UNSCORED, reasons, {}, {"src/pkg/mod.py": [5, 6]})
+
+
+VERDICT_KINDS = {
+    "pass_clean": pass_clean,
+    "fail": fail,
+    "unscored_overlap": unscored_overlap,
+    "unscored_incomplete": unscored_incomplete,
+}
