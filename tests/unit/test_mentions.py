@@ -1,0 +1,93 @@
+"""No text from a pull request can mention a person or a team through what the gate posts.
+
+GitHub turns ``@login`` and ``@org/team`` into mentions (and notifications) in markdown text, but not
+inside code spans or fenced blocks. The verdicts here carry ``@someone`` and ``@org/team`` in paths,
+frozen test node ids and reason details; every markdown rendering must leave no ``@`` outside code,
+and must still show the text (escaped as ``&#64;``), so the test cannot pass by dropping it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from gate import report
+from gate.judge.verdict import FAIL, UNSCORED, Reason, Verdict
+from tests.support.markdown import outside_code
+from tests.support.rendering_cases import HEAD, PARENT, PROTOCOL
+
+HANDLES = ("@someone", "@org/team")
+EVIL_PATH = "src/@someone/mod.py"
+EVIL_TEST = "tests/test_x.py::test_ping[@org/team]"
+
+
+def hostile_fail() -> Verdict:
+    reasons = (
+        Reason(
+            "oracle_edit_forbidden", f"{EVIL_PATH}: edited (protected by 'src/**') cc @someone", EVIL_PATH
+        ),
+        Reason(
+            "skip_marker_added", "tests/t.py:3: adds 'pytest.mark.skip': # ping @org/team", "tests/t.py", 3
+        ),
+        Reason("oracle_incomplete", "freeze.json: entry 1 names @someone as owner"),
+    )
+    return Verdict(FAIL, reasons, {}, {EVIL_PATH: [1]}, 0.0, PARENT, HEAD, PROTOCOL)
+
+
+def hostile_unscored() -> Verdict:
+    detail = f"{EVIL_PATH}: 2 touched line(s) observed only by frozen tests (@org/team)"
+    return Verdict(
+        UNSCORED,
+        (Reason("freeze_overlap", detail, EVIL_PATH),),
+        {EVIL_PATH: [4, 5]},
+        {EVIL_PATH: [4, 5, 9]},
+        0.6667,
+        PARENT,
+        HEAD,
+        PROTOCOL,
+        {EVIL_PATH: {4: [EVIL_TEST], 5: [EVIL_TEST, "tests/test_x.py::test_@someone"]}},
+    )
+
+
+MARKDOWN: dict[str, Callable[[Verdict], str]] = {
+    "comment": report.to_markdown,
+    "check_summary": report.check_summary,
+    "explain": lambda v: report.explain_markdown(v)[0],
+    "explain_job_summary": lambda v: report.explain_job_summary(v, 1, replied=True, truncated=False),
+    "job_summary": lambda v: report.action_summary(v, ("Sticky comment: created (id 1).",)),
+}
+
+
+@pytest.mark.parametrize("verdict", [hostile_fail, hostile_unscored], ids=["fail", "unscored"])
+@pytest.mark.parametrize("rendering", sorted(MARKDOWN))
+def test_no_mention_outside_code(rendering: str, verdict: Callable[[], Verdict]) -> None:
+    text = MARKDOWN[rendering](verdict())
+    prose = outside_code(text)
+    assert "@" not in prose, [line for line in prose.splitlines() if "@" in line]
+    assert any(f"&#64;{h[1:]}" in prose for h in HANDLES), "the hostile details were not rendered at all"
+
+
+def test_the_check_title_names_codes_only() -> None:
+    """The title is plain text (no markdown escaping): it must carry nothing the change wrote."""
+    for v in (hostile_fail(), hostile_unscored()):
+        assert "@" not in report.check_title(v)
+
+
+@pytest.mark.parametrize(
+    "render",
+    [report.error_summary, report.explain_error_reply, report.action_error_summary],
+    ids=["check_error", "explain_error_reply", "job_summary_error"],
+)
+def test_no_mention_in_gate_error_renderings(render: Callable[[str], str]) -> None:
+    """An error's text may quote the change (a path, a map name): it is escaped like a detail."""
+    text = render(f"cannot read {EVIL_PATH} for @org/team")
+    prose = outside_code(text)
+    assert "@" not in prose
+    assert "&#64;org/team" in prose
+
+
+def test_outside_code_keeps_text_and_drops_spans() -> None:
+    """The helper the tests above rely on: spans of any length go, unmatched backticks stay."""
+    assert outside_code("a `@x` b ``@y ` z`` c ` @d") == "a  b  c ` @d"
+    assert outside_code("x\n```\n@fenced\n```\ny") == "x\n\ny"
