@@ -198,9 +198,7 @@ def add_publish(sub: argparse._SubParsersAction[Parser]) -> None:
         default=str(CommentMode.ON_CHANGE),
         help=f"sticky comment mode, as the action's input (default: {CommentMode.ON_CHANGE})",
     )
-    p.add_argument(
-        "--api-url", help="GitHub's API URL (default: $GITHUB_API_URL, else https://api.github.com)"
-    )
+    p.add_argument("--api-url", help=f"GitHub's API URL (default: $GITHUB_API_URL, else {DEFAULT_API_URL})")
     p.set_defaults(func=run_publish_command)
 
 
