@@ -1,7 +1,7 @@
 """The Docker action's entrypoint: environment in, exit status out; everything else is gate.action.
 
 Reads the environment once into :class:`~gate.action.config.ActionConfig`, builds the real clients
-once (PyGithub through :func:`gate.action.publisher.make_client`, git through :class:`gate.git.Git` trusting
+once (PyGithub through :func:`gate.action.client.make_client`, git through :class:`gate.git.Git` trusting
 the workspace's owner for the gate's own commands only) and calls :func:`gate.action.run.run`.
 
 It never exits 0 by accident: a configuration error is one ``::error::`` line and exit 3, and so is
@@ -16,6 +16,7 @@ import os
 import sys
 
 from gate.action.config import ActionConfig
+from gate.action.content import error_check
 from gate.action.publisher import Publisher, PublishError, make_client, open_repo
 from gate.action.run import EXIT_CANNOT_RUN, RunState, run
 from gate.action.workflow_io import redact, workflow_command
@@ -62,7 +63,7 @@ def configure_logging() -> None:
 
     PyGithub installs its own stream handler on the ``github`` logger; it is replaced by the root
     handler here, and only ``github.GithubRetry`` (which says when and why it retries) is kept at
-    INFO. ``gate.action.publisher``'s warnings are left to gate.action.run, which prints each as
+    INFO. ``gate.action.publisher``'s warnings are left to gate.action.outcome, which prints each as
     ``::warning::``.
     """
     logging.getLogger("github").handlers.clear()
@@ -77,7 +78,7 @@ def fail_closed(publisher: Publisher | None, state: RunState, why: str) -> None:
     if publisher is None or state.head_sha is None or state.check_posted:
         return
     try:
-        publisher.publish_error(state.head_sha, why)
+        publisher.publish_check(error_check(why), state.head_sha)
     except PublishError as exc:
         print(
             workflow_command("warning", f"Oracle Gate: the failure check was not posted: {exc}"), flush=True

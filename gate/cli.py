@@ -15,16 +15,17 @@ from pathlib import Path
 from typing import NoReturn
 
 from gate import __version__
+from gate.action.defaults import DEFAULT_API_URL, DEFAULT_CHECK_NAME, CommentMode, is_repository
 from gate.errors import GateError, OutputError
+from gate.exit_status import ExitStatus
 
-EXIT_CANNOT_RUN = 3
 FORMATS = ("text", "json", "markdown")
 
 
 class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
-        self.exit(EXIT_CANNOT_RUN, f"{self.prog}: error: {message}\n")
+        self.exit(ExitStatus.CANNOT_RUN, f"{self.prog}: error: {message}\n")
 
 
 def say(message: str) -> None:
@@ -186,16 +187,18 @@ def add_publish(sub: argparse._SubParsersAction[Parser]) -> None:
     p.add_argument(
         "--head-sha", required=True, metavar="SHA", help="the head commit the verdict was computed for"
     )
-    p.add_argument("--check-name", default="Oracle Gate", help="name of the check run (default: Oracle Gate)")
+    p.add_argument(
+        "--check-name",
+        default=DEFAULT_CHECK_NAME,
+        help=f"name of the check run (default: {DEFAULT_CHECK_NAME})",
+    )
     p.add_argument(
         "--comment",
-        choices=("always", "on-change", "never"),
-        default="on-change",
-        help="sticky comment mode, as the action's input (default: on-change)",
+        choices=[str(mode) for mode in CommentMode],
+        default=str(CommentMode.ON_CHANGE),
+        help=f"sticky comment mode, as the action's input (default: {CommentMode.ON_CHANGE})",
     )
-    p.add_argument(
-        "--api-url", help="GitHub's API URL (default: $GITHUB_API_URL, else https://api.github.com)"
-    )
+    p.add_argument("--api-url", help=f"GitHub's API URL (default: $GITHUB_API_URL, else {DEFAULT_API_URL})")
     p.set_defaults(func=run_publish_command)
 
 
@@ -205,13 +208,13 @@ def run_publish_command(args: argparse.Namespace) -> int:
 
     from gate import report
     from gate.action.publish_stored import publish_stored, read_stored_verdict
-    from gate.action.publisher import DEFAULT_API_URL, CommentMode, Publisher, make_client, open_repo
+    from gate.action.publisher import Publisher, make_client, open_repo
     from gate.errors import UsageError
 
     token = os.environ.get("GITHUB_TOKEN", "").strip()
     if not token:
         raise UsageError("GITHUB_TOKEN is not set (the token is read from the environment, never a flag)")
-    if not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", args.repo):
+    if not is_repository(args.repo):
         raise UsageError(f"--repo must be OWNER/NAME, got {args.repo!r}")
     if not re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", args.head_sha):
         raise UsageError(f"--head-sha must be a full commit SHA, got {args.head_sha!r}")
@@ -237,7 +240,7 @@ def run_publish_command(args: argparse.Namespace) -> int:
         say(f"not posted: {missing.what}: {missing.why}")
     if not result.check.posted:
         say("error: neither a check run nor a commit status could be posted")
-        return EXIT_CANNOT_RUN
+        return ExitStatus.CANNOT_RUN
     return verdict.exit_status
 
 
@@ -258,9 +261,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args))
     except GateError as exc:
         say(f"error: {exc}")
-        return EXIT_CANNOT_RUN
+        return ExitStatus.CANNOT_RUN
     except Exception as exc:  # a broken gate must never exit 0
         if os.environ.get("ORACLE_GATE_DEBUG"):
             raise
         say(f"internal error: {type(exc).__name__}: {exc} (set ORACLE_GATE_DEBUG=1 for a traceback)")
-        return EXIT_CANNOT_RUN
+        return ExitStatus.CANNOT_RUN

@@ -13,12 +13,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from gate.action.defaults import DEFAULT_API_URL, DEFAULT_CHECK_NAME, CommentMode, is_repository
 from gate.errors import UsageError
 from gate.judge.verdict import FAIL, PASS, UNSCORED
 
-COMMENT_MODES = ("always", "on-change", "never")
 VERDICTS = (PASS, FAIL, UNSCORED)
-DEFAULT_CHECK_NAME = "Oracle Gate"
 
 
 def input_value(env: Mapping[str, str], name: str) -> str:
@@ -34,7 +33,7 @@ class ActionConfig:
     event_path: Path
     sha: str
     workspace: Path
-    api_url: str = "https://api.github.com"
+    api_url: str = DEFAULT_API_URL
     server_url: str = "https://github.com"
     run_url: str | None = None
     working_directory: str = "."
@@ -43,7 +42,7 @@ class ActionConfig:
     coverage_command: str | None = None
     protected: tuple[str, ...] = ()
     check_name: str = DEFAULT_CHECK_NAME
-    comment: str = "on-change"
+    comment: CommentMode = CommentMode.ON_CHANGE
     comment_author: str | None = None
     fail_on: frozenset[str] = frozenset({FAIL, UNSCORED})
     allow_failing_parent: bool = False
@@ -71,7 +70,7 @@ class ActionConfig:
             event_path=Path(clean_required("GITHUB_EVENT_PATH", env.get("GITHUB_EVENT_PATH", ""))),
             sha=clean_required("GITHUB_SHA", env.get("GITHUB_SHA", "")),
             workspace=workspace,
-            api_url=clean_url("GITHUB_API_URL", env.get("GITHUB_API_URL") or "https://api.github.com"),
+            api_url=clean_url("GITHUB_API_URL", env.get("GITHUB_API_URL") or DEFAULT_API_URL),
             server_url=server,
             run_url=f"{server}/{repository}/actions/runs/{run_id}" if run_id.isdigit() else None,
             working_directory=clean_working_directory(input_value(env, "working-directory") or "."),
@@ -80,7 +79,7 @@ class ActionConfig:
             coverage_command=input_value(env, "coverage-command") or None,
             protected=clean_protected(input_value(env, "protected")),
             check_name=clean_check_name(input_value(env, "check-name") or DEFAULT_CHECK_NAME),
-            comment=clean_choice("comment", input_value(env, "comment") or "on-change", COMMENT_MODES),
+            comment=clean_comment_mode(input_value(env, "comment") or CommentMode.ON_CHANGE),
             comment_author=clean_login("comment-author", input_value(env, "comment-author")),
             fail_on=clean_fail_on(input_value(env, "fail-on") or "fail,unscored"),
             allow_failing_parent=clean_bool(
@@ -110,7 +109,7 @@ def clean_required(name: str, value: str) -> str:
 
 
 def clean_repository(value: str) -> str:
-    if not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", value):
+    if not is_repository(value):
         raise UsageError(f"GITHUB_REPOSITORY must be OWNER/NAME, got {value!r}")
     return value
 
@@ -160,6 +159,10 @@ def clean_choice(name: str, value: str, choices: tuple[str, ...]) -> str:
     if value not in choices:
         raise UsageError(f"input '{name}' must be one of {', '.join(choices)}; got {value!r}")
     return value
+
+
+def clean_comment_mode(value: str) -> CommentMode:
+    return CommentMode(clean_choice("comment", value, tuple(CommentMode)))
 
 
 def clean_fail_on(value: str) -> frozenset[str]:

@@ -1,10 +1,18 @@
-"""What a workflow event asks the Action to do. Pure: payload in, plan out."""
+"""What a workflow event asks the Action to do. Pure: payload in, a typed plan out.
+
+A plan is one of three values: :class:`Judge` (compute the verdict and publish it), :class:`Command`
+(a ``/oracle-gate`` bot command in a comment) or :class:`Ignore` (nothing to do, and why). A payload
+that is not JSON, or lacks what its event carries, raises :class:`EventError`.
+"""
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
+
+from gate.errors import GateError
 
 COMMAND = re.compile(r"\A\s*/oracle-gate\s+(rerun|explain)\b", re.IGNORECASE)
 PR_EVENTS = ("pull_request", "pull_request_target")
@@ -21,6 +29,10 @@ SKIPPED_PR_ACTIONS = (
 )
 
 
+class EventError(GateError):
+    """The event payload cannot be read or lacks what the event must carry."""
+
+
 @dataclass(frozen=True)
 class PullRequestRef:
     number: int
@@ -33,34 +45,63 @@ class PullRequestRef:
 
 
 @dataclass(frozen=True)
+class Judge:
+    """Evaluate the pull request and publish the verdict."""
+
+    pr: PullRequestRef
+    use_event_sha: bool = False  # pull_request: GITHUB_SHA is the test-merge commit itself
+
+
+@dataclass(frozen=True)
 class Command:
+    """``/oracle-gate rerun|explain`` in comment ``comment_id`` by ``user`` on the pull request."""
+
+    pr: PullRequestRef
     name: str  # rerun | explain
     comment_id: int
     user: str
 
 
 @dataclass(frozen=True)
-class Plan:
-    """``judge``: evaluate and publish; ``command``: a bot command; ``ignore``: nothing to do."""
+class Ignore:
+    """Nothing to do, and why."""
 
-    action: str
-    pr: PullRequestRef | None = None
-    command: Command | None = None
-    use_event_sha: bool = False  # pull_request: GITHUB_SHA is the test-merge commit itself
-    why: str = ""
+    why: str
+
+
+Plan: TypeAlias = Judge | Command | Ignore
+
+
+def parse_payload(data: bytes, source: str) -> dict[str, Any]:
+    """The event payload (a JSON object) from the bytes of the file ``source`` names."""
+    try:
+        payload = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise EventError(f"the event payload {source} is not valid JSON: {exc}") from exc
+    if not isinstance(payload, dict):
+        raise EventError(f"the event payload {source} is not a JSON object")
+    return payload
 
 
 def plan_for(event_name: str, payload: dict[str, Any], check_name: str) -> Plan:
+    """What ``event_name`` with ``payload`` asks for; :class:`EventError` when the payload lacks a field
+    its event must carry."""
+    try:
+        return _plan(event_name, payload, check_name)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise EventError(f"the {event_name} payload lacks what the event carries ({exc!r})") from exc
+
+
+def _plan(event_name: str, payload: dict[str, Any], check_name: str) -> Plan:
     if event_name in PR_EVENTS:
         return _pull_request(event_name, payload)
     if event_name == "issue_comment":
         return _issue_comment(payload)
     if event_name == "check_run":
         return _check_run(payload, check_name)
-    return Plan(
-        "ignore",
-        why=f"event '{event_name}' is not one oracle-gate handles "
-        "(pull_request, pull_request_target, issue_comment, check_run)",
+    return Ignore(
+        f"event '{event_name}' is not one oracle-gate handles "
+        "(pull_request, pull_request_target, issue_comment, check_run)"
     )
 
 
@@ -68,7 +109,7 @@ def _pull_request(event_name: str, payload: dict[str, Any]) -> Plan:
     pr = payload.get("pull_request") or {}
     action = payload.get("action", "")
     if action in SKIPPED_PR_ACTIONS:
-        return Plan("ignore", why=f"pull request {action}: nothing to judge")
+        return Ignore(f"pull request {action}: nothing to judge")
     base_repo = ((pr.get("base") or {}).get("repo") or {}).get("full_name")
     head_repo = ((pr.get("head") or {}).get("repo") or {}).get("full_name")
     ref = PullRequestRef(
@@ -76,40 +117,36 @@ def _pull_request(event_name: str, payload: dict[str, Any]) -> Plan:
         head_sha=(pr.get("head") or {}).get("sha"),
         from_fork=bool(head_repo and base_repo and head_repo != base_repo),
     )
-    return Plan("judge", pr=ref, use_event_sha=event_name == "pull_request")
+    return Judge(ref, use_event_sha=event_name == "pull_request")
 
 
 def _issue_comment(payload: dict[str, Any]) -> Plan:
     issue = payload.get("issue") or {}
     comment = payload.get("comment") or {}
     if payload.get("action") != "created":
-        return Plan("ignore", why="only new comments carry commands")
+        return Ignore("only new comments carry commands")
     if not issue.get("pull_request"):
-        return Plan("ignore", why="the comment is on an issue, not a pull request")
+        return Ignore("the comment is on an issue, not a pull request")
     match = COMMAND.match(comment.get("body") or "")
     if not match:
-        return Plan("ignore", why="the comment holds no /oracle-gate command")
+        return Ignore("the comment holds no /oracle-gate command")
     user = (comment.get("user") or {}).get("login", "")
     if (comment.get("user") or {}).get("type") == "Bot":
-        return Plan("ignore", why="commands from bots are ignored")
-    return Plan(
-        "command",
-        pr=PullRequestRef(int(issue["number"]), None),
-        command=Command(match.group(1).lower(), int(comment["id"]), user),
-    )
+        return Ignore("commands from bots are ignored")
+    pr = PullRequestRef(int(issue["number"]), None)
+    return Command(pr, match.group(1).lower(), int(comment["id"]), user)
 
 
 def _check_run(payload: dict[str, Any], check_name: str) -> Plan:
     run = payload.get("check_run") or {}
     if payload.get("action") != "rerequested":
-        return Plan("ignore", why=f"check_run {payload.get('action')}: only 'rerequested' re-runs the gate")
+        return Ignore(f"check_run {payload.get('action')}: only 'rerequested' re-runs the gate")
     if run.get("name") != check_name:
-        return Plan("ignore", why=f"check run {run.get('name')!r} is not {check_name!r}")
+        return Ignore(f"check run {run.get('name')!r} is not {check_name!r}")
     prs = run.get("pull_requests") or []
     if not prs:
-        return Plan(
-            "ignore",
-            why="the re-requested check run names no pull request "
-            "(GitHub leaves this empty for pull requests from forks)",
+        return Ignore(
+            "the re-requested check run names no pull request "
+            "(GitHub leaves this empty for pull requests from forks)"
         )
-    return Plan("judge", pr=PullRequestRef(int(prs[0]["number"]), run.get("head_sha")))
+    return Judge(PullRequestRef(int(prs[0]["number"]), run.get("head_sha")))

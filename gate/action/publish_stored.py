@@ -13,7 +13,9 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from gate import __version__, report
-from gate.action.publisher import CommentMode, Publisher, PublishError, PublishResult, PullFile
+from gate.action import content
+from gate.action.defaults import CommentMode
+from gate.action.publisher import Publisher, PublishError, PublishResult, PullFile
 from gate.errors import GateError, UsageError
 from gate.judge.verdict import FAIL, Protocol, Reason, Verdict
 
@@ -85,7 +87,7 @@ def publish_stored(
             "the stored verdict is not trusted"
         )
         try:
-            publisher.publish_error(head_sha, why)
+            publisher.publish_check(content.error_check(why), head_sha)
         except PublishError as exc:
             say(f"the failure check was not posted either: {exc}")
         raise GateError(why)
@@ -98,5 +100,8 @@ def publish_stored(
             f"publishing fail instead of the stored {stored.verdict}"
         )
     return verdict, publisher.publish(
-        verdict, head_sha=head_sha, pr_number=pr_number, comment_mode=comment_mode
+        content.check_content(verdict),
+        head_sha=head_sha,
+        pr_number=pr_number,
+        comment=content.sticky_comment(verdict, comment_mode),
     )

@@ -1,7 +1,9 @@
-"""What a step says to the Actions runner: workflow commands, outputs, the job summary.
+"""What a step reads from and says to the Actions runner: the event payload, workflow commands,
+outputs, the job summary, the exit status.
 
 Pure formatting plus :class:`Log`, the one writer of log lines, which redacts secrets from
-everything and prints text a pull request controls with workflow commands switched off.
+everything and prints text a pull request controls with workflow commands switched off, and the
+writers of the files the runner reads after the step.
 """
 
 from __future__ import annotations
@@ -10,13 +12,73 @@ import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from gate import report
+from gate.action.events import EventError, parse_payload
+from gate.exit_status import ExitStatus
+from gate.judge.verdict import Verdict
 
 #: A step summary over 1 MiB is not shown (D/actions/reference/workflows-and-actions/workflow-commands).
 MAX_SUMMARY_BYTES = 1024 * 1024
 _SUMMARY_MARGIN = 4096  # bytes kept free: the runner counts the whole step's file
+
+OUTPUT_NAMES = (
+    "verdict",
+    "reasons",
+    "overlap-count",
+    "overlap-ratio",
+    "check-run-id",
+    "comment-id",
+    "verdict-json",
+)
+ERROR_VERDICT = "error"  # the `verdict` output when the gate could not run
+
+
+def read_event(path: Path) -> dict[str, Any]:
+    """The event payload GitHub wrote for the run; :class:`EventError` when it cannot be had."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise EventError(f"cannot read the event payload {path}: {exc.strerror or exc}") from exc
+    return parse_payload(data, str(path))
+
+
+# -- outputs and exit status: pure -----------------------------------------------------------------------
+
+
+def exit_status(verdict: str, fail_on: Iterable[str]) -> ExitStatus:
+    """1 when the verdict is one the workflow asked to fail on, else 0 (the check run's
+    conclusion does not depend on it)."""
+    return ExitStatus.FAILED if verdict in set(fail_on) else ExitStatus.OK
+
+
+def verdict_outputs(
+    v: Verdict | None,
+    *,
+    verdict_json: str = "",
+    check_run_id: int | None = None,
+    comment_id: int | None = None,
+) -> dict[str, str]:
+    """Every output of action.yml, as strings; all empty but ``verdict`` when there is no verdict."""
+    values = dict.fromkeys(OUTPUT_NAMES, "")
+    if v is not None:
+        values.update(
+            {
+                "verdict": v.verdict,
+                "reasons": ",".join(v.codes),
+                "overlap-count": str(sum(len(lines) for lines in v.overlap.values())),
+                "overlap-ratio": str(v.overlap_ratio),
+            }
+        )
+    values.update(
+        {
+            "verdict-json": verdict_json,
+            "check-run-id": "" if check_run_id is None else str(check_run_id),
+            "comment-id": "" if comment_id is None else str(comment_id),
+        }
+    )
+    return values
 
 
 def escape_data(text: str) -> str:
@@ -114,3 +176,18 @@ def append_text(path: Path, text: str) -> None:
     """Append to a file the runner reads after the step (GITHUB_OUTPUT, GITHUB_STEP_SUMMARY)."""
     with path.open("a", encoding="utf-8") as handle:
         handle.write(text)
+
+
+def write_outputs(path: Path | None, values: Mapping[str, str], secrets: Iterable[str]) -> None:
+    """Append ``values`` to ``GITHUB_OUTPUT`` (when set), secrets redacted."""
+    if path is None:
+        return
+    clean = {k: redact(v, secrets) for k, v in values.items()}
+    append_text(path, format_outputs(clean))
+
+
+def write_summary(path: Path | None, markdown: str, secrets: Iterable[str]) -> None:
+    """Append ``markdown`` to ``GITHUB_STEP_SUMMARY`` (when set), secrets redacted, cut to fit."""
+    if path is None:
+        return
+    append_text(path, fit_summary(redact(markdown, secrets)))

@@ -5,7 +5,10 @@ from __future__ import annotations
 import pytest
 from github import Github
 
-from gate.action.publisher import Publisher, RetrySettings, make_client, open_repo
+from gate.action.content import check_content, sticky_comment
+from gate.action.defaults import CommentMode
+from gate.action.publisher import Publisher, PublishResult, RetrySettings, make_client, open_repo
+from gate.judge.verdict import Verdict
 from tests.github_fake import FakeGitHub
 from tests.github_fake.fixtures import (  # noqa: F401 - fixtures, registered by name
     FakeFactory,
@@ -43,6 +46,23 @@ def client_for(fake: FakeGitHub, *, token: str | None = None, per_page: int = 10
 
 def publisher_for(fake: FakeGitHub, **options: object) -> Publisher:
     return Publisher(open_repo(client_for(fake), REPO), **options)  # type: ignore[arg-type]
+
+
+def publish_rendered(
+    publisher: Publisher,
+    verdict: Verdict,
+    *,
+    head_sha: str,
+    pr_number: int | None = None,
+    comment_mode: CommentMode = CommentMode.ON_CHANGE,
+) -> PublishResult:
+    """The verdict rendered for GitHub as the Action renders it, then posted."""
+    return publisher.publish(
+        check_content(verdict),
+        head_sha=head_sha,
+        pr_number=pr_number,
+        comment=sticky_comment(verdict, comment_mode),
+    )
 
 
 def seed(fake: FakeGitHub) -> FakeGitHub:

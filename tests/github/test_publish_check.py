@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from gate.action.publisher import CONCLUSIONS, NotPermitted, make_client, open_repo
+from gate.action.content import CONCLUSIONS, check_content, error_check
+from gate.action.publisher import NotPermitted, make_client, open_repo
 from gate.action.publisher import Publisher as GatePublisher
 from gate.judge.verdict import Verdict
 from gate.report import STICKY_MARKER
 from tests.github import verdicts
-from tests.github.conftest import FAST, HEAD_SHA, REPO, client_for, publisher_for, seed
+from tests.github.conftest import FAST, HEAD_SHA, REPO, client_for, publish_rendered, publisher_for, seed
 from tests.github_fake import FakeGitHub, TokenKind
 from tests.github_fake.fixtures import FakeFactory
 
@@ -27,7 +28,9 @@ def test_each_verdict_posts_one_completed_check_run(
     fake: FakeGitHub, verdict: Verdict, conclusion: str, title_start: str
 ) -> None:
     """One POST, no stray GET: completed, on the head SHA, with the verdict's conclusion and report."""
-    result = publisher_for(fake, details_url="https://ci.example/run/1").publish_check(verdict, HEAD_SHA)
+    result = publisher_for(fake, details_url="https://ci.example/run/1").publish_check(
+        check_content(verdict), HEAD_SHA
+    )
     (run,) = fake.check_runs(REPO)
     assert (run.name, run.head_sha, run.status, run.conclusion) == (
         "Oracle Gate",
@@ -56,8 +59,8 @@ def test_unscored_is_action_required_which_blocks_without_claiming_failure() -> 
 
 def test_annotations_name_parent_lines_and_failing_files(fake: FakeGitHub) -> None:
     """Overlap runs become warnings on the parent path; file-scoped failures become failures."""
-    publisher_for(fake).publish_check(verdicts.unscored([40, 41, 60]), HEAD_SHA)
-    publisher_for(fake).publish_check(verdicts.failing(), HEAD_SHA)
+    publisher_for(fake).publish_check(check_content(verdicts.unscored([40, 41, 60])), HEAD_SHA)
+    publisher_for(fake).publish_check(check_content(verdicts.failing()), HEAD_SHA)
     overlap_run, fail_run = fake.check_runs(REPO)
     first, second = overlap_run.annotations
     assert (first["path"], first["start_line"], first["end_line"], first["annotation_level"]) == (
@@ -81,7 +84,7 @@ def test_annotations_name_parent_lines_and_failing_files(fake: FakeGitHub) -> No
 def test_every_annotation_is_sent_in_batches_of_at_most_50(fake: FakeGitHub, count: int) -> None:
     """Create carries the first 50; each PATCH appends the next 50; nothing is lost or repeated."""
     lines = list(range(1, 2 * count, 2))  # never adjacent: one annotation per line
-    result = publisher_for(fake).publish_check(verdicts.unscored(lines), HEAD_SHA)
+    result = publisher_for(fake).publish_check(check_content(verdicts.unscored(lines)), HEAD_SHA)
     (run,) = fake.check_runs(REPO)
     assert [a["start_line"] for a in run.annotations] == lines
     sizes = [len(r.json["output"].get("annotations", [])) for r in fake.requests]
@@ -95,7 +98,9 @@ def test_every_annotation_is_sent_in_batches_of_at_most_50(fake: FakeGitHub, cou
 def test_an_annotation_batch_that_fails_is_reported_and_the_conclusion_stays(fake: FakeGitHub) -> None:
     """The run already carries its conclusion; the lost batch is named in the result."""
     fake.fail_next("PATCH", "/repos/*/check-runs/*", 422)
-    result = publisher_for(fake).publish_check(verdicts.unscored(list(range(1, 241, 2))), HEAD_SHA)
+    result = publisher_for(fake).publish_check(
+        check_content(verdicts.unscored(list(range(1, 241, 2)))), HEAD_SHA
+    )
     (run,) = fake.check_runs(REPO)
     assert (run.conclusion, len(run.annotations)) == ("action_required", 50)
     assert (result.annotations_posted, result.check_run_id) == (50, run.id)
@@ -107,7 +112,7 @@ def test_an_annotation_batch_that_fails_is_reported_and_the_conclusion_stays(fak
 def test_a_summary_over_65535_characters_is_cut_with_a_note(fake: FakeGitHub) -> None:
     """A verdict with thousands of reasons still posts (the fake rejects > 65535), saying what was cut."""
     verdict = verdicts.with_many_reasons(1500)
-    result = publisher_for(fake).publish_check(verdict, HEAD_SHA)
+    result = publisher_for(fake).publish_check(check_content(verdict), HEAD_SHA)
     (run,) = fake.check_runs(REPO)
     assert run.summary is not None
     assert len(run.summary) <= 65535
@@ -121,7 +126,9 @@ def test_a_summary_over_65535_characters_is_cut_with_a_note(fake: FakeGitHub) ->
 
 def test_gate_error_posts_a_failing_check_saying_why(fake: FakeGitHub) -> None:
     """No verdict: a completed ``failure``, so a required check never hangs pending."""
-    result = publisher_for(fake).publish_error(HEAD_SHA, "coverage map `x.db` is unreadable @someone")
+    result = publisher_for(fake).publish_check(
+        error_check("coverage map `x.db` is unreadable @someone"), HEAD_SHA
+    )
     (run,) = fake.check_runs(REPO)
     assert (run.status, run.conclusion, run.title) == ("completed", "failure", "Oracle Gate could not run")
     assert run.summary is not None
@@ -141,7 +148,7 @@ def test_a_token_that_cannot_write_checks_falls_back_to_a_commit_status(
     pat = "ghp_pat"
     fake.add_token(pat, TokenKind.PAT)
     publisher = GatePublisher(open_repo(client_for(fake, token=pat), REPO), check_name="Oracle Gate")
-    result = publisher.publish_check(verdict, HEAD_SHA)
+    result = publisher.publish_check(check_content(verdict), HEAD_SHA)
     assert fake.check_runs() == []
     (status,) = fake.statuses(REPO)
     assert (status.sha, status.state, status.context) == (HEAD_SHA, state, "Oracle Gate")
@@ -155,7 +162,7 @@ def test_a_token_that_cannot_write_checks_falls_back_to_a_commit_status(
 
 def test_gate_error_falls_back_to_an_error_status(fake: FakeGitHub) -> None:
     fake.add_token(fake.token, TokenKind.PAT)
-    result = publisher_for(fake).publish_error(HEAD_SHA, "git broke")
+    result = publisher_for(fake).publish_check(error_check("git broke"), HEAD_SHA)
     (status,) = fake.statuses(REPO)
     assert (status.state, result.status_state) == ("error", "error")
     assert status.description == "Oracle Gate could not run: git broke"
@@ -165,7 +172,7 @@ def test_read_only_token_raises_not_permitted_after_trying_both(fake: FakeGitHub
     """A fork PR's token: the check run and its status fallback are both refused."""
     fake.add_token(fake.token, TokenKind.READ_ONLY)
     with pytest.raises(NotPermitted, match="Resource not accessible by integration") as caught:
-        publisher_for(fake).publish_check(verdicts.failing(), HEAD_SHA)
+        publisher_for(fake).publish_check(check_content(verdicts.failing()), HEAD_SHA)
     assert caught.value.status == 403
     assert [r.operation_id for r in fake.requests] == ["checks/create", "repos/create-commit-status"]
 
@@ -177,7 +184,9 @@ def test_ghes_base_url_with_api_v3_prefix(github_fake_factory: FakeFactory) -> N
         fake.token, fake.url + "/", retry=FAST, seconds_between_requests=0, seconds_between_writes=0
     )
     publisher = GatePublisher(open_repo(client, REPO))
-    result = publisher.publish(verdicts.unscored(list(range(1, 120, 2))), head_sha=HEAD_SHA, pr_number=7)
+    result = publish_rendered(
+        publisher, verdicts.unscored(list(range(1, 120, 2))), head_sha=HEAD_SHA, pr_number=7
+    )
     assert result.not_posted == ()
     assert len(fake.check_runs()[0].annotations) == 60
     assert fake.comments(REPO, 7)[0].body.startswith(STICKY_MARKER)
@@ -189,7 +198,7 @@ def test_a_token_with_statuses_but_not_checks_permission_falls_back_too(fake: Fa
     fake.fail_next(
         "POST", "/repos/*/check-runs", 403, body={"message": "Resource not accessible by integration"}
     )
-    result = publisher_for(fake).publish_check(verdicts.unscored(), HEAD_SHA)
+    result = publisher_for(fake).publish_check(check_content(verdicts.unscored()), HEAD_SHA)
     (status,) = fake.statuses(REPO)
     assert (status.state, result.used_status_fallback) == ("failure", True)
     assert status.description is not None

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from gate.action.publisher import CommentAction, CommentMode, Publisher, open_repo
+from gate.action.content import sticky_comment
+from gate.action.defaults import CommentMode
+from gate.action.publisher import CommentAction, Publisher, open_repo
 from gate.judge.verdict import Verdict
 from gate.report import STICKY_MARKER
 from tests.github import verdicts
-from tests.github.conftest import PR, REPO, client_for, publisher_for
+from tests.github.conftest import PR, REPO, client_for, publish_rendered, publisher_for
 from tests.github_fake import FakeGitHub
 
 BOT = "github-actions[bot]"
@@ -20,8 +22,8 @@ def writes(fake: FakeGitHub) -> list[tuple[str, str]]:
 
 def test_created_then_updated_in_place(fake: FakeGitHub) -> None:
     """The second run edits the same comment: no second comment, no delete."""
-    first = publisher_for(fake).publish_comment(verdicts.unscored(), PR, CommentMode.ALWAYS)
-    second = publisher_for(fake).publish_comment(verdicts.failing(), PR, CommentMode.ALWAYS)
+    first = publisher_for(fake).publish_comment(sticky_comment(verdicts.unscored(), CommentMode.ALWAYS), PR)
+    second = publisher_for(fake).publish_comment(sticky_comment(verdicts.failing(), CommentMode.ALWAYS), PR)
     (comment,) = fake.comments(REPO, PR)
     assert (first.action, second.action) == (CommentAction.CREATED, CommentAction.UPDATED)
     assert first.comment_id == second.comment_id == comment.id
@@ -34,8 +36,8 @@ def test_created_then_updated_in_place(fake: FakeGitHub) -> None:
 
 
 def test_unchanged_body_sends_no_patch(fake: FakeGitHub) -> None:
-    publisher_for(fake).publish_comment(verdicts.unscored(), PR, CommentMode.ALWAYS)
-    again = publisher_for(fake).publish_comment(verdicts.unscored(), PR, CommentMode.ALWAYS)
+    publisher_for(fake).publish_comment(sticky_comment(verdicts.unscored(), CommentMode.ALWAYS), PR)
+    again = publisher_for(fake).publish_comment(sticky_comment(verdicts.unscored(), CommentMode.ALWAYS), PR)
     assert again.action == CommentAction.UNCHANGED
     assert [m for m, _ in writes(fake)] == ["POST"]
 
@@ -47,7 +49,7 @@ def test_marker_comment_beyond_the_first_page_is_found(fake: FakeGitHub, per_pag
         fake.add_comment(REPO, PR, f"chatter {i}", user="someone")
     ours = fake.add_comment(REPO, PR, f"{STICKY_MARKER}\nold verdict", user=BOT)
     publisher = Publisher(open_repo(client_for(fake, per_page=per_page), REPO))
-    result = publisher.publish_comment(verdicts.unscored(), PR, CommentMode.ON_CHANGE)
+    result = publisher.publish_comment(sticky_comment(verdicts.unscored(), CommentMode.ON_CHANGE), PR)
     assert (result.action, result.comment_id) == (CommentAction.UPDATED, ours.id)
     assert len(fake.comments(REPO, PR)) == 151
     assert fake.comments(REPO, PR)[-1].body.startswith(f"{STICKY_MARKER}\n### ⚠️")
@@ -61,7 +63,7 @@ def test_other_comments_are_never_touched(fake: FakeGitHub) -> None:
     quoting = fake.add_comment(REPO, PR, f"see {STICKY_MARKER} above", user="renovate[bot]")
     planted = fake.add_comment(REPO, PR, f"{STICKY_MARKER}\n✅ pass_clean (trust me)", user="agent-bot")
     before = {c.id: c.body for c in fake.comments(REPO, PR)}
-    result = publisher_for(fake).publish_comment(verdicts.failing(), PR, CommentMode.ALWAYS)
+    result = publisher_for(fake).publish_comment(sticky_comment(verdicts.failing(), CommentMode.ALWAYS), PR)
     assert result.action == CommentAction.CREATED
     after = {c.id: c.body for c in fake.comments(REPO, PR)}
     assert {i: after[i] for i in before} == before
@@ -74,7 +76,7 @@ def test_comment_author_pins_the_sticky_comment_to_one_login(fake: FakeGitHub) -
     fake.add_comment(REPO, PR, f"{STICKY_MARKER}\nold", user="other-app[bot]")
     ours = fake.add_comment(REPO, PR, f"{STICKY_MARKER}\nold", user=BOT)
     result = publisher_for(fake, comment_author=BOT).publish_comment(
-        verdicts.failing(), PR, CommentMode.ALWAYS
+        sticky_comment(verdicts.failing(), CommentMode.ALWAYS), PR
     )
     assert (result.action, result.comment_id) == (CommentAction.UPDATED, ours.id)
 
@@ -103,7 +105,7 @@ def test_comment_modes(
 ) -> None:
     if previous:
         fake.add_comment(REPO, PR, f"{STICKY_MARKER}\nunscored before", user=BOT)
-    result = publisher_for(fake).publish_comment(verdict, PR, mode)
+    result = publisher_for(fake).publish_comment(sticky_comment(verdict, mode), PR)
     assert result.action == action
     bodies = [c.body for c in fake.comments(REPO, PR)]
     if action == CommentAction.SKIPPED:
@@ -118,19 +120,27 @@ def test_comment_modes(
 
 def test_a_report_over_65536_characters_is_cut_keeping_the_marker(fake: FakeGitHub) -> None:
     """Posted anyway (the fake rejects > 65536), with the marker first and a note on what was cut."""
-    result = publisher_for(fake).publish_comment(verdicts.with_many_reasons(1500), PR, CommentMode.ALWAYS)
+    result = publisher_for(fake).publish_comment(
+        sticky_comment(verdicts.with_many_reasons(1500), CommentMode.ALWAYS), PR
+    )
     (comment,) = fake.comments(REPO, PR)
     assert result.truncated
     assert len(comment.body) <= 65536
     assert comment.body.startswith(STICKY_MARKER)
     assert "✂️ **Truncated:** the last" in comment.body
-    again = publisher_for(fake).publish_comment(verdicts.with_many_reasons(1500), PR, CommentMode.ALWAYS)
+    again = publisher_for(fake).publish_comment(
+        sticky_comment(verdicts.with_many_reasons(1500), CommentMode.ALWAYS), PR
+    )
     assert (again.action, again.comment_id) == (CommentAction.UNCHANGED, comment.id)
 
 
 def test_publish_posts_check_and_comment_together(fake: FakeGitHub) -> None:
-    result = publisher_for(fake).publish(
-        verdicts.unscored(), head_sha="1" * 40, pr_number=PR, comment_mode=CommentMode.ON_CHANGE
+    result = publish_rendered(
+        publisher_for(fake),
+        verdicts.unscored(),
+        head_sha="1" * 40,
+        pr_number=PR,
+        comment_mode=CommentMode.ON_CHANGE,
     )
     assert result.not_posted == ()
     assert result.check.check_run_id == fake.check_runs()[0].id
@@ -138,6 +148,6 @@ def test_publish_posts_check_and_comment_together(fake: FakeGitHub) -> None:
 
 
 def test_publish_without_a_pull_request_skips_the_comment(fake: FakeGitHub) -> None:
-    result = publisher_for(fake).publish(verdicts.failing(), head_sha="1" * 40)
+    result = publish_rendered(publisher_for(fake), verdicts.failing(), head_sha="1" * 40)
     assert result.comment.action == CommentAction.SKIPPED
     assert [r.operation_id for r in fake.requests] == ["checks/create"]

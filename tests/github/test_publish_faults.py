@@ -7,9 +7,10 @@ import time
 
 import pytest
 
+from gate.action.content import check_content, sticky_comment
+from gate.action.defaults import CommentMode
 from gate.action.publisher import (
     CommentAction,
-    CommentMode,
     GitHubUnavailable,
     NotFound,
     NotPermitted,
@@ -22,7 +23,7 @@ from gate.action.publisher import (
     open_repo,
 )
 from tests.github import verdicts
-from tests.github.conftest import FAST, HEAD_SHA, PR, REPO, client_for, publisher_for
+from tests.github.conftest import FAST, HEAD_SHA, PR, REPO, client_for, publish_rendered, publisher_for
 from tests.github_fake import FakeGitHub, TokenKind
 
 CREATE = "/repos/*/check-runs"
@@ -32,7 +33,7 @@ CREATE = "/repos/*/check-runs"
 def test_server_errors_are_retried_until_success(fake: FakeGitHub, statuses: list[int]) -> None:
     for status in statuses:
         fake.fail_next("POST", CREATE, status)
-    result = publisher_for(fake).publish_check(verdicts.failing(), HEAD_SHA)
+    result = publisher_for(fake).publish_check(check_content(verdicts.failing()), HEAD_SHA)
     assert len(fake.check_runs()) == 1
     assert result.check_run_id == fake.check_runs()[0].id
     assert [r.status for r in fake.log("POST")] == [*statuses, 201]
@@ -41,7 +42,7 @@ def test_server_errors_are_retried_until_success(fake: FakeGitHub, statuses: lis
 def test_patches_are_retried_too(fake: FakeGitHub) -> None:
     """An annotations batch hit by a 502 is re-sent, once: all 60 annotations, none twice."""
     fake.fail_next("PATCH", "/repos/*/check-runs/*", 502)
-    publisher_for(fake).publish_check(verdicts.unscored(list(range(1, 120, 2))), HEAD_SHA)
+    publisher_for(fake).publish_check(check_content(verdicts.unscored(list(range(1, 120, 2)))), HEAD_SHA)
     assert len(fake.check_runs()[0].annotations) == 60
     assert [r.status for r in fake.log("PATCH")] == [502, 200]
 
@@ -50,10 +51,10 @@ def test_server_errors_that_persist_end_as_github_unavailable(fake: FakeGitHub) 
     """1 + total attempts, then a typed error naming the status; publish() turns it into a result."""
     fake.fail_next("POST", CREATE, 502, times=100)
     with pytest.raises(GitHubUnavailable, match="502") as caught:
-        publisher_for(fake).publish_check(verdicts.failing(), HEAD_SHA)
+        publisher_for(fake).publish_check(check_content(verdicts.failing()), HEAD_SHA)
     assert caught.value.status == 502
     assert len(fake.log("POST")) == 1 + FAST.total
-    result = publisher_for(fake).publish(verdicts.failing(), head_sha=HEAD_SHA)
+    result = publish_rendered(publisher_for(fake), verdicts.failing(), head_sha=HEAD_SHA)
     assert result.check.check_run_id is None
     assert result.check.not_posted[0].what == "check run"
 
@@ -63,7 +64,7 @@ def test_secondary_rate_limit_waits_retry_after_then_retries(fake: FakeGitHub, s
     """GitHub's secondary limit with ``retry-after: 1``: one second is waited, then it works."""
     fake.secondary_rate_limit("POST", CREATE, retry_after=1, status=status)
     started = time.monotonic()
-    result = publisher_for(fake).publish_check(verdicts.failing(), HEAD_SHA)
+    result = publisher_for(fake).publish_check(check_content(verdicts.failing()), HEAD_SHA)
     elapsed = time.monotonic() - started
     assert result.check_run_id is not None
     assert [r.status for r in fake.log("POST")] == [status, 201]
@@ -75,7 +76,7 @@ def test_primary_rate_limit_waits_for_the_reset(fake: FakeGitHub, status: int) -
     """``x-ratelimit-remaining: 0``: wait until ``x-ratelimit-reset`` (+1 s), then retry."""
     fake.primary_rate_limit("POST", CREATE, reset_in=0, status=status)
     started = time.monotonic()
-    publisher_for(fake).publish_check(verdicts.failing(), HEAD_SHA)
+    publisher_for(fake).publish_check(check_content(verdicts.failing()), HEAD_SHA)
     elapsed = time.monotonic() - started
     assert [r.status for r in fake.log("POST")] == [status, 201]
     assert elapsed < 3
@@ -90,7 +91,7 @@ def test_a_wait_longer_than_allowed_fails_fast_as_rate_limited(fake: FakeGitHub,
         fake.primary_rate_limit("POST", CREATE, reset_in=3600)
     started = time.monotonic()
     with pytest.raises(RateLimited, match="wait"):
-        publisher_for(fake).publish_check(verdicts.failing(), HEAD_SHA)
+        publisher_for(fake).publish_check(check_content(verdicts.failing()), HEAD_SHA)
     assert time.monotonic() - started < 1
     assert len(fake.log("POST")) == 1
 
@@ -103,7 +104,7 @@ def test_validation_error_is_surfaced_clearly_and_not_retried(fake: FakeGitHub) 
     }
     fake.fail_next("POST", CREATE, 422, body=body)
     with pytest.raises(RequestRejected) as caught:
-        publisher_for(fake).publish_check(verdicts.failing(), HEAD_SHA)
+        publisher_for(fake).publish_check(check_content(verdicts.failing()), HEAD_SHA)
     assert str(caught.value) == (
         "could not create the check run: GitHub rejected the request "
         "(422: Validation Failed; head_sha is not a commit)"
@@ -116,7 +117,7 @@ def test_slow_response_times_out_within_the_bound(fake: FakeGitHub) -> None:
     fake.slow_next("GET", "/repos/*/issues/*/comments", delay=5)
     started = time.monotonic()
     with pytest.raises(GitHubUnavailable, match="timed out"):
-        publisher_for(fake).publish_comment(verdicts.failing(), PR, CommentMode.ALWAYS)
+        publisher_for(fake).publish_comment(sticky_comment(verdicts.failing(), CommentMode.ALWAYS), PR)
     assert time.monotonic() - started < 2.5
     assert fake.comments(REPO, PR) == []
 
@@ -135,8 +136,12 @@ def test_retry_settings_bound_the_time_of_one_request() -> None:
 def test_read_only_token_is_handled_without_crashing(fake: FakeGitHub) -> None:
     """A fork PR: nothing can be posted; publish() says what and why for each part."""
     fake.add_token(fake.token, TokenKind.READ_ONLY)
-    result = publisher_for(fake).publish(
-        verdicts.unscored(), head_sha=HEAD_SHA, pr_number=PR, comment_mode=CommentMode.ALWAYS
+    result = publish_rendered(
+        publisher_for(fake),
+        verdicts.unscored(),
+        head_sha=HEAD_SHA,
+        pr_number=PR,
+        comment_mode=CommentMode.ALWAYS,
     )
     assert not result.check.posted
     assert result.comment.action == CommentAction.FAILED
@@ -148,7 +153,7 @@ def test_read_only_token_is_handled_without_crashing(fake: FakeGitHub) -> None:
 def test_bad_credentials_are_not_permitted(fake: FakeGitHub) -> None:
     client = client_for(fake, token="ghs_revoked")  # noqa: S106 - an unknown token, on purpose
     with pytest.raises(NotPermitted, match="401: Bad credentials"):
-        Publisher(open_repo(client, REPO)).publish_check(verdicts.failing(), HEAD_SHA)
+        Publisher(open_repo(client, REPO)).publish_check(check_content(verdicts.failing()), HEAD_SHA)
 
 
 def test_missing_pull_request_is_not_found(fake: FakeGitHub) -> None:
@@ -167,8 +172,8 @@ def test_the_token_never_appears_in_logs_errors_or_reprs(
     fake.secondary_rate_limit("GET", "/repos/*/issues/*/comments", retry_after=0)
     texts: list[str] = [repr(publisher)]
     for attempt in (
-        lambda: publisher.publish_check(verdicts.failing(), HEAD_SHA),
-        lambda: publisher.publish_comment(verdicts.failing(), PR, CommentMode.ALWAYS),
+        lambda: publisher.publish_check(check_content(verdicts.failing()), HEAD_SHA),
+        lambda: publisher.publish_comment(sticky_comment(verdicts.failing(), CommentMode.ALWAYS), PR),
         lambda: publisher.pull_request(404),
     ):
         try:
@@ -176,7 +181,7 @@ def test_the_token_never_appears_in_logs_errors_or_reprs(
         except PublishError as err:
             texts += [str(err), repr(err), str(err.__cause__), repr(err.__cause__)]
     fake.add_token(fake.token, TokenKind.READ_ONLY)
-    texts.append(repr(publisher.publish(verdicts.unscored(), head_sha=HEAD_SHA, pr_number=PR)))
+    texts.append(repr(publish_rendered(publisher, verdicts.unscored(), head_sha=HEAD_SHA, pr_number=PR)))
     assert "'Authorization': 'token (oauth token removed)'" in caplog.text  # headers were logged, masked
     haystack = "\n".join([*texts, caplog.text])
     assert "Resource not accessible" in haystack  # the failures really are in there

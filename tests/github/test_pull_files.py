@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from gate.action.defaults import CommentMode
 from gate.action.publish_stored import publish_stored, workflow_edits
-from gate.action.publisher import CommentMode, PullFile
+from gate.action.publisher import PullFile
 from gate.errors import GateError
 from tests.github import verdicts
 from tests.github.conftest import HEAD_SHA, PR, REPO, publisher_for

@@ -9,7 +9,8 @@ from pathlib import Path
 import yaml
 
 from gate.action.config import ActionConfig
-from gate.action.run import OUTPUT_NAMES
+from gate.action.defaults import DEFAULT_CHECK_NAME, CommentMode
+from gate.action.workflow_io import OUTPUT_NAMES
 
 ROOT = Path(__file__).resolve().parents[2]
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
@@ -46,3 +47,12 @@ def test_every_input_is_read_by_the_config() -> None:
 def test_the_action_runs_the_entrypoint_in_docker() -> None:
     assert ACTION["runs"] == {"using": "docker", "image": "Dockerfile"}
     assert 'ENTRYPOINT ["python", "/action/entrypoint.py"]' in (ROOT / "Dockerfile").read_text()
+
+
+def test_action_yml_defaults_are_the_codes_defaults() -> None:
+    """The check name and the comment mode have one home in the code; action.yml repeats them."""
+    assert ACTION["inputs"]["check-name"]["default"] == DEFAULT_CHECK_NAME
+    assert ACTION["inputs"]["comment"]["default"] == CommentMode.ON_CHANGE
+    assert ActionConfig.check_name == DEFAULT_CHECK_NAME
+    for mode in CommentMode:
+        assert mode in ACTION["inputs"]["comment"]["description"]

@@ -1,4 +1,4 @@
-"""Workflow commands, GITHUB_OUTPUT and the exit-status policy (gate.action.run, pure)."""
+"""Workflow commands, GITHUB_OUTPUT and the exit-status policy (gate.action.workflow_io, pure)."""
 
 from __future__ import annotations
 
@@ -7,13 +7,15 @@ import itertools
 
 import pytest
 
-from gate.action.run import OUTPUT_NAMES, exit_status, verdict_outputs
 from gate.action.workflow_io import (
+    OUTPUT_NAMES,
     Log,
     escape_data,
     escape_property,
+    exit_status,
     format_outputs,
     redact,
+    verdict_outputs,
     workflow_command,
 )
 from gate.git import credential_environment

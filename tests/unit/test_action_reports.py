@@ -1,4 +1,4 @@
-"""The job summary's size limit and the explain reply (gate.action.run, pure)."""
+"""The job summary's size limit and the explain reply (gate.action.workflow_io and gate.report, pure)."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from gate.action.events import plan_for
+from gate.action.events import Command, EventError, Ignore, Judge, parse_payload, plan_for
 from tests.support.webhooks import as_fork, load, on_pull_request
 
 
@@ -15,8 +15,7 @@ def test_pull_request_events_are_judged_on_the_test_merge_commit(action: str) ->
     """pull_request events judge the PR, using GITHUB_SHA (the test merge) and the PR head for the check."""
     payload = load(f"pull_request.{action}")
     plan = plan_for("pull_request", payload, "Oracle Gate")
-    assert plan.action == "judge"
-    assert plan.pr is not None
+    assert isinstance(plan, Judge)
     assert plan.pr.number == payload["pull_request"]["number"]
     assert plan.pr.head_sha == payload["pull_request"]["head"]["sha"]
     assert plan.pr.merge_ref == f"refs/pull/{plan.pr.number}/merge"
@@ -27,14 +26,14 @@ def test_pull_request_events_are_judged_on_the_test_merge_commit(action: str) ->
 def test_pull_request_target_fetches_the_merge_ref_instead_of_using_github_sha() -> None:
     """Under pull_request_target GITHUB_SHA is the base tip, so the merge ref must be fetched."""
     plan = plan_for("pull_request_target", load("pull_request.opened"), "Oracle Gate")
-    assert plan.action == "judge"
+    assert isinstance(plan, Judge)
     assert not plan.use_event_sha
 
 
 def test_a_fork_pull_request_is_recognised() -> None:
     """A head repository other than the base repository marks the PR as coming from a fork."""
     plan = plan_for("pull_request", as_fork(load("pull_request.opened")), "Oracle Gate")
-    assert plan.pr is not None
+    assert isinstance(plan, Judge)
     assert plan.pr.from_fork
 
 
@@ -42,7 +41,7 @@ def test_closed_pull_requests_are_ignored() -> None:
     """A closed PR has nothing left to judge."""
     payload = copy.deepcopy(load("pull_request.opened"))
     payload["action"] = "closed"
-    assert plan_for("pull_request", payload, "Oracle Gate").action == "ignore"
+    assert isinstance(plan_for("pull_request", payload, "Oracle Gate"), Ignore)
 
 
 @pytest.mark.parametrize(
@@ -57,11 +56,9 @@ def test_commands_in_pull_request_comments(body: str, name: str) -> None:
     """A comment starting with /oracle-gate rerun|explain on a PR is a command."""
     payload = on_pull_request(load("issue_comment.created"), body, login="alice")
     plan = plan_for("issue_comment", payload, "Oracle Gate")
-    assert plan.action == "command"
-    assert plan.command is not None
-    assert (plan.command.name, plan.command.user) == (name, "alice")
-    assert plan.command.comment_id == payload["comment"]["id"]
-    assert plan.pr is not None
+    assert isinstance(plan, Command)
+    assert (plan.name, plan.user) == (name, "alice")
+    assert plan.comment_id == payload["comment"]["id"]
     assert plan.pr.number == payload["issue"]["number"]
 
 
@@ -69,14 +66,14 @@ def test_commands_in_pull_request_comments(body: str, name: str) -> None:
 def test_other_comments_are_not_commands(body: str) -> None:
     """Only a leading, exact command word counts."""
     payload = on_pull_request(load("issue_comment.created"), body)
-    assert plan_for("issue_comment", payload, "Oracle Gate").action == "ignore"
+    assert isinstance(plan_for("issue_comment", payload, "Oracle Gate"), Ignore)
 
 
 def test_comments_on_plain_issues_and_from_bots_are_ignored() -> None:
     """The real example comment is on an issue, not a PR; bots cannot drive the gate."""
-    assert plan_for("issue_comment", load("issue_comment.created"), "Oracle Gate").action == "ignore"
+    assert isinstance(plan_for("issue_comment", load("issue_comment.created"), "Oracle Gate"), Ignore)
     bot = on_pull_request(load("issue_comment.created"), "/oracle-gate rerun", user_type="Bot")
-    assert plan_for("issue_comment", bot, "Oracle Gate").action == "ignore"
+    assert isinstance(plan_for("issue_comment", bot, "Oracle Gate"), Ignore)
 
 
 def test_a_rerequested_check_run_of_ours_is_judged_again() -> None:
@@ -94,20 +91,64 @@ def test_a_rerequested_check_run_of_ours_is_judged_again() -> None:
         }
     ]
     plan = plan_for("check_run", payload, "Oracle Gate")
-    assert plan.action == "judge"
-    assert plan.pr is not None
+    assert isinstance(plan, Judge)
     assert (plan.pr.number, plan.pr.head_sha) == (7, run["head_sha"])
 
 
 def test_a_rerequested_check_run_without_pull_request_or_of_another_name_is_ignored() -> None:
     """GitHub leaves pull_requests empty for forks; other checks are not ours."""
     payload = load("check_run.rerequested")
-    assert plan_for("check_run", payload, payload["check_run"]["name"]).action == "ignore"
-    assert plan_for("check_run", payload, "Oracle Gate").action == "ignore"
+    assert isinstance(plan_for("check_run", payload, payload["check_run"]["name"]), Ignore)
+    assert isinstance(plan_for("check_run", payload, "Oracle Gate"), Ignore)
 
 
 def test_unknown_events_are_ignored_with_a_reason() -> None:
     """Events the gate does not handle say so instead of failing."""
     plan = plan_for("ping", load("ping"), "Oracle Gate")
-    assert plan.action == "ignore"
+    assert isinstance(plan, Ignore)
     assert "ping" in plan.why
+
+
+def test_a_rerequested_check_run_is_judged_on_the_fetched_merge_ref() -> None:
+    """Only pull_request itself has the test merge as GITHUB_SHA."""
+    payload = copy.deepcopy(load("check_run.rerequested"))
+    payload["check_run"]["pull_requests"] = [{"number": 7}]
+    plan = plan_for("check_run", payload, payload["check_run"]["name"])
+    assert isinstance(plan, Judge)
+    assert (plan.pr.number, plan.use_event_sha) == (7, False)
+
+
+@pytest.mark.parametrize(
+    ("event", "payload"),
+    [
+        ("pull_request", {"action": "opened", "pull_request": {}}),
+        ("pull_request", {"action": "opened", "pull_request": {"number": "seven"}}),
+        (
+            "issue_comment",
+            {
+                "action": "created",
+                "issue": {"pull_request": {"url": "u"}},
+                "comment": {"body": "/oracle-gate rerun"},
+            },
+        ),
+    ],
+)
+def test_a_payload_lacking_what_its_event_carries_is_an_event_error(
+    event: str, payload: dict[str, object]
+) -> None:
+    with pytest.raises(EventError, match=f"the {event} payload lacks what the event carries"):
+        plan_for(event, payload, "Oracle Gate")
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"{not json", "is not valid JSON"),
+        (b"\xff\xfe", "is not valid JSON"),
+        (b"[1, 2]", "is not a JSON object"),
+    ],
+)
+def test_a_payload_that_is_not_a_json_object_is_an_event_error(data: bytes, message: str) -> None:
+    with pytest.raises(EventError, match=message):
+        parse_payload(data, "event.json")
+    assert parse_payload(b'{"action": "opened"}', "event.json") == {"action": "opened"}

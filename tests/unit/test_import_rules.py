@@ -48,10 +48,12 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "gate.git": ("gate.errors", "gate.judge.changes"),
     "gate.files": (),
     "gate.errors": (),
+    "gate.exit_status": (),
     "gate.demo": ("gate.check", "gate.report"),
     "gate.action": (
         "gate",
         "gate.errors",
+        "gate.exit_status",
         "gate.files",
         "gate.git",
         "gate.check",
@@ -61,6 +63,16 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "gate.action",
     ),
 }
+
+ACTION = GATE / "action"
+# The Action's modules that must stay pure (payload or environment in, values out), with the I/O
+# modules each may name anyway: the config holds paths (pathlib.Path values) it never opens.
+ACTION_PURE = {"events": frozenset(), "config": frozenset({"pathlib"}), "defaults": frozenset()}
+# The Action's modules that may call gate.report: the rendering module, the summary's size cut,
+# and the reading of a stored verdict.json.
+ACTION_REPORT_USERS = frozenset(
+    {"gate.action.content", "gate.action.workflow_io", "gate.action.publish_stored"}
+)
 
 
 def module_name(path: Path) -> str:
@@ -164,3 +176,38 @@ def test_the_rules_see_a_forbidden_import(tmp_path: Path) -> None:
     assert {"gate.git", "gate.judge.policy", "subprocess"} <= names
     assert not inside("gate.git", ALLOWED["gate.judge"])
     assert inside("gate.judge.policy", ALLOWED["gate.judge"])
+
+
+@pytest.mark.parametrize("name", sorted(ACTION_PURE))
+def test_the_actions_event_and_config_modules_import_no_io(name: str) -> None:
+    path = ACTION / f"{name}.py"
+    io_modules = IO_MODULES - ACTION_PURE[name]
+    used = sorted({n for n in imports_of(path) if n.split(".")[0] in io_modules})
+    assert not used, f"gate.action.{name} imports {used}: it turns values into values, it does no I/O"
+
+
+@pytest.mark.parametrize("name", ["publisher", "client"])
+def test_the_publisher_and_the_client_render_nothing(name: str) -> None:
+    """They post what they are given: no gate.report, no templates, not the rendering module."""
+    names = set(imports_of(ACTION / f"{name}.py"))
+    assert not names & {"gate.report", "jinja2", "gate.action.content"}, sorted(names)
+
+
+def test_only_the_content_module_renders_for_github() -> None:
+    users = {
+        module_name(path) for path in ACTION.glob("*.py") if {"gate.report", "jinja2"} & set(imports_of(path))
+    }
+    assert users <= ACTION_REPORT_USERS
+    assert "gate.action.content" in users
+    assert not any("jinja2" in imports_of(path) for path in ACTION.glob("*.py"))
+
+
+def test_the_command_line_starts_without_the_github_client_or_templates() -> None:
+    """``oracle-gate check`` reads the Action's shared values but loads neither PyGithub nor jinja2."""
+    probe = (
+        "import sys, gate.cli; "
+        "print(sorted(m for m in ('github', 'jinja2', 'requests', 'gate.report', 'gate.action.publisher') "
+        "if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

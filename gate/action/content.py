@@ -1,0 +1,210 @@
+"""What the Action says on GitHub and in the workflow, rendered: every call to :mod:`gate.report`.
+
+The check run (conclusion, title, summary, annotations, and the commit status that replaces it), the
+sticky comment, the ``explain`` reply, the job summary with its lines on what was posted, and the
+summary of a run that could not compute a verdict. The publisher posts these values as they are.
+
+Choices, with the GitHub behaviour they rest on (D = https://docs.github.com/en):
+
+* **Conclusions.** ``pass_clean`` -> ``success``, ``fail`` -> ``failure``,
+  ``unscored`` -> ``action_required``. ``neutral`` and ``skipped`` would
+  satisfy a required check (D/pull-requests/.../troubleshooting-required-status-checks);
+  ``action_required`` blocks it without claiming the code failed. When the
+  gate itself failed there is no verdict and :func:`error_check` says
+  ``failure`` with the reason.
+* **Status fallback.** A commit status has no "action required": ``success``
+  for ``pass_clean`` only, ``failure`` for ``fail`` and for ``unscored``
+  (``pending`` would leave the PR waiting forever, ``error`` means the checker
+  broke), ``error`` when the gate itself failed. The description (max 140
+  characters) names the verdict, so ``unscored`` is not mistaken for a code failure.
+* **Sticky comment.** Starts with :data:`gate.report.STICKY_MARKER`; mode
+  ``on-change`` never creates one just to say ``pass_clean``.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from gate import report
+from gate.action.defaults import CommentMode
+from gate.action.publisher import (
+    CheckContent,
+    CheckResult,
+    CommentAction,
+    NotPosted,
+    PublishResult,
+    StickyComment,
+)
+from gate.judge.verdict import FAIL, PASS, UNSCORED, Verdict
+
+MAX_CHECK_TEXT = 65535  # output.summary and output.text, D/rest/checks/runs
+MAX_STATUS_DESCRIPTION = 140
+
+CONCLUSIONS = {PASS: "success", FAIL: "failure", UNSCORED: "action_required"}
+ERROR_CONCLUSION = "failure"
+STATUS_STATES = {PASS: "success", FAIL: "failure", UNSCORED: "failure"}
+ERROR_STATUS_STATE = "error"
+
+FORK_SAFE_HINT = (
+    "The token may not write to this repository (a pull request from a fork, or one by Dependabot, "
+    "gets a read-only GITHUB_TOKEN), so nothing was posted. The verdict is still in verdict.json, the "
+    "step outputs and the job summary. To post it, use the two-stage workflow "
+    "(examples/oracle-gate-fork-safe.yml computes with the read-only token, "
+    "examples/oracle-gate-fork-safe-publish.yml posts with `oracle-gate publish`), or run the gate on "
+    "pull_request_target, where it only fetches the pull request's git objects and never runs them."
+)
+
+
+# -- the check run and the sticky comment -------------------------------------------------------------
+
+
+def check_content(verdict: Verdict) -> CheckContent:
+    """The verdict's check run: conclusion, title, summary (cut to fit), annotations, status fallback."""
+    summary, truncated = report.truncate_markdown(
+        report.check_summary(verdict), MAX_CHECK_TEXT, "The full verdict is in the action's verdict.json."
+    )
+    title = report.check_title(verdict)
+    return CheckContent(
+        conclusion=CONCLUSIONS[verdict.verdict],
+        title=title,
+        summary=summary,
+        summary_truncated=truncated,
+        status_state=STATUS_STATES[verdict.verdict],
+        status_description=report.shorten(title, MAX_STATUS_DESCRIPTION),
+        annotations=[a.to_api() for a in report.check_annotations(verdict)],
+    )
+
+
+def error_check(why: str) -> CheckContent:
+    """The gate failed without a verdict: a ``failure`` check saying why (or an ``error`` status)."""
+    summary, truncated = report.truncate_markdown(report.error_summary(why), MAX_CHECK_TEXT)
+    return CheckContent(
+        conclusion=ERROR_CONCLUSION,
+        title=report.ERROR_TITLE,
+        summary=summary,
+        summary_truncated=truncated,
+        status_state=ERROR_STATUS_STATE,
+        status_description=report.shorten(f"{report.ERROR_TITLE}: {why}", MAX_STATUS_DESCRIPTION),
+    )
+
+
+def sticky_comment(verdict: Verdict, mode: CommentMode) -> StickyComment | None:
+    """The sticky comment for ``mode``: None for ``never``; under ``on-change`` a ``pass_clean`` only
+    updates an existing comment."""
+    if mode == CommentMode.NEVER:
+        return None
+    body, truncated = report.truncate_markdown(
+        report.to_markdown(verdict),
+        report.MAX_COMMENT_BODY,
+        "The check run and the action's verdict.json have the full verdict.",
+    )
+    create = mode == CommentMode.ALWAYS or verdict.verdict != PASS
+    return StickyComment(report.STICKY_MARKER, body, create=create, truncated=truncated)
+
+
+def reply_text(body: str) -> str:
+    """A plain comment's body, cut to GitHub's limit."""
+    return report.truncate_markdown(body, report.MAX_COMMENT_BODY)[0]
+
+
+# -- the verdict in files and logs --------------------------------------------------------------------
+
+
+def verdict_json(verdict: Verdict) -> str:
+    """Exactly the contract's JSON (``verdict.json``)."""
+    return report.format_verdict(verdict, "json")
+
+
+def log_text(verdict: Verdict) -> str:
+    """The verdict as plain text, for the Actions log."""
+    return report.to_text(verdict)
+
+
+# -- the job summary ----------------------------------------------------------------------------------
+
+
+def nothing_posted_for_permission(result: PublishResult) -> bool:
+    """The token could write neither a check run nor a status: a read-only token (fork, Dependabot)."""
+    return not result.check.posted and any(n.refused for n in result.check.not_posted)
+
+
+def check_line(check: CheckResult, check_name: str) -> str:
+    """One markdown line on what the check step posted."""
+    name = report.md_code(check_name)
+    if check.check_run_id is not None:
+        notes = f"{check.annotations_posted} of {check.annotations_total} annotation(s)"
+        if check.summary_truncated:
+            notes += ", summary truncated"
+        return f"Check run {name} (id {check.check_run_id}): `{check.conclusion}`, {notes}."
+    if check.status_state is not None:
+        return (
+            f"Commit status {name}: `{check.status_state}` (the token may not write check runs, "
+            "so a commit status was posted instead; it carries no annotations)."
+        )
+    return f"Check run {name}: **not posted** (conclusion would have been `{check.conclusion}`)."
+
+
+def comment_line(action: CommentAction, comment_id: int | None, mode: str) -> str:
+    """One markdown line on what became of the sticky comment."""
+    where = f" (id {comment_id})" if comment_id is not None else ""
+    words = {
+        CommentAction.CREATED: f"Sticky comment: created{where}.",
+        CommentAction.UPDATED: f"Sticky comment: updated in place{where}.",
+        CommentAction.UNCHANGED: f"Sticky comment: already up to date{where}, not touched.",
+        CommentAction.SKIPPED: f"Sticky comment: none posted (comment mode `{mode}`).",
+        CommentAction.FAILED: "Sticky comment: **not posted**.",
+    }
+    return words[action]
+
+
+def verdict_summary(verdict: Verdict, result: PublishResult, *, check_name: str, mode: str) -> str:
+    """The job summary of a run that computed a verdict: the report and what was posted."""
+    posted = [
+        check_line(result.check, check_name),
+        comment_line(result.comment.action, result.comment.comment_id, mode),
+    ]
+    return report.render(
+        "action_summary.md.j2",
+        verdict,
+        report_md=report.to_markdown(verdict),
+        posted=posted,
+        not_posted=result.not_posted,
+        permission_hint=FORK_SAFE_HINT if nothing_posted_for_permission(result) else "",
+    )
+
+
+def error_summary(
+    why: str, *, check: CheckResult | None, failure: NotPosted | None, check_name: str, head_known: bool
+) -> str:
+    """The job summary of a run that could not compute a verdict."""
+    return (
+        report.environment()
+        .get_template("action_error.md.j2")
+        .render(
+            why=why,
+            check=check_line(check, check_name) if check is not None else None,
+            failure=failure,
+            head_known=head_known,
+        )
+    )
+
+
+# -- the explain command ------------------------------------------------------------------------------
+
+
+def explain_reply(verdict: Verdict) -> tuple[str, bool]:
+    """The ``/oracle-gate explain`` reply (cut to a comment's size) and whether it was cut."""
+    return report.explain_markdown(verdict)
+
+
+def explain_summary(verdict: Verdict, pr_number: int, *, replied: bool, truncated: bool) -> str:
+    """The job summary of an ``explain``: whether it was answered, and the whole listing."""
+    full, _ = report.explain_markdown(verdict, limit=sys.maxsize)
+    note = "Replied" if replied else "**Could not reply**"
+    cut = " (cut to GitHub's comment size; the whole listing is below)" if truncated else ""
+    return f"{note} on #{pr_number}{cut}.\n\n{full}"
+
+
+def not_computed_reply(why: object) -> str:
+    """The reply to an ``explain`` whose verdict could not be computed."""
+    return f"**Oracle Gate could not compute the verdict:** {report.md_escape(why)}"

@@ -1,0 +1,26 @@
+"""Values the Action and ``oracle-gate publish`` share: defaults, the repository pattern, comment modes.
+
+Standard library only, so the command line reads them at start without loading PyGithub or jinja2.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+
+DEFAULT_CHECK_NAME = "Oracle Gate"  # also action.yml's default for the check-name input
+DEFAULT_API_URL = "https://api.github.com"
+REPOSITORY = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")  # OWNER/NAME
+
+
+class CommentMode(StrEnum):
+    """When the sticky comment is posted (the action's ``comment`` input, ``publish --comment``)."""
+
+    ALWAYS = "always"  # create the sticky comment, or update it when its body changed
+    ON_CHANGE = "on-change"  # the same, but never create one just to say pass_clean
+    NEVER = "never"
+
+
+def is_repository(value: str) -> bool:
+    """True for ``OWNER/NAME``."""
+    return REPOSITORY.fullmatch(value) is not None
