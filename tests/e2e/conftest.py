@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.harness import Runner
-from tests.e2e.project import REPO, Project, build_project
 from tests.github_fake import FakeGitHub
 from tests.github_fake.fixtures import (  # noqa: F401 - fixtures, registered by name
     FakeFactory,
     github_fake_factory_fixture,
     github_fake_fixture,
 )
+from tests.support.harness import Runner
+from tests.support.project import REPO, Project, build_project
 
 
 @pytest.fixture(scope="session")

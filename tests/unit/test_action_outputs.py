@@ -10,8 +10,8 @@ import pytest
 from gate.action import OUTPUT_NAMES, exit_status, verdict_outputs
 from gate.git import credential_environment
 from gate.workflow_io import Log, escape_data, escape_property, format_outputs, redact, workflow_command
-from tests.e2e.harness import parse_outputs
 from tests.github import verdicts
+from tests.support.harness import parse_outputs
 
 
 def test_command_data_cannot_end_the_line_or_start_another_command() -> None:

@@ -19,8 +19,8 @@ from typing import Any
 
 import yaml
 
-from tests.e2e.project import OTHER_UID, REPO, Project, PullRequest, chown_tree, git
 from tests.github_fake import FakeGitHub
+from tests.support.project import OTHER_UID, REPO, Project, PullRequest, chown_tree, git
 
 ROOT = Path(__file__).resolve().parents[2]
 ENTRYPOINT = ROOT / "entrypoint.py"

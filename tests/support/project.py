@@ -31,7 +31,9 @@ from tests.support.repo import Repo, clean_env, measure_coverage
 REPO = "oracle-org/widgets"
 FROZEN_TEST = "tests/test_frozen.py::test_frozen_area"
 FUNCTIONS = 60  # separate overlap ranges in PR #2
-OTHER_UID = 1234  # the workspace's owner: not root, as on a GitHub runner seen from the container
+OTHER_UID = (
+    1001  # the workspace's owner: the runner's user, not root, as on a GitHub runner seen from the container
+)
 
 
 def frozen_area(version: str) -> str:
