@@ -4,12 +4,15 @@ received, the outputs file, the job summary, the exit status, and a workspace th
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 import pytest
 
 from tests.container.conftest import ContainerRunner
 from tests.github_fake import FakeGitHub
 from tests.support import events
-from tests.support.harness import RUN_ID, Result
+from tests.support.harness import RUN_ID, Result, Runner
 from tests.support.project import FUNCTIONS, REPO, Project
 from tests.support.runner_user import assert_usable_by_runner_user
 
@@ -104,3 +107,37 @@ def test_a_gate_error_fails_closed_with_exit_3(
     (run,) = fake.check_runs(REPO)
     assert (run.head_sha, run.status, run.conclusion) == (pr.head, "completed", "failure")
     assert "IsADirectoryError" in (run.summary or "")
+
+
+def test_the_image_agrees_with_entrypoint_py_run_directly(
+    runner: ContainerRunner,
+    project: Project,
+    fake: FakeGitHub,
+    tmp_path: Path,
+    record_property: Callable[[str, object], None],
+) -> None:
+    """The same pull request judged by ``entrypoint.py`` on the host and by the image: the same
+    verdict.json, outputs (ids aside) and check conclusion. The time from start to the check run
+    being posted is recorded for both (``-rA -s`` prints it)."""
+    pr = project.pulls[3]
+    assert pr.merge is not None
+    payload = events.pull_request(project, pr)
+    direct = Runner(project, fake, tmp_path / "direct")
+    (tmp_path / "direct").mkdir()
+    on_host = direct.run("pull_request", payload, direct.workspace(at="merge", pr=pr), sha=pr.merge)
+    host_seconds = direct.seconds_to_first_check()
+    fake.requests.clear()
+    in_image = runner.run("pull_request", payload, runner.workspace(at="merge", pr=pr), sha=pr.merge)
+    image_seconds = runner.seconds_to_first_check()
+    assert in_image.status == on_host.status == 1, in_image.log  # fail is in fail-on by default
+    assert in_image.verdict_json() == on_host.verdict_json()
+    ids = ("check-run-id", "comment-id")
+    assert {k: v for k, v in in_image.outputs.items() if k not in ids} == {
+        k: v for k, v in on_host.outputs.items() if k not in ids
+    }
+    assert [r.conclusion for r in fake.check_runs(REPO)] == ["failure", "failure"]
+    assert host_seconds is not None
+    assert image_seconds is not None
+    record_property("seconds_to_check_run_host", round(host_seconds, 2))
+    record_property("seconds_to_check_run_image", round(image_seconds, 2))
+    print(f"\nstart -> check run posted: entrypoint.py {host_seconds:.2f} s, image {image_seconds:.2f} s")
