@@ -122,8 +122,8 @@ def test_the_image_agrees_with_entrypoint_py_run_directly(
     pr = project.pulls[3]
     assert pr.merge is not None
     payload = events.pull_request(project, pr)
-    direct = Runner(project, fake, tmp_path / "direct")
     (tmp_path / "direct").mkdir()
+    direct = Runner(project, fake, tmp_path / "direct")
     on_host = direct.run("pull_request", payload, direct.workspace(at="merge", pr=pr), sha=pr.merge)
     host_seconds = direct.seconds_to_first_check()
     fake.requests.clear()

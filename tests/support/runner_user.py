@@ -54,8 +54,6 @@ def foreign_entries(root: Path) -> list[str]:
 
 def assert_usable_by_runner_user(workspace: Path, *, private_ref: str | None = None) -> None:
     """verdict.json can be read and copied, and the repository used, by the runner's user."""
-    for parent in workspace.parents:  # pytest's temporary folders are 0700: let that user reach in
-        parent.chmod(parent.stat().st_mode | 0o001)
     home = Path(tempfile.mkdtemp(prefix="runner-home-"))  # under /tmp: reachable by that user
     os.chown(home, OTHER_UID, OTHER_UID)
     try:
@@ -64,8 +62,18 @@ def assert_usable_by_runner_user(workspace: Path, *, private_ref: str | None = N
         shutil.rmtree(home)
 
 
+def _let_reach(path: Path) -> None:
+    """pytest's temporary folders are 0700 (and a pytest session starting meanwhile resets
+    /tmp/pytest-of-root to 0700): let the runner's user traverse them, again before each command."""
+    for parent in path.parents:
+        mode = parent.stat().st_mode
+        if not mode & 0o001:
+            parent.chmod(mode | 0o001)
+
+
 def _check(workspace: Path, home: Path, private_ref: str | None) -> None:
     def ok(*args: str) -> str:
+        _let_reach(workspace)
         proc = as_runner_user(list(args), workspace, home)
         assert proc.returncode == 0, f"as uid {OTHER_UID}: {' '.join(args)}: {proc.stderr.strip()}"
         return proc.stdout
