@@ -1,6 +1,22 @@
 # Oracle Gate as a Docker container action.
 # GitHub runs it as root with the workspace mounted at /github/workspace and
 # made the working directory, so there is no USER and no WORKDIR here.
+
+# Stage 1: the package as a wheel, built with the hash-pinned build backend.
+# Nothing of this stage (sources, build/, egg-info) reaches the final image.
+FROM python:3.11-slim-bookworm AS wheel
+
+ENV PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+
+COPY requirements/build.txt /src/requirements/build.txt
+RUN python -m pip install --require-hashes -r /src/requirements/build.txt
+COPY pyproject.toml README.md /src/
+COPY gate /src/gate
+COPY templates /src/templates
+RUN python -m pip wheel --no-deps --no-build-isolation --wheel-dir /wheels /src
+
+# Stage 2: the action.
 FROM python:3.11-slim-bookworm
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -17,12 +33,17 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 
 # Runtime dependencies from the lock, every file checked against its hash.
-COPY requirements/runtime.txt /action/requirements/runtime.txt
-RUN python -m pip install --require-hashes -r /action/requirements/runtime.txt
+COPY requirements/runtime.txt /tmp/runtime.txt
+RUN python -m pip install --require-hashes -r /tmp/runtime.txt && rm /tmp/runtime.txt
 
-COPY pyproject.toml README.md entrypoint.py /action/
-COPY gate /action/gate
-COPY templates /action/templates
-RUN python -m pip install --no-deps /action
+COPY --from=wheel /wheels /tmp/wheels
+RUN python -m pip install --no-deps --no-index /tmp/wheels/*.whl && rm -rf /tmp/wheels
 
-ENTRYPOINT ["python", "/action/entrypoint.py"]
+# Only the installed package may run: `python /action/entrypoint.py` would put
+# /action first on sys.path, and a copy of the sources there (which has no
+# gate.templates: templates/ becomes gate.templates only in the wheel) would
+# shadow the installed package. So /action holds entrypoint.py alone, and -P
+# keeps the script's directory off sys.path altogether.
+COPY entrypoint.py /action/entrypoint.py
+
+ENTRYPOINT ["python", "-P", "/action/entrypoint.py"]

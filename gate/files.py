@@ -15,12 +15,30 @@ def temporary_beside(path: Path) -> Iterator[Path]:
     removed on exit unless it was renamed away."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    os.close(fd)
+    try:
+        share_with_directory_owner(fd, path.parent)
+    finally:
+        os.close(fd)
     tmp = Path(name)
     try:
         yield tmp
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def share_with_directory_owner(fd: int, directory: Path) -> None:
+    """Make the open file ``fd`` readable by everyone (0644: mkstemp makes 0600) and, when root
+    writes into another user's directory, that user's.
+
+    The Docker action runs as root in a workspace owned by the runner's user, whose later steps
+    must read verdict.json (the fork-safe pattern copies it) and may replace or delete it
+    (../shared/spec/TRUST.md invariant 10: files stay usable).
+    """
+    os.fchmod(fd, 0o644)
+    if os.geteuid() == 0:
+        owner = os.stat(directory)
+        if owner.st_uid != 0:
+            os.fchown(fd, owner.st_uid, owner.st_gid)
 
 
 def write_atomically(path: Path, text: str) -> None:

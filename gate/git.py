@@ -210,19 +210,41 @@ class Git:
         """
         args = ["fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head"]
         args += ["--no-auto-gc", *(["--unshallow"] if unshallow else []), "--end-of-options", source]
-        self.run([*args, *refspecs], extra_env=extra_env)
+        try:
+            self.run([*args, *refspecs], extra_env=extra_env)
+        finally:
+            self.restore_ownership()
 
     def add_worktree(self, path: Path, commit: str) -> None:
         """Check ``commit`` out, detached, into a new worktree at ``path`` (which must not exist).
 
         The user's own working tree, index and HEAD are not touched.
         """
-        self.run(["worktree", "add", "--detach", "--quiet", "--", str(path), commit])
+        try:
+            self.run(["worktree", "add", "--detach", "--quiet", "--", str(path), commit])
+        finally:
+            self.restore_ownership()
 
     def remove_worktree(self, path: Path) -> None:
         """Remove the worktree at ``path`` and its administrative files, even if it is dirty."""
         self.run(["worktree", "remove", "--force", "--force", "--", str(path)], ok_codes=(0, 128))
         self.run(["worktree", "prune"])
+        self.restore_ownership()
+
+    def restore_ownership(self) -> None:
+        """Give back to the repository's owner what this process (root) created under its git dir.
+
+        In the Docker action the gate runs as root in a repository owned by the runner's user; the
+        objects, refs, packs and logs a fetch writes would be root's, and a later ``git commit`` or
+        ``git gc`` of that user fails on them (../shared/spec/TRUST.md invariant 10). Only entries
+        not already the owner's are changed, symbolic links themselves never followed.
+        """
+        if os.geteuid() != 0:
+            return
+        proc = self.run(["rev-parse", "--git-common-dir"], ok_codes=(0, 128))
+        if proc.returncode != 0:
+            return
+        restore_ownership(self.repo / os.fsdecode(proc.stdout.strip()))
 
     @contextmanager
     def worktree(self, commit: str, parent_dir: Path) -> Iterator[Path]:
@@ -233,6 +255,19 @@ class Git:
             yield path
         finally:
             self.remove_worktree(path)
+
+
+def restore_ownership(git_dir: Path) -> None:
+    """Chown everything under ``git_dir`` not owned by ``git_dir``'s owner to that owner."""
+    owner = git_dir.lstat()
+    if owner.st_uid == os.geteuid():
+        return
+    for dirpath, dirnames, filenames in os.walk(git_dir):
+        for name in [*dirnames, *filenames]:
+            entry = os.path.join(dirpath, name)
+            stat = os.lstat(entry)
+            if (stat.st_uid, stat.st_gid) != (owner.st_uid, owner.st_gid):
+                os.lchown(entry, owner.st_uid, owner.st_gid)
 
 
 def _first_line(stderr: bytes) -> str:

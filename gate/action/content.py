@@ -23,8 +23,6 @@ Choices, with the GitHub behaviour they rest on (D = https://docs.github.com/en)
 
 from __future__ import annotations
 
-import sys
-
 from gate import report
 from gate.action.defaults import CommentMode
 from gate.action.publisher import (
@@ -163,13 +161,11 @@ def verdict_summary(verdict: Verdict, result: PublishResult, *, check_name: str,
         check_line(result.check, check_name),
         comment_line(result.comment.action, result.comment.comment_id, mode),
     ]
-    return report.render(
-        "action_summary.md.j2",
+    return report.action_summary(
         verdict,
-        report_md=report.to_markdown(verdict),
-        posted=posted,
-        not_posted=result.not_posted,
-        permission_hint=FORK_SAFE_HINT if nothing_posted_for_permission(result) else "",
+        posted,
+        result.not_posted,
+        FORK_SAFE_HINT if nothing_posted_for_permission(result) else "",
     )
 
 
@@ -177,15 +173,11 @@ def error_summary(
     why: str, *, check: CheckResult | None, failure: NotPosted | None, check_name: str, head_known: bool
 ) -> str:
     """The job summary of a run that could not compute a verdict."""
-    return (
-        report.environment()
-        .get_template("action_error.md.j2")
-        .render(
-            why=why,
-            check=check_line(check, check_name) if check is not None else None,
-            failure=failure,
-            head_known=head_known,
-        )
+    return report.action_error_summary(
+        why,
+        check_line=check_line(check, check_name) if check is not None else None,
+        failure=failure,
+        head_known=head_known,
     )
 
 
@@ -199,12 +191,9 @@ def explain_reply(verdict: Verdict) -> tuple[str, bool]:
 
 def explain_summary(verdict: Verdict, pr_number: int, *, replied: bool, truncated: bool) -> str:
     """The job summary of an ``explain``: whether it was answered, and the whole listing."""
-    full, _ = report.explain_markdown(verdict, limit=sys.maxsize)
-    note = "Replied" if replied else "**Could not reply**"
-    cut = " (cut to GitHub's comment size; the whole listing is below)" if truncated else ""
-    return f"{note} on #{pr_number}{cut}.\n\n{full}"
+    return report.explain_job_summary(verdict, pr_number, replied=replied, truncated=truncated)
 
 
 def not_computed_reply(why: object) -> str:
     """The reply to an ``explain`` whose verdict could not be computed."""
-    return f"**Oracle Gate could not compute the verdict:** {report.md_escape(why)}"
+    return report.explain_error_reply(why)

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.harness import Runner
-from tests.e2e.project import REPO, Project, build_project
 from tests.github_fake import FakeGitHub
 from tests.github_fake.fixtures import (  # noqa: F401 - fixtures, registered by name
     FakeFactory,
     github_fake_factory_fixture,
     github_fake_fixture,
 )
+from tests.support.harness import Runner
+from tests.support.project import Project, build_project, seed_fake
 
 
 @pytest.fixture(scope="session")
@@ -30,10 +30,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Project:
 @pytest.fixture
 def fake(github_fake: FakeGitHub, project: Project) -> FakeGitHub:
     """The fake GitHub knowing the repository and every pull request of the project."""
-    github_fake.add_repo(REPO)
-    for pr in project.pulls.values():
-        github_fake.add_pull(REPO, pr.number, head_sha=pr.head, base_sha=project.main, head_ref=pr.branch)
-    return github_fake
+    return seed_fake(github_fake, project)
 
 
 @pytest.fixture

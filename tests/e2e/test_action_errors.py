@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from tests.e2e import events
-from tests.e2e.harness import Runner
-from tests.e2e.project import REPO, Project
 from tests.github_fake import FakeGitHub
+from tests.support import events
+from tests.support.harness import Runner
+from tests.support.project import REPO, Project
 
 
 def test_a_bad_input_is_one_error_line_and_exit_3(runner: Runner, project: Project, fake: FakeGitHub) -> None:

@@ -9,10 +9,10 @@ import sys
 
 import pytest
 
-from tests.e2e import events
-from tests.e2e.harness import RUN_ID, Runner
-from tests.e2e.project import FROZEN_TEST, FUNCTIONS, REPO, Project
 from tests.github_fake import FakeGitHub
+from tests.support import events
+from tests.support.harness import RUN_ID, Runner
+from tests.support.project import FROZEN_TEST, FUNCTIONS, REPO, Project
 from tests.support.repo import clean_env
 
 STICKY = "<!-- oracle-gate:sticky -->"

@@ -127,6 +127,7 @@ class RecordedRequest:
     operation_id: str | None = None
     status: int = 0
     injected: bool = False  # answered by a Fault
+    at: float = field(default_factory=time.monotonic)  # when it arrived (time.monotonic)
 
     @property
     def authorization(self) -> str | None:

@@ -46,7 +46,7 @@ def test_every_input_is_read_by_the_config() -> None:
 
 def test_the_action_runs_the_entrypoint_in_docker() -> None:
     assert ACTION["runs"] == {"using": "docker", "image": "Dockerfile"}
-    assert 'ENTRYPOINT ["python", "/action/entrypoint.py"]' in (ROOT / "Dockerfile").read_text()
+    assert 'ENTRYPOINT ["python", "-P", "/action/entrypoint.py"]' in (ROOT / "Dockerfile").read_text()
 
 
 def test_action_yml_defaults_are_the_codes_defaults() -> None:

@@ -26,12 +26,15 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.github_fake import FakeGitHub
 from tests.support.repo import Repo, clean_env, measure_coverage
 
 REPO = "oracle-org/widgets"
 FROZEN_TEST = "tests/test_frozen.py::test_frozen_area"
 FUNCTIONS = 60  # separate overlap ranges in PR #2
-OTHER_UID = 1234  # the workspace's owner: not root, as on a GitHub runner seen from the container
+OTHER_UID = (
+    1001  # the workspace's owner: the runner's user, not root, as on a GitHub runner seen from the container
+)
 
 
 def frozen_area(version: str) -> str:
@@ -209,6 +212,14 @@ def _pull(
     merge = work.head()
     work.checkout("main")
     return PullRequest(number, head, merge, branch, expected)
+
+
+def seed_fake(fake: FakeGitHub, project: Project) -> FakeGitHub:
+    """The fake GitHub knowing the repository and every pull request of the project."""
+    fake.add_repo(REPO)
+    for pr in project.pulls.values():
+        fake.add_pull(REPO, pr.number, head_sha=pr.head, base_sha=project.main, head_ref=pr.branch)
+    return fake
 
 
 def chown_tree(path: Path, uid: int = OTHER_UID) -> None:

@@ -13,14 +13,15 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from tests.e2e.project import OTHER_UID, REPO, Project, PullRequest, chown_tree, git
 from tests.github_fake import FakeGitHub
+from tests.support.project import OTHER_UID, REPO, Project, PullRequest, chown_tree, git
 
 ROOT = Path(__file__).resolve().parents[2]
 ENTRYPOINT = ROOT / "entrypoint.py"
@@ -89,6 +90,7 @@ class Runner:
         self.home = tmp / "home"
         self.home.mkdir(exist_ok=True)
         self.runs = 0
+        self.started = 0.0
 
     # -- workspaces, as actions/checkout leaves them -------------------------------------------
 
@@ -161,27 +163,14 @@ class Runner:
             **{f"INPUT_{name.upper()}": value for name, value in settings.items()},
             "INPUT_GITHUB-TOKEN": token,
             "GITHUB_EVENT_NAME": event_name,
-            "GITHUB_EVENT_PATH": str(event),
             "GITHUB_REPOSITORY": REPO,
             "GITHUB_SHA": sha,
-            "GITHUB_WORKSPACE": str(workspace),
             "GITHUB_SERVER_URL": server_url,
             "GITHUB_RUN_ID": RUN_ID,
-            "GITHUB_OUTPUT": str(output),
-            "GITHUB_STEP_SUMMARY": str(summary),
-            "HOME": str(self.home),
-            "PATH": path or f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
             **self.fake.env(),
         }
-        proc = subprocess.run(
-            [sys.executable, str(ENTRYPOINT)],
-            cwd=workspace,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
+        self.started = time.monotonic()
+        proc = self.execute(env, workspace, run_dir, path=path, timeout=timeout)
         result = Result(
             proc.returncode,
             proc.stdout,
@@ -193,6 +182,35 @@ class Runner:
         leaked = [where for where, text in self._texts(result) if token in text]
         assert not leaked, f"the token appeared in {leaked}"
         return result
+
+    def execute(
+        self, env: dict[str, str], workspace: Path, run_dir: Path, *, path: str | None, timeout: float
+    ) -> subprocess.CompletedProcess[str]:
+        """Run ``entrypoint.py`` directly, with the host paths of the event, the file commands and HOME
+        (the container tier overrides this and runs the image instead)."""
+        env = {
+            **env,
+            "GITHUB_EVENT_PATH": str(run_dir / "event.json"),
+            "GITHUB_WORKSPACE": str(workspace),
+            "GITHUB_OUTPUT": str(run_dir / "output"),
+            "GITHUB_STEP_SUMMARY": str(run_dir / "summary"),
+            "HOME": str(self.home),
+            "PATH": path or f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
+        }
+        return subprocess.run(
+            [sys.executable, str(ENTRYPOINT)],
+            cwd=workspace,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+
+    def seconds_to_first_check(self) -> float | None:
+        """From the last run's start to the first check run posted (None: none was)."""
+        posts = self.fake.log("POST", "/repos/*/check-runs")
+        return posts[0].at - self.started if posts else None
 
     @staticmethod
     def _texts(result: Result) -> list[tuple[str, str]]:

@@ -1,0 +1,235 @@
+"""Build the action's real image from the unchanged ``Dockerfile`` and run it as the runner runs a
+Docker action, with buildah (no Docker engine and no Docker Hub on these machines).
+
+What was found to work here (Debian bookworm, root, buildah 1.28):
+
+* ``buildah bud --isolation=chroot --pull-never`` builds; ``buildah from`` + ``buildah run
+  --isolation=chroot`` runs a container (``podman run`` cannot start one: no cgroups to delegate).
+* The base image ``python:3.11-slim-bookworm`` is stood in for by Debian bookworm made with
+  ``mmdebstrap`` (python3, python3-pip, python-is-python3, ca-certificates; ``EXTERNALLY-MANAGED``
+  removed so ``pip install`` works as in the official image), imported with ``buildah from
+  scratch`` + ``buildah add`` + ``buildah commit`` under exactly the name the ``FROM`` lines use.
+  Its rootfs tarball is cached in ``${TMPDIR:-/tmp}/oracle-gate-container-cache/<sha256 of the
+  recipe>.tar``; the image carries the recipe's hash as a label and is not re-imported when it
+  matches.
+* The package proxy presents its own CA. The host's bundle is bind-mounted read-only at the
+  standard path during the build (``-v /etc/ssl/certs/ca-certificates.crt:...:ro``); Debian's pip
+  reads that path, so nothing about it goes into the Dockerfile. buildah runs with a minimal
+  environment: the host's ``PIP_*`` variables and pip configuration never reach the build.
+* A run: a fresh container per run, the image's own Entrypoint + Cmd run exactly as configured
+  (no command override: a shell-form Entrypoint runs ``/bin/sh -c`` as Docker would, and dash drops
+  ``INPUT_GITHUB-TOKEN``), ``--network=host`` so the loopback fake GitHub is reachable, the
+  workspace bind-mounted at ``/github/workspace`` as the working directory, ``/github/workflow``,
+  ``/github/file_commands`` and ``/github/home`` as the runner mounts them, and only ``GITHUB_*``,
+  ``RUNNER_*``, ``INPUT_*``, ``ACTIONS_*``, ``HOME`` and ``CI`` passed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+BASE_IMAGE = "docker.io/library/python:3.11-slim-bookworm"
+RECIPE_LABEL = "org.oracle-gate.base-recipe"
+CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt"
+PASSED_PREFIXES = ("GITHUB_", "RUNNER_", "INPUT_", "ACTIONS_")
+PASSED_NAMES = ("HOME", "CI")
+BASE_RECIPE = [
+    "mmdebstrap",
+    "--variant=apt",
+    "--include=python3,python3-pip,python-is-python3,ca-certificates",
+    '--customize-hook=rm -f "$1"/usr/lib/python3*/EXTERNALLY-MANAGED',
+    '--customize-hook=rm -rf "$1"/var/lib/apt/lists/*',
+    "bookworm",
+]
+BASE_MIRROR = "http://deb.debian.org/debian"
+BASE_CONFIG = ["--env", "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"]
+BASE_CONFIG += ["--env", "LANG=C.UTF-8", "--cmd", "python3"]
+
+
+class ContainerError(AssertionError):
+    """A build or a container run that failed; the message ends with the log's last lines."""
+
+
+def tool_environment() -> dict[str, str]:
+    """What buildah and mmdebstrap see: no PIP_*, no pip configuration, no proxy settings of ours."""
+    env = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C.UTF-8"}
+    env["HOME"] = os.environ.get("HOME", "/root")
+    env["TMPDIR"] = tempfile.gettempdir()
+    return env
+
+
+def tail(text: str, lines: int = 25) -> str:
+    return "\n".join(text.rstrip().splitlines()[-lines:])
+
+
+def _run(args: list[str], *, timeout: float = 900, what: str = "") -> str:
+    proc = subprocess.run(
+        args, env=tool_environment(), capture_output=True, text=True, timeout=timeout, check=False
+    )
+    if proc.returncode != 0:
+        raise ContainerError(
+            f"{what or ' '.join(args[:3])} failed (exit {proc.returncode}); last lines:\n"
+            + tail(proc.stdout + proc.stderr)
+        )
+    return proc.stdout
+
+
+def why_buildah_cannot_run() -> str | None:
+    """None when buildah can build and run containers here; else one line saying why not.
+
+    When buildah or mmdebstrap is missing and this process is root, they are installed from
+    Debian's packages first (as ``.ci/run`` does).
+    """
+    missing = [tool for tool in ("buildah", "mmdebstrap") if shutil.which(tool) is None]
+    if missing and os.geteuid() == 0 and shutil.which("apt-get"):
+        env = {**tool_environment(), "DEBIAN_FRONTEND": "noninteractive"}
+        for args in (["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", *missing]):
+            subprocess.run(args, env=env, capture_output=True, check=False, timeout=900)
+        missing = [tool for tool in missing if shutil.which(tool) is None]
+    if missing:
+        return f"container tier skipped: {', '.join(missing)} missing and not installable (needs root + apt)"
+    probe = subprocess.run(
+        ["buildah", "info"], env=tool_environment(), capture_output=True, text=True, check=False, timeout=120
+    )
+    if probe.returncode != 0:
+        return f"container tier skipped: buildah cannot run here: {tail(probe.stderr, 1)}"
+    return None
+
+
+def recipe_key() -> str:
+    recipe = json.dumps({"mmdebstrap": BASE_RECIPE, "mirror": BASE_MIRROR, "config": BASE_CONFIG})
+    return hashlib.sha256(recipe.encode()).hexdigest()
+
+
+def image_labels(image: str) -> dict[str, str] | None:
+    """The image's labels, None when there is no such image."""
+    proc = subprocess.run(
+        ["buildah", "inspect", "--type", "image", image],
+        env=tool_environment(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        return None
+    labels: dict[str, str] = json.loads(proc.stdout)["OCIv1"]["config"].get("Labels") or {}
+    return labels
+
+
+def image_config(image: str) -> dict[str, object]:
+    config: dict[str, object] = json.loads(_run(["buildah", "inspect", "--type", "image", image]))["OCIv1"][
+        "config"
+    ]
+    return config
+
+
+def ensure_base_image() -> str:
+    """The stand-in for ``python:3.11-slim-bookworm``, made (or found) from the cached recipe."""
+    key = recipe_key()
+    if (image_labels(BASE_IMAGE) or {}).get(RECIPE_LABEL) == key:
+        return f"{BASE_IMAGE} already made from recipe {key[:12]}"
+    cache = Path(tempfile.gettempdir()) / "oracle-gate-container-cache"
+    cache.mkdir(exist_ok=True)
+    tarball = cache / f"{key}.tar"
+    made = "cached"
+    if not tarball.is_file():
+        partial = cache / f"{key}.partial.tar"
+        _run([*BASE_RECIPE, str(partial), BASE_MIRROR], what="mmdebstrap (the base image's rootfs)")
+        partial.rename(tarball)
+        made = "made"
+    container = _run(["buildah", "from", "scratch"]).strip()
+    try:
+        _run(["buildah", "add", "--quiet", container, str(tarball), "/"])
+        _run(["buildah", "config", *BASE_CONFIG, "--label", f"{RECIPE_LABEL}={key}", container])
+        _run(["buildah", "commit", "--quiet", container, BASE_IMAGE])
+    finally:
+        subprocess.run(["buildah", "rm", container], env=tool_environment(), capture_output=True, check=False)
+    return f"{BASE_IMAGE} imported from the {made} rootfs {tarball}"
+
+
+@dataclass
+class Build:
+    image: str
+    seconds: float
+    log: str
+
+
+def build_image(context: Path, tag: str) -> Build:
+    """``buildah bud`` of ``context``'s own Dockerfile, never pulling, with the host CA mounted."""
+    started = time.monotonic()
+    args = ["buildah", "bud", "--isolation=chroot", "--pull-never", "--network=host", "--layers=false"]
+    args += ["-v", f"{CA_BUNDLE}:{CA_BUNDLE}:ro", "-f", str(context / "Dockerfile"), "-t", tag, str(context)]
+    proc = subprocess.run(args, env=tool_environment(), capture_output=True, text=True, check=False)
+    log = proc.stdout + proc.stderr
+    if proc.returncode != 0:
+        raise ContainerError(f"the image did not build (exit {proc.returncode}); last lines:\n{tail(log)}")
+    return Build(tag, time.monotonic() - started, log)
+
+
+def image_size(image: str) -> str:
+    return _run(["buildah", "images", "--format", "{{.Size}}", image]).strip()
+
+
+def remove_image(image: str) -> None:
+    subprocess.run(["buildah", "rmi", "-f", image], env=tool_environment(), capture_output=True, check=False)
+
+
+@dataclass(frozen=True)
+class Mounts:
+    workspace: Path  # -> /github/workspace (the working directory)
+    workflow: Path  # -> /github/workflow (event.json)
+    file_commands: Path  # -> /github/file_commands (GITHUB_OUTPUT, GITHUB_STEP_SUMMARY)
+    home: Path  # -> /github/home
+    # read-only at the same path inside: the workspace's "origin" (a file:// remote standing in for
+    # github.com) for the fetches the action makes
+    same_path: tuple[Path, ...] = ()
+
+
+def run_action(
+    image: str, env: dict[str, str], mounts: Mounts, *, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
+    """One fresh container of ``image`` running its own Entrypoint + Cmd, as the runner runs it."""
+    config = image_config(image)
+    argv = [*(config.get("Entrypoint") or []), *(config.get("Cmd") or [])]  # type: ignore[misc]
+    if not argv:
+        raise ContainerError(f"{image} has neither Entrypoint nor Cmd")
+    passed = {
+        name: value for name, value in env.items() if name.startswith(PASSED_PREFIXES) or name in PASSED_NAMES
+    }
+    container = _run(["buildah", "from", "--pull-never", "--quiet", image]).strip()
+    try:
+        args = ["buildah", "run", "--isolation=chroot", "--network=host", "--workingdir", "/github/workspace"]
+        for host, inside in (
+            (mounts.workspace, "/github/workspace"),
+            (mounts.workflow, "/github/workflow"),
+            (mounts.file_commands, "/github/file_commands"),
+            (mounts.home, "/github/home"),
+        ):
+            args += ["-v", f"{host}:{inside}"]
+        for host in mounts.same_path:
+            args += ["-v", f"{host}:{host}:ro"]
+        for name, value in passed.items():
+            args += ["-e", f"{name}={value}"]
+        args += [container, "--", *argv]
+        return subprocess.run(
+            args, env=tool_environment(), capture_output=True, text=True, timeout=timeout, check=False
+        )
+    finally:
+        subprocess.run(["buildah", "rm", container], env=tool_environment(), capture_output=True, check=False)
+
+
+def run_in_image(image: str, argv: list[str]) -> str:
+    """Run ``argv`` (not the Entrypoint) in a fresh container of ``image``: for looking inside it."""
+    container = _run(["buildah", "from", "--pull-never", "--quiet", image]).strip()
+    try:
+        return _run(["buildah", "run", "--isolation=chroot", container, "--", *argv], what=" ".join(argv))
+    finally:
+        subprocess.run(["buildah", "rm", container], env=tool_environment(), capture_output=True, check=False)
