@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from gate.errors import UsageError
-from gate.judge.verdict import FAIL, PASS, UNSCORED
+from gate.judge.verdict import Outcome
 
 COMMENT_MODES = ("always", "on-change", "never")
-VERDICTS = (PASS, FAIL, UNSCORED)
+VERDICTS = tuple(Outcome)
 DEFAULT_CHECK_NAME = "Oracle Gate"
 
 
@@ -45,7 +45,7 @@ class ActionConfig:
     check_name: str = DEFAULT_CHECK_NAME
     comment: str = "on-change"
     comment_author: str | None = None
-    fail_on: frozenset[str] = frozenset({FAIL, UNSCORED})
+    fail_on: frozenset[str] = frozenset({Outcome.FAIL, Outcome.UNSCORED})
     allow_failing_parent: bool = False
     output_path: Path | None = None
     summary_path: Path | None = None

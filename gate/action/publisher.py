@@ -62,7 +62,7 @@ from urllib3.connectionpool import ConnectionPool
 from urllib3.response import BaseHTTPResponse, HTTPResponse
 
 from gate import __version__, report
-from gate.judge.verdict import FAIL, PASS, UNSCORED, Verdict
+from gate.judge.verdict import Outcome, Verdict
 
 DEFAULT_API_URL = "https://api.github.com"
 DEFAULT_CHECK_NAME = "Oracle Gate"
@@ -70,9 +70,9 @@ MAX_ANNOTATIONS_PER_REQUEST = 50  # D/rest/checks/runs
 MAX_CHECK_TEXT = 65535  # output.summary and output.text, D/rest/checks/runs
 MAX_STATUS_DESCRIPTION = 140
 
-CONCLUSIONS = {PASS: "success", FAIL: "failure", UNSCORED: "action_required"}
+CONCLUSIONS = {Outcome.PASS_CLEAN: "success", Outcome.FAIL: "failure", Outcome.UNSCORED: "action_required"}
 ERROR_CONCLUSION = "failure"
-STATUS_STATES = {PASS: "success", FAIL: "failure", UNSCORED: "failure"}
+STATUS_STATES = {Outcome.PASS_CLEAN: "success", Outcome.FAIL: "failure", Outcome.UNSCORED: "failure"}
 ERROR_STATUS_STATE = "error"
 REACTIONS = frozenset({"+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"})
 
@@ -588,7 +588,7 @@ class Publisher:
             report.MAX_COMMENT_BODY,
             "The check run and the action's verdict.json have the full verdict.",
         )
-        create = mode == CommentMode.ALWAYS or verdict.verdict != PASS
+        create = mode == CommentMode.ALWAYS or verdict.verdict != Outcome.PASS_CLEAN
         return self.upsert_sticky(pr_number, body, create=create, truncated=truncated)
 
     def upsert_sticky(

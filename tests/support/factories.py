@@ -24,7 +24,7 @@ from gate.judge.freeze import Freeze, FreezeEntry
 from gate.judge.lock import FixtureLock
 from gate.judge.observers import ParentCoverage
 from gate.judge.policy import Policy
-from gate.judge.verdict import Evidence, Protocol, Verdict, evaluate
+from gate.judge.verdict import Evidence, Provenance, Verdict, evaluate
 from tests.support.repo import Repo, measure_coverage
 
 PARENT = "a" * 40
@@ -147,7 +147,7 @@ def evidence(
         lock=lock or FixtureLock(),
         locked_blobs=locked_blobs or {},
         coverage=coverage if coverage is not None else observed({}),
-        protocol=Protocol(gate_version="test"),
+        protocol=Provenance(gate_version="test"),
     )
 
 

@@ -43,12 +43,12 @@ IO_MODULES = frozenset(
 ALLOWED: dict[str, tuple[str, ...]] = {
     "gate.judge": ("gate.errors", "gate.judge"),
     "gate.maps": ("gate", "gate.errors", "gate.files", "gate.git", "gate.check", "gate.judge", "gate.maps"),
-    "gate.report": ("gate", "gate.judge"),
+    "gate.report": ("gate", "gate.errors", "gate.judge"),
     "gate.check": ("gate", "gate.errors", "gate.git", "gate.judge", "gate.maps.read"),
     "gate.git": ("gate.errors", "gate.judge.changes"),
     "gate.files": (),
     "gate.errors": (),
-    "gate.demo": ("gate.check", "gate.report"),
+    "gate.demo": ("gate.check", "gate.judge", "gate.report"),
     "gate.action": (
         "gate",
         "gate.errors",
