@@ -9,6 +9,7 @@ mention people through the gate's own comment.
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -271,6 +272,7 @@ def to_markdown(v: Verdict) -> str:
 # -- check runs: title, summary, annotations, and fitting GitHub's size limits ---------------------
 
 OVERLAP_TITLE = "Observed only by frozen tests"
+INCOMPLETE_TITLE = "Oracle input unusable (oracle_incomplete)"
 FAIL_TITLES = {
     ReasonCode.ORACLE_EDIT_FORBIDDEN: "Protected oracle path changed",
     ReasonCode.FIXTURE_LOCK_BROKEN: "Locked fixture changed",
@@ -314,13 +316,14 @@ class Annotation:
 
 
 def check_annotations(v: Verdict) -> list[Annotation]:
-    """Failures on the files that caused them, then one warning per run of overlap lines.
+    """Failures on the files that caused them, a warning on each malformed oracle file, then one
+    warning per run of overlap lines.
 
     Overlap lines are parent coordinates (on the parent's path), and each
     message says so: GitHub draws annotations on the head, where the same
     numbers may now point at other lines.
     """
-    return [*_failure_annotations(v), *_overlap_annotations(v)]
+    return [*_failure_annotations(v), *_incomplete_annotations(v), *_overlap_annotations(v)]
 
 
 def _failure_annotations(v: Verdict) -> list[Annotation]:
@@ -336,6 +339,31 @@ def _failure_annotations(v: Verdict) -> list[Annotation]:
         for r in v.reasons
         if r.path and REASONS.get(r.code) == Outcome.FAIL
     ]
+
+
+def _incomplete_annotations(v: Verdict) -> list[Annotation]:
+    """A warning on the oracle file each ``oracle_incomplete`` reason names.
+
+    Only a repository path is annotated: a coverage map given by an absolute path on the runner (or
+    outside the checkout) is no file of the repository for GitHub to draw on.
+    """
+    return [
+        Annotation(
+            path=r.path,
+            start_line=1,
+            end_line=1,
+            level=AnnotationLevel.WARNING,
+            title=INCOMPLETE_TITLE,
+            message=_cap_bytes(r.detail, MAX_ANNOTATION_MESSAGE),
+        )
+        for r in v.reasons
+        if r.code == ReasonCode.ORACLE_INCOMPLETE and r.path and _is_repo_path(r.path)
+    ]
+
+
+def _is_repo_path(path: str) -> bool:
+    norm = posixpath.normpath(path)
+    return norm == path and not path.startswith("/") and norm != ".." and not norm.startswith("../")
 
 
 def _overlap_annotations(v: Verdict) -> list[Annotation]:

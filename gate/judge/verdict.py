@@ -267,7 +267,7 @@ def oracle_incomplete(
     policy: Policy, freeze: Freeze, lock: FixtureLock, coverage: ParentCoverage
 ) -> list[Reason]:
     problems = [*policy.problems, *freeze.problems, *lock.problems, *coverage.problems]
-    return [Reason(ReasonCode.ORACLE_INCOMPLETE, p) for p in problems]
+    return [Reason(ReasonCode.ORACLE_INCOMPLETE, str(p), path=p.source) for p in problems]
 
 
 def no_added_lines(changes: ChangeSet, policy: Policy) -> list[Reason]:

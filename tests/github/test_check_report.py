@@ -68,6 +68,22 @@ def test_failure_annotations_only_for_file_scoped_fail_reasons() -> None:
     assert a.to_api()["annotation_level"] == "failure"
 
 
+def test_a_malformed_oracle_file_gets_a_warning_annotation() -> None:
+    """oracle_incomplete points at the malformed file when it is a repository path (not at a map
+    given by an absolute path on the runner, nor when no file was given)."""
+    reasons = (
+        Reason(ReasonCode.ORACLE_INCOMPLETE, "oracle-gate.toml: unknown key 'tets'", "oracle-gate.toml"),
+        Reason(ReasonCode.ORACLE_INCOMPLETE, "/tmp/map.json: not bound", "/tmp/map.json"),
+        Reason(ReasonCode.ORACLE_INCOMPLETE, "../map.json: not bound", "../map.json"),
+        Reason(ReasonCode.ORACLE_INCOMPLETE, "no coverage map of the parent was given"),
+    )
+    v = Verdict("unscored", reasons, {}, {}, 0.0, verdicts.PARENT, verdicts.HEAD, verdicts.PROTOCOL)
+    (a,) = report.check_annotations(v)
+    assert (a.path, a.start_line, a.end_line, a.level) == ("oracle-gate.toml", 1, 1, "warning")
+    assert a.title == "Oracle input unusable (oracle_incomplete)"
+    assert a.message == "oracle-gate.toml: unknown key 'tets'"
+
+
 def test_no_annotations_for_a_pass() -> None:
     assert verdicts.passing().verdict == Outcome.PASS_CLEAN
     assert report.check_annotations(verdicts.passing()) == []

@@ -119,7 +119,7 @@ def test_a_shard_is_not_a_whole_map_for_check(tmp_path: Path) -> None:
         parent=SHA_A, claimed_sha=None, manifest=manifest, digest="00", allow_failing_parent=False, source="d"
     )
     assert len(problems) == 1
-    assert "shard 1/2" in problems[0]
+    assert "shard 1/2" in str(problems[0])
 
 
 @pytest.mark.parametrize(("text", "expected"), [("1/4", (1, 4)), ("4/4", (4, 4)), (" 2/3 ", (2, 3))])
