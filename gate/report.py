@@ -92,8 +92,8 @@ def from_json(doc: object, source: str = "verdict.json") -> Verdict:
 
 def _verdict_from(doc: Mapping[str, Any]) -> Verdict:
     word = doc.get("verdict")
-    if word not in set(Outcome):
-        raise ValueError(f"'verdict' must be one of {sorted(Outcome)}, got {word!r}")
+    if not isinstance(word, str) or word not in set(Outcome):
+        raise ValueError(f"'verdict' must be one of {sorted(o.value for o in Outcome)}, got {word!r}")
     protocol = _object(_or_empty(doc, "protocol"), "'protocol'")
     options = _object(_or_empty(protocol, "options"), "'protocol.options'")
     return Verdict(
@@ -119,7 +119,7 @@ def _verdict_from(doc: Mapping[str, Any]) -> Verdict:
 def _reason_from(raw: object) -> Reason:
     reason = _object(raw, "a reason")
     code = reason.get("code")
-    if code not in set(ReasonCode):
+    if not isinstance(code, str) or code not in set(ReasonCode):
         raise ValueError(f"unknown reason code {code!r}")
     line = reason.get("line")
     if line is not None and (isinstance(line, bool) or not isinstance(line, int)):

@@ -98,6 +98,11 @@ def test_a_stored_verdict_reads_back(tmp_path: Path) -> None:
         ('{"verdict": "ok"}', "'verdict' must be one of"),
         ("{}", "'verdict' must be one of"),
         ('{"verdict": 1}', "'verdict' must be one of"),
+        (
+            '{"verdict": ["fail"]}',
+            "'verdict' must be one of ['fail', 'pass_clean', 'unscored'], got ['fail']",
+        ),
+        ('{"verdict": "fail", "reasons": [{"code": {}}]}', "unknown reason code {}"),
         ('{"verdict": "fail", "reasons": [1]}', "a reason must be a JSON object, got int"),
         ('{"verdict": "fail", "reasons": {}}', "'reasons' has the wrong type (dict)"),
         ('{"verdict": "fail", "reasons": [{"code": "nope"}]}', "unknown reason code 'nope'"),
