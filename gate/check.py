@@ -19,7 +19,7 @@ from gate.judge.changes import TEXT_KINDS, ChangeSet, build_changes, kind_of
 from gate.judge.freeze import Freeze, check_bindings, parse_freeze
 from gate.judge.lock import FixtureLock, parse_lock
 from gate.judge.policy import POLICY_PATH, Policy, parse_policy
-from gate.judge.verdict import Evidence, Protocol, Verdict, evaluate
+from gate.judge.verdict import Evidence, Provenance, Verdict, evaluate
 from gate.maps.read import load_parent_coverage
 
 
@@ -133,7 +133,7 @@ def gather(git: Git, request: CheckRequest) -> Evidence:
         touched=scored,
         allow_failing_parent=request.allow_failing_parent,
     )
-    protocol = Protocol(
+    protocol = Provenance(
         policy_sha256=oracle.policy_sha256,
         freeze_sha256=oracle.freeze_sha256,
         lock_sha256=oracle.lock_sha256,

@@ -85,6 +85,7 @@ def add_check(sub: argparse._SubParsersAction[Parser]) -> None:
 
 def run_check_command(args: argparse.Namespace) -> int:
     from gate.check import CheckRequest, run_check
+    from gate.judge.verdict import ReasonCode
 
     verdict = run_check(
         CheckRequest(
@@ -98,7 +99,7 @@ def run_check_command(args: argparse.Namespace) -> int:
         )
     )
     for reason in verdict.reasons:
-        if reason.code == "oracle_incomplete":
+        if reason.code == ReasonCode.ORACLE_INCOMPLETE:
             say(reason.detail)
     from gate.report import format_verdict
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gate.check import CheckRequest, run_check
+from gate.judge.verdict import Outcome
 from gate.report import format_verdict
 
 RETRY_PY = '''\
@@ -140,7 +141,7 @@ sys.exit(1 if failed else 0)
 class Scenario:
     title: str
     branch: str
-    expected: str
+    expected: Outcome
     edit: Callable[[Path], None]
 
 
@@ -166,7 +167,7 @@ SCENARIOS = (
     Scenario(
         "1. a fix observed by live tests",
         "observed-fix",
-        "pass_clean",
+        Outcome.PASS_CLEAN,
         _replace(
             "src/retry.py",
             "        delay = delay * factor\n",
@@ -176,13 +177,13 @@ SCENARIOS = (
     Scenario(
         "2. a change that lives only under the frozen test",
         "jitter-tweak",
-        "unscored",
+        Outcome.UNSCORED,
         _replace("src/retry.py", "    spread = delay * jitter\n", "    spread = delay * jitter * 0.5\n"),
     ),
     Scenario(
         "3. a change that edits the flake freeze",
         "unfreeze",
-        "fail",
+        Outcome.FAIL,
         _write("freeze.json", '{"schema": 1, "frozen": []}\n'),
     ),
 )

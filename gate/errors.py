@@ -36,6 +36,15 @@ class UsageError(GateError):
     """The command line or the action inputs are wrong."""
 
 
+class StoredVerdictError(UsageError):
+    """A stored ``verdict.json`` (given to ``publish``) is unreadable or not a verdict."""
+
+    def __init__(self, source: str, problem: str) -> None:
+        super().__init__(f"{source} is not a verdict.json: {' '.join(problem.split())}")
+        self.source = source
+        self.problem = problem
+
+
 class InputError(Exception):
     """An oracle input is malformed: names the file and what is wrong with it."""
 

@@ -9,37 +9,40 @@ mention people through the gate's own comment.
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 import shlex
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from functools import lru_cache
 from typing import Any
 from typing import Protocol as TypingProtocol
 
 import jinja2
 
+from gate.errors import StoredVerdictError
 from gate.judge.verdict import (
-    EXIT_STATUS,
-    FAIL,
-    PASS,
     REASONS,
-    UNSCORED,
-    Protocol,
+    Outcome,
+    Provenance,
     Reason,
+    ReasonCode,
     Verdict,
     line_ranges,
+    range_text,
+    ranges_text,
 )
 
 #: Undocumented; GitHub answers 422 "Body is too long (maximum is 65536 characters)".
 MAX_COMMENT_BODY = 65536
 STICKY_MARKER = "<!-- oracle-gate:sticky -->"
-ICONS = {PASS: "✅", FAIL: "❌", UNSCORED: "⚠️"}
+ICONS = {Outcome.PASS_CLEAN: "✅", Outcome.FAIL: "❌", Outcome.UNSCORED: "⚠️"}
 MEANINGS = {
-    PASS: "The oracle is intact and no touched line depends on frozen tests alone.",
-    FAIL: "The change edits the oracle or how it runs: it must not be scored.",
-    UNSCORED: "The change cannot be scored as it stands: a green test run would prove nothing here.",
+    Outcome.PASS_CLEAN: "The oracle is intact and no touched line depends on frozen tests alone.",
+    Outcome.FAIL: "The change edits the oracle or how it runs: it must not be scored.",
+    Outcome.UNSCORED: "The change cannot be scored as it stands: a green test run would prove nothing here.",
 }
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|~&])")
 
@@ -77,34 +80,99 @@ def _reason_json(r: Reason) -> dict[str, Any]:
     return out
 
 
-def from_json(doc: Mapping[str, Any]) -> Verdict:
-    """Rebuild a verdict from its JSON (for publishing a stored ``verdict.json``)."""
-    verdict = doc.get("verdict")
-    if verdict not in EXIT_STATUS:
-        raise ValueError(f"'verdict' must be one of {sorted(EXIT_STATUS)}, got {verdict!r}")
-    protocol = doc.get("protocol") or {}
-    options = protocol.get("options") or {}
+def from_json(doc: object, source: str = "verdict.json") -> Verdict:
+    """Rebuild a verdict from its JSON (for publishing a stored ``verdict.json``).
+
+    Raises :class:`StoredVerdictError` naming ``source`` for every way ``doc`` is not one: not an
+    object, a key of the wrong type, an unknown verdict word or reason code. A missing key other
+    than ``verdict`` takes its empty value.
+    """
+    try:
+        return _verdict_from(_object(doc, "the document"))
+    except ValueError as exc:
+        raise StoredVerdictError(source, str(exc)) from exc
+
+
+def _verdict_from(doc: Mapping[str, Any]) -> Verdict:
+    word = doc.get("verdict")
+    if not isinstance(word, str) or word not in set(Outcome):
+        raise ValueError(f"'verdict' must be one of {sorted(o.value for o in Outcome)}, got {word!r}")
+    protocol = _object(_or_empty(doc, "protocol"), "'protocol'")
+    options = _object(_or_empty(protocol, "options"), "'protocol.options'")
     return Verdict(
-        verdict=verdict,
-        reasons=tuple(
-            Reason(str(r["code"]), str(r.get("detail", "")), r.get("path"), r.get("line"))
-            for r in doc.get("reasons", [])
-        ),
-        overlap={str(p): [int(n) for n in lines] for p, lines in (doc.get("overlap") or {}).items()},
-        touched={str(p): [int(n) for n in lines] for p, lines in (doc.get("touched") or {}).items()},
-        overlap_ratio=float(doc.get("overlap_ratio", 0.0)),
-        parent=str(doc.get("parent", "")),
-        head=str(doc.get("head", "")),
-        protocol=Protocol(
-            protocol.get("policy_sha256"),
-            protocol.get("freeze_sha256"),
-            protocol.get("lock_sha256"),
-            protocol.get("coverage_sha256"),
-            str(protocol.get("gate_version", "")),
-            tuple(options.get("extra_protected", ())),
-            bool(options.get("allow_failing_parent", False)),
+        verdict=Outcome(word),
+        reasons=tuple(_reason_from(r) for r in _typed(doc, "reasons", list, [])),
+        overlap=_lines_by_path(_or_empty(doc, "overlap"), "'overlap'"),
+        touched=_lines_by_path(_or_empty(doc, "touched"), "'touched'"),
+        overlap_ratio=float(_typed(doc, "overlap_ratio", (int, float), 0.0)),
+        parent=_typed(doc, "parent", str, ""),
+        head=_typed(doc, "head", str, ""),
+        protocol=Provenance(
+            _optional_str(protocol, "policy_sha256"),
+            _optional_str(protocol, "freeze_sha256"),
+            _optional_str(protocol, "lock_sha256"),
+            _optional_str(protocol, "coverage_sha256"),
+            _typed(protocol, "gate_version", str, ""),
+            tuple(_strings(_typed(options, "extra_protected", list, []), "'extra_protected'")),
+            _typed(options, "allow_failing_parent", bool, False),
         ),
     )
+
+
+def _reason_from(raw: object) -> Reason:
+    reason = _object(raw, "a reason")
+    code = reason.get("code")
+    if not isinstance(code, str) or code not in set(ReasonCode):
+        raise ValueError(f"unknown reason code {code!r}")
+    line = reason.get("line")
+    if line is not None and (isinstance(line, bool) or not isinstance(line, int)):
+        raise ValueError(f"a reason's 'line' must be an integer, got {_kind(line)}")
+    return Reason(ReasonCode(code), _typed(reason, "detail", str, ""), _optional_str(reason, "path"), line)
+
+
+def _object(value: object, what: str) -> Mapping[str, Any]:
+    if not isinstance(value, dict):
+        raise ValueError(f"{what} must be a JSON object, got {_kind(value)}")
+    return value
+
+
+def _or_empty(doc: Mapping[str, Any], key: str) -> object:
+    """``doc[key]``, with an absent key or null read as an empty object."""
+    value = doc.get(key)
+    return {} if value is None else value
+
+
+def _typed(doc: Mapping[str, Any], key: str, kind: type[Any] | tuple[type[Any], ...], default: Any) -> Any:
+    """``doc[key]`` when it is a ``kind`` (never a bool standing for a number), ``default`` when absent."""
+    value = doc.get(key, default)
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        raise ValueError(f"{key!r} has the wrong type ({_kind(value)})")
+    return value
+
+
+def _optional_str(doc: Mapping[str, Any], key: str) -> str | None:
+    value = doc.get(key)
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"{key!r} must be a string or null, got {_kind(value)}")
+    return value
+
+
+def _strings(values: list[Any], what: str) -> list[str]:
+    if not all(isinstance(v, str) for v in values):
+        raise ValueError(f"{what} must be a list of strings")
+    return values
+
+
+def _lines_by_path(value: object, what: str) -> dict[str, list[int]]:
+    by_path = _object(value, what)
+    for lines in by_path.values():
+        if not isinstance(lines, list) or any(isinstance(n, bool) or not isinstance(n, int) for n in lines):
+            raise ValueError(f"{what} must map each path to a list of line numbers")
+    return {str(path): list(lines) for path, lines in by_path.items()}
+
+
+def _kind(value: object) -> str:
+    return "null" if value is None else type(value).__name__
 
 
 def format_verdict(v: Verdict, fmt: str) -> str:
@@ -126,20 +194,17 @@ def to_text(v: Verdict) -> str:
     ]
     lines += [f"  - {r.code}: {r.detail}" for r in v.reasons]
     if v.overlap:
-        count = sum(len(x) for x in v.overlap.values())
-        total = sum(len(x) for x in v.touched.values())
-        lines.append(f"  overlap: {count} of {total} touched line(s), ratio {v.overlap_ratio}")
-        for path, ranges in overlap_ranges(v).items():
-            lines.append(f"    {path}: {', '.join(_range_text(a, b) for a, b in ranges)}")
+        lines.append(
+            f"  overlap: {v.overlap_count} of {v.touched_count} touched line(s), ratio {v.overlap_ratio}"
+        )
+        lines += [
+            f"    {path}: {ranges_text(numbers)}" for path, numbers in sorted(v.overlap.items()) if numbers
+        ]
     return "\n".join(lines) + "\n"
 
 
 def overlap_ranges(v: Verdict) -> dict[str, list[tuple[int, int]]]:
     return {path: line_ranges(lines) for path, lines in sorted(v.overlap.items()) if lines}
-
-
-def _range_text(a: int, b: int) -> str:
-    return str(a) if a == b else f"{a}-{b}"
 
 
 def md_escape(text: object) -> str:
@@ -193,7 +258,7 @@ def environment() -> jinja2.Environment:
         md=md_escape,
         code=md_code,
         code_block=code_block,
-        range_text=lambda r: _range_text(*r),
+        range_text=lambda r: range_text(*r),
         short=lambda sha: str(sha)[:12],
     )
     return env
@@ -216,8 +281,8 @@ def template_context(v: Verdict) -> dict[str, Any]:
         "codes": v.codes,
         "marker": STICKY_MARKER,
         "overlap_ranges": overlap_ranges(v),
-        "overlap_count": sum(len(x) for x in v.overlap.values()),
-        "touched_count": sum(len(x) for x in v.touched.values()),
+        "overlap_count": v.overlap_count,
+        "touched_count": v.touched_count,
         "replay_command": replay_command(v),
     }
 
@@ -237,16 +302,25 @@ def to_markdown(v: Verdict) -> str:
 # -- check runs: title, summary, annotations, and fitting GitHub's size limits ---------------------
 
 OVERLAP_TITLE = "Observed only by frozen tests"
+INCOMPLETE_TITLE = "Oracle input unusable (oracle_incomplete)"
 FAIL_TITLES = {
-    "oracle_edit_forbidden": "Protected oracle path changed",
-    "fixture_lock_broken": "Locked fixture changed",
-    "runner_config_changed": "Test-runner configuration changed",
-    "skip_marker_added": "Skip or xfail marker added",
+    ReasonCode.ORACLE_EDIT_FORBIDDEN: "Protected oracle path changed",
+    ReasonCode.FIXTURE_LOCK_BROKEN: "Locked fixture changed",
+    ReasonCode.RUNNER_CONFIG_CHANGED: "Test-runner configuration changed",
+    ReasonCode.SKIP_MARKER_ADDED: "Skip or xfail marker added",
 }
 ERROR_TITLE = "Oracle Gate could not run"
 MAX_ANNOTATION_TITLE = 255  # characters (docs.github.com/en/rest/checks/runs)
 MAX_ANNOTATION_MESSAGE = 64 * 1024  # bytes, same page
 _OBSERVERS_NAMED = 20
+
+
+class AnnotationLevel(StrEnum):
+    """A check-run annotation's ``annotation_level`` (the Checks API's words)."""
+
+    NOTICE = "notice"
+    WARNING = "warning"
+    FAILURE = "failure"
 
 
 @dataclass(frozen=True)
@@ -256,7 +330,7 @@ class Annotation:
     path: str
     start_line: int
     end_line: int
-    level: str  # notice | warning | failure
+    level: AnnotationLevel
     title: str
     message: str
 
@@ -272,13 +346,14 @@ class Annotation:
 
 
 def check_annotations(v: Verdict) -> list[Annotation]:
-    """Failures on the files that caused them, then one warning per run of overlap lines.
+    """Failures on the files that caused them, a warning on each malformed oracle file, then one
+    warning per run of overlap lines.
 
     Overlap lines are parent coordinates (on the parent's path), and each
     message says so: GitHub draws annotations on the head, where the same
     numbers may now point at other lines.
     """
-    return [*_failure_annotations(v), *_overlap_annotations(v)]
+    return [*_failure_annotations(v), *_incomplete_annotations(v), *_overlap_annotations(v)]
 
 
 def _failure_annotations(v: Verdict) -> list[Annotation]:
@@ -287,13 +362,38 @@ def _failure_annotations(v: Verdict) -> list[Annotation]:
             path=r.path,
             start_line=r.line or 1,
             end_line=r.line or 1,
-            level="failure",
+            level=AnnotationLevel.FAILURE,
             title=shorten(f"{FAIL_TITLES.get(r.code, r.code)} ({r.code})", MAX_ANNOTATION_TITLE),
             message=_cap_bytes(r.detail, MAX_ANNOTATION_MESSAGE),
         )
         for r in v.reasons
-        if r.path and REASONS.get(r.code) == FAIL
+        if r.path and REASONS.get(r.code) == Outcome.FAIL
     ]
+
+
+def _incomplete_annotations(v: Verdict) -> list[Annotation]:
+    """A warning on the oracle file each ``oracle_incomplete`` reason names.
+
+    Only a repository path is annotated: a coverage map given by an absolute path on the runner (or
+    outside the checkout) is no file of the repository for GitHub to draw on.
+    """
+    return [
+        Annotation(
+            path=r.path,
+            start_line=1,
+            end_line=1,
+            level=AnnotationLevel.WARNING,
+            title=INCOMPLETE_TITLE,
+            message=_cap_bytes(r.detail, MAX_ANNOTATION_MESSAGE),
+        )
+        for r in v.reasons
+        if r.code == ReasonCode.ORACLE_INCOMPLETE and r.path and _is_repo_path(r.path)
+    ]
+
+
+def _is_repo_path(path: str) -> bool:
+    norm = posixpath.normpath(path)
+    return norm == path and not path.startswith("/") and norm != ".." and not norm.startswith("../")
 
 
 def _overlap_annotations(v: Verdict) -> list[Annotation]:
@@ -302,14 +402,18 @@ def _overlap_annotations(v: Verdict) -> list[Annotation]:
         by_line = v.overlap_observers.get(path, {})
         for a, b in ranges:
             tests = sorted({t for n in range(a, b + 1) for t in by_line.get(n, [])})
-            out.append(Annotation(path, a, b, "warning", OVERLAP_TITLE, _overlap_message(v, a, b, tests)))
+            out.append(
+                Annotation(
+                    path, a, b, AnnotationLevel.WARNING, OVERLAP_TITLE, _overlap_message(v, a, b, tests)
+                )
+            )
     return out
 
 
 def _overlap_message(v: Verdict, a: int, b: int, tests: list[str]) -> str:
     lines, are = ("line", "is") if a == b else ("lines", "are")
     text = (
-        f"Parent {lines} {_range_text(a, b)} (numbered in the parent commit {v.parent[:12]}, "
+        f"Parent {lines} {range_text(a, b)} (numbered in the parent commit {v.parent[:12]}, "
         f"not in the head) {are} touched by this change and observed only by frozen tests: "
         "no live test checks them, so a green run proves nothing here."
     )
@@ -441,7 +545,7 @@ class OverlapRange:
 
     @property
     def text(self) -> str:
-        return str(self.start) if self.start == self.end else f"{self.start}-{self.end}"
+        return range_text(self.start, self.end)
 
 
 def overlap_listing(v: Verdict) -> dict[str, list[OverlapRange]]:

@@ -15,9 +15,9 @@ from pathlib import Path, PurePosixPath
 
 from gate.action.defaults import DEFAULT_API_URL, DEFAULT_CHECK_NAME, CommentMode, is_repository
 from gate.errors import UsageError
-from gate.judge.verdict import FAIL, PASS, UNSCORED
+from gate.judge.verdict import Outcome
 
-VERDICTS = (PASS, FAIL, UNSCORED)
+VERDICTS = tuple(Outcome)
 
 
 def input_value(env: Mapping[str, str], name: str) -> str:
@@ -44,7 +44,7 @@ class ActionConfig:
     check_name: str = DEFAULT_CHECK_NAME
     comment: CommentMode = CommentMode.ON_CHANGE
     comment_author: str | None = None
-    fail_on: frozenset[str] = frozenset({FAIL, UNSCORED})
+    fail_on: frozenset[str] = frozenset({Outcome.FAIL, Outcome.UNSCORED})
     allow_failing_parent: bool = False
     output_path: Path | None = None
     summary_path: Path | None = None

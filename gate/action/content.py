@@ -33,14 +33,14 @@ from gate.action.publisher import (
     PublishResult,
     StickyComment,
 )
-from gate.judge.verdict import FAIL, PASS, UNSCORED, Verdict
+from gate.judge.verdict import Outcome, Verdict
 
 MAX_CHECK_TEXT = 65535  # output.summary and output.text, D/rest/checks/runs
 MAX_STATUS_DESCRIPTION = 140
 
-CONCLUSIONS = {PASS: "success", FAIL: "failure", UNSCORED: "action_required"}
+CONCLUSIONS = {Outcome.PASS_CLEAN: "success", Outcome.FAIL: "failure", Outcome.UNSCORED: "action_required"}
 ERROR_CONCLUSION = "failure"
-STATUS_STATES = {PASS: "success", FAIL: "failure", UNSCORED: "failure"}
+STATUS_STATES = {Outcome.PASS_CLEAN: "success", Outcome.FAIL: "failure", Outcome.UNSCORED: "failure"}
 ERROR_STATUS_STATE = "error"
 
 FORK_SAFE_HINT = (
@@ -96,7 +96,7 @@ def sticky_comment(verdict: Verdict, mode: CommentMode) -> StickyComment | None:
         report.MAX_COMMENT_BODY,
         "The check run and the action's verdict.json have the full verdict.",
     )
-    create = mode == CommentMode.ALWAYS or verdict.verdict != PASS
+    create = mode == CommentMode.ALWAYS or verdict.verdict != Outcome.PASS_CLEAN
     return StickyComment(report.STICKY_MARKER, body, create=create, truncated=truncated)
 
 

@@ -16,8 +16,8 @@ from gate import __version__, report
 from gate.action import content
 from gate.action.defaults import CommentMode
 from gate.action.publisher import Publisher, PublishError, PublishResult, PullFile
-from gate.errors import GateError, UsageError
-from gate.judge.verdict import FAIL, Protocol, Reason, Verdict
+from gate.errors import GateError, StoredVerdictError
+from gate.judge.verdict import Outcome, Provenance, Reason, ReasonCode, Verdict
 
 WORKFLOWS_DIR = ".github/workflows/"
 
@@ -32,28 +32,26 @@ def distrusted(stored: Verdict, workflow_paths: Sequence[str]) -> Verdict:
     that computed it executed the pull request's own workflow files."""
     reasons = tuple(
         Reason(
-            "oracle_edit_forbidden",
+            ReasonCode.ORACLE_EDIT_FORBIDDEN,
             f"{path}: the pull request changes a workflow file, so the stored verdict "
             f"({stored.verdict}) came from a run the change could rewrite and is not trusted",
             path=path,
         )
         for path in workflow_paths
     )
-    protocol = Protocol(gate_version=__version__)
-    return Verdict(FAIL, reasons, {}, {}, 0.0, stored.parent, stored.head, protocol)
+    protocol = Provenance(gate_version=__version__)
+    return Verdict(Outcome.FAIL, reasons, {}, {}, 0.0, stored.parent, stored.head, protocol)
 
 
 def read_stored_verdict(path: Path) -> Verdict:
-    """A ``verdict.json`` from an earlier run; :class:`UsageError` (one line) when it is not one."""
+    """A ``verdict.json`` from an earlier run; :class:`StoredVerdictError` (one line) when it is not one."""
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(doc, dict):
-            raise TypeError("not a JSON object")
-        return report.from_json(doc)
     except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise UsageError(f"{path} is not a verdict.json: {exc}") from exc
+        raise StoredVerdictError(str(path), f"cannot read it ({exc.strerror or exc})") from exc
+    except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        raise StoredVerdictError(str(path), f"not JSON ({exc})") from exc
+    return report.from_json(doc, str(path))
 
 
 def publish_stored(
@@ -93,7 +91,7 @@ def publish_stored(
         raise GateError(why)
     verdict = stored
     edits = workflow_edits(files)
-    if edits and stored.verdict != FAIL:
+    if edits and stored.verdict != Outcome.FAIL:
         verdict = distrusted(stored, edits)
         say(
             f"pull request #{pr_number} changes {edits[0]}: "

@@ -67,7 +67,7 @@ def verdict_outputs(
             {
                 "verdict": v.verdict,
                 "reasons": ",".join(v.codes),
-                "overlap-count": str(sum(len(lines) for lines in v.overlap.values())),
+                "overlap-count": str(v.overlap_count),
                 "overlap-ratio": str(v.overlap_ratio),
             }
         )

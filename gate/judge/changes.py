@@ -51,7 +51,24 @@ class RawChange:
     new_sha: str | None
 
 
-STATUS_NAMES = {"A": "added", "D": "deleted", "M": "modified", "R": "renamed", "T": "type_changed"}
+class FileStatus(StrEnum):
+    """What a change does to a file (the contract's words)."""
+
+    ADDED = "added"
+    DELETED = "deleted"
+    MODIFIED = "modified"
+    RENAMED = "renamed"
+    TYPE_CHANGED = "type_changed"
+
+
+#: git's one-letter raw status -> the file's status.
+STATUS_NAMES = {
+    "A": FileStatus.ADDED,
+    "D": FileStatus.DELETED,
+    "M": FileStatus.MODIFIED,
+    "R": FileStatus.RENAMED,
+    "T": FileStatus.TYPE_CHANGED,
+}
 
 
 @dataclass(frozen=True)
@@ -62,7 +79,7 @@ class AddedLine:
 
 @dataclass(frozen=True)
 class FileChange:
-    status: str  # added, deleted, modified, renamed, type_changed
+    status: FileStatus
     old_path: str | None
     new_path: str | None
     old_mode: str | None
@@ -96,7 +113,9 @@ class FileChange:
 
     @property
     def mode_only(self) -> bool:
-        return self.status == "modified" and not self.content_changed and self.old_mode != self.new_mode
+        return (
+            self.status == FileStatus.MODIFIED and not self.content_changed and self.old_mode != self.new_mode
+        )
 
 
 @dataclass(frozen=True)
@@ -161,7 +180,7 @@ def build_changes(
             added += a
         files.append(
             FileChange(
-                status=STATUS_NAMES.get(change.status, "modified"),
+                status=STATUS_NAMES.get(change.status, FileStatus.MODIFIED),
                 old_path=change.old_path,
                 new_path=change.new_path,
                 old_mode=None if change.old_path is None else change.old_mode,

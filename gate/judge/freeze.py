@@ -14,6 +14,8 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
+from gate.judge.problems import Problem
+
 BOUND_SHA = re.compile(r"[0-9a-fA-F]{4,64}")
 
 
@@ -31,7 +33,8 @@ class FreezeEntry:
 @dataclass(frozen=True)
 class Freeze:
     entries: tuple[FreezeEntry, ...] = ()
-    problems: tuple[str, ...] = ()
+    source: str = "freeze.json"
+    problems: tuple[Problem, ...] = ()
     _memo: dict[str, str | None] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     @cached_property
@@ -63,27 +66,29 @@ class Freeze:
 def parse_freeze(data: bytes | None, source: str = "freeze.json") -> Freeze:
     """The manifest from the parent's bytes; None (no file) freezes nothing."""
     if data is None:
-        return Freeze()
+        return Freeze(source=source)
     try:
         doc = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        return Freeze(problems=(f"{source}: not valid JSON ({exc})",))
+        return Freeze(source=source, problems=(Problem(source, f"not valid JSON ({exc})"),))
     if not isinstance(doc, dict):
-        return Freeze(problems=(f"{source}: expected a JSON object, got {type(doc).__name__}",))
-    problems: list[str] = []
+        return Freeze(
+            source=source, problems=(Problem(source, f"expected a JSON object, got {type(doc).__name__}"),)
+        )
+    problems: list[Problem] = []
     if doc.get("schema") != 1:
-        problems.append(f"{source}: 'schema' must be 1, got {doc.get('schema')!r}")
+        problems.append(Problem(source, f"'schema' must be 1, got {doc.get('schema')!r}"))
     frozen = doc.get("frozen")
     if not isinstance(frozen, list):
-        problems.append(f"{source}: 'frozen' must be a list")
+        problems.append(Problem(source, "'frozen' must be a list"))
         frozen = []
     entries = []
     for index, raw in enumerate(frozen):
         entry, entry_problems = _parse_entry(index, raw)
-        problems += [f"{source}: {p}" for p in entry_problems]
+        problems += [Problem(source, p) for p in entry_problems]
         if entry is not None:
             entries.append(entry)
-    return Freeze(tuple(entries), tuple(problems))
+    return Freeze(tuple(entries), source, tuple(problems))
 
 
 def _parse_entry(index: int, raw: Any) -> tuple[FreezeEntry | None, list[str]]:
@@ -126,5 +131,8 @@ def check_bindings(freeze: Freeze, binding_problem: Callable[[str], str | None])
         if key not in verdicts:
             verdicts[key] = binding_problem(key)
         if verdicts[key]:
-            problems.append(f"{entry.label()}: bound_sha {sha} {verdicts[key]}")
+            # The entry's label names the place; the text has never repeated the file's name.
+            problems.append(
+                Problem(freeze.source, f"{entry.label()}: bound_sha {sha} {verdicts[key]}", prefixed=False)
+            )
     return replace(freeze, problems=tuple(problems))

@@ -8,6 +8,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from gate.judge.problems import Problem
+
 DIGEST = re.compile(r"[0-9a-fA-F]{64}")
 
 
@@ -15,7 +17,7 @@ DIGEST = re.compile(r"[0-9a-fA-F]{64}")
 class FixtureLock:
     paths: tuple[str, ...] = ()
     sha256: tuple[tuple[str, str], ...] = ()
-    problems: tuple[str, ...] = ()
+    problems: tuple[Problem, ...] = ()
 
     @property
     def named_paths(self) -> tuple[str, ...]:
@@ -30,27 +32,27 @@ def parse_lock(data: bytes | None, source: str = "fixture_lock.json") -> Fixture
     try:
         doc = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        return FixtureLock(problems=(f"{source}: not valid JSON ({exc})",))
+        return FixtureLock(problems=(Problem(source, f"not valid JSON ({exc})"),))
     if not isinstance(doc, dict):
-        return FixtureLock(problems=(f"{source}: expected a JSON object, got {type(doc).__name__}",))
-    problems: list[str] = []
+        return FixtureLock(problems=(Problem(source, f"expected a JSON object, got {type(doc).__name__}"),))
+    problems: list[Problem] = []
     raw_paths = doc.get("paths")
     if not isinstance(raw_paths, list):
-        problems.append(f"{source}: 'paths' is required and must be a list of paths")
+        problems.append(Problem(source, "'paths' is required and must be a list of paths"))
         raw_paths = []
     paths = tuple(p for p in raw_paths if isinstance(p, str) and p)
     if len(paths) != len(raw_paths):
-        problems.append(f"{source}: 'paths' holds entries that are not non-empty strings")
+        problems.append(Problem(source, "'paths' holds entries that are not non-empty strings"))
     raw_digests = doc.get("sha256", {})
     if not isinstance(raw_digests, dict):
-        problems.append(f"{source}: 'sha256' must be an object of path -> hex digest")
+        problems.append(Problem(source, "'sha256' must be an object of path -> hex digest"))
         raw_digests = {}
     digests = []
     for path, digest in sorted(raw_digests.items()):
         if isinstance(digest, str) and DIGEST.fullmatch(digest):
             digests.append((path, digest.lower()))
         else:
-            problems.append(f"{source}: sha256 of {path!r} is not a 64-digit hex digest")
+            problems.append(Problem(source, f"sha256 of {path!r} is not a 64-digit hex digest"))
     return FixtureLock(paths, tuple(digests), tuple(problems))
 
 

@@ -10,6 +10,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from gate.judge.problems import Problem
+
 Observers = dict[str, dict[int, frozenset[str]]]
 
 
@@ -19,7 +21,7 @@ class ParentCoverage:
 
     observers: Observers = field(default_factory=dict)
     digest: str | None = None
-    problems: tuple[str, ...] = ()
+    problems: tuple[Problem, ...] = ()
 
     @property
     def usable(self) -> bool:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gate.judge.globs import GlobSet
+from gate.judge.problems import Problem
 
 POLICY_PATH = "oracle-gate.toml"
 DEFAULT_PROTECTED = ("seeds/**", "fixtures/**", "harness/**", "freeze.json", "fixture_lock.json")
@@ -31,7 +32,7 @@ class Policy:
     forbid_skip_markers: bool = True
     protect_runner_config: bool = True
     extra_protected: tuple[str, ...] = ()
-    problems: tuple[str, ...] = field(default=())
+    problems: tuple[Problem, ...] = field(default=())
 
     def with_extra_protected(self, globs: Iterable[str]) -> Policy:
         """Add globs from the CLI or the action's inputs: they can only add."""
@@ -75,13 +76,13 @@ def parse_policy(data: bytes | None, source: str = POLICY_PATH) -> Policy:
     try:
         table = tomllib.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        return Policy(problems=(f"{source}: not valid TOML ({exc}); defaults apply",))
-    problems: list[str] = []
+        return Policy(problems=(Problem(source, f"not valid TOML ({exc}); defaults apply"),))
+    problems: list[Problem] = []
     values: dict[str, Any] = {}
     for key, value in table.items():
         problem = _apply_key(key, value, values)
         if problem:
-            problems.append(f"{source}: {problem}")
+            problems.append(Problem(source, problem))
     return Policy(**values, problems=tuple(problems))
 
 

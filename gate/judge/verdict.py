@@ -9,10 +9,12 @@ reported; the verdict is the most severe one present
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 
-from gate.judge.changes import ChangeSet, FileChange, Kind
+from gate.exit_status import ExitStatus
+from gate.judge.changes import ChangeSet, FileChange, FileStatus, Kind
 from gate.judge.freeze import Freeze
 from gate.judge.globs import GlobSet
 from gate.judge.lock import FixtureLock, lock_breaks
@@ -21,33 +23,62 @@ from gate.judge.policy import Policy
 from gate.judge.runner_config import runner_config_changes
 from gate.judge.skip_markers import added_skip_markers
 
-PASS, FAIL, UNSCORED = "pass_clean", "fail", "unscored"
-EXIT_STATUS = {PASS: 0, FAIL: 1, UNSCORED: 2}
+
+class Outcome(StrEnum):
+    """The verdict's word: three states, and nothing else."""
+
+    PASS_CLEAN = "pass_clean"  # noqa: S105 -- a verdict word, not a password
+    FAIL = "fail"
+    UNSCORED = "unscored"
+
+
+class ReasonCode(StrEnum):
+    """Every reason code the contract names."""
+
+    ORACLE_EDIT_FORBIDDEN = "oracle_edit_forbidden"
+    FIXTURE_LOCK_BROKEN = "fixture_lock_broken"
+    RUNNER_CONFIG_CHANGED = "runner_config_changed"
+    SKIP_MARKER_ADDED = "skip_marker_added"
+    ORACLE_INCOMPLETE = "oracle_incomplete"
+    NO_ADDED_LINES = "no_added_lines"
+    FREEZE_OVERLAP = "freeze_overlap"
+    # Contract v2 (unscored); not decided by this gate, so not in REASONS, but a stored verdict may carry it.
+    OBSERVER_EDITED = "observer_edited"
+    LIVE_SURFACE_COVERS_DIFF = "live_surface_covers_diff"
+
+
+EXIT_STATUS = {
+    Outcome.PASS_CLEAN: ExitStatus.OK,
+    Outcome.FAIL: ExitStatus.FAILED,
+    Outcome.UNSCORED: ExitStatus.UNSCORED,
+}
+SEVERITY = (Outcome.FAIL, Outcome.UNSCORED, Outcome.PASS_CLEAN)  # most severe first
 
 # code -> the verdict it forces; dict order is the order reasons are reported in.
 REASONS = {
-    "oracle_edit_forbidden": FAIL,
-    "fixture_lock_broken": FAIL,
-    "runner_config_changed": FAIL,
-    "skip_marker_added": FAIL,
-    "oracle_incomplete": UNSCORED,
-    "no_added_lines": UNSCORED,
-    "freeze_overlap": UNSCORED,
-    "live_surface_covers_diff": PASS,
+    ReasonCode.ORACLE_EDIT_FORBIDDEN: Outcome.FAIL,
+    ReasonCode.FIXTURE_LOCK_BROKEN: Outcome.FAIL,
+    ReasonCode.RUNNER_CONFIG_CHANGED: Outcome.FAIL,
+    ReasonCode.SKIP_MARKER_ADDED: Outcome.FAIL,
+    ReasonCode.ORACLE_INCOMPLETE: Outcome.UNSCORED,
+    ReasonCode.NO_ADDED_LINES: Outcome.UNSCORED,
+    ReasonCode.FREEZE_OVERLAP: Outcome.UNSCORED,
+    ReasonCode.LIVE_SURFACE_COVERS_DIFF: Outcome.PASS_CLEAN,
 }
 
 
 @dataclass(frozen=True)
 class Reason:
-    code: str
+    code: ReasonCode
     detail: str
     path: str | None = None
     line: int | None = None
 
 
 @dataclass(frozen=True)
-class Protocol:
-    """Digests of the exact bytes used, so a verdict can be replayed anywhere."""
+class Provenance:
+    """What a verdict was made with: digests of the exact oracle bytes used, the gate's version and
+    its options, so the verdict can be replayed anywhere (the JSON's ``protocol`` object)."""
 
     policy_sha256: str | None = None
     freeze_sha256: str | None = None
@@ -60,24 +91,33 @@ class Protocol:
 
 @dataclass(frozen=True)
 class Verdict:
-    verdict: str
+    verdict: Outcome
     reasons: tuple[Reason, ...]
     overlap: dict[str, list[int]]
     touched: dict[str, list[int]]
     overlap_ratio: float
     parent: str
     head: str
-    protocol: Protocol
+    protocol: Provenance
     # Not part of the JSON contract: the frozen tests behind each overlap line.
     overlap_observers: dict[str, dict[int, list[str]]] = field(default_factory=dict)
 
     @property
-    def codes(self) -> list[str]:
+    def codes(self) -> list[ReasonCode]:
         return list(dict.fromkeys(r.code for r in self.reasons))
 
     @property
-    def exit_status(self) -> int:
+    def exit_status(self) -> ExitStatus:
         return EXIT_STATUS[self.verdict]
+
+    @property
+    def overlap_count(self) -> int:
+        """How many touched lines are observed only by frozen tests."""
+        return line_count(self.overlap)
+
+    @property
+    def touched_count(self) -> int:
+        return line_count(self.touched)
 
 
 @dataclass(frozen=True)
@@ -90,7 +130,7 @@ class Evidence:
     lock: FixtureLock
     locked_blobs: Mapping[str, bytes | None]
     coverage: ParentCoverage
-    protocol: Protocol
+    protocol: Provenance
 
 
 def evaluate(ev: Evidence) -> Verdict:
@@ -108,8 +148,7 @@ def evaluate(ev: Evidence) -> Verdict:
     if not reasons:
         reasons.append(live_surface_covers_diff(ev.changes))
     reasons.sort(key=lambda r: list(REASONS).index(r.code))
-    severity = [FAIL, UNSCORED, PASS]
-    verdict = min((REASONS[r.code] for r in reasons), key=severity.index)
+    verdict = min((REASONS[r.code] for r in reasons), key=SEVERITY.index)
     touched = ev.changes.touched()
     return Verdict(
         verdict=verdict,
@@ -133,7 +172,7 @@ def oracle_edit_forbidden(changes: ChangeSet, protected: GlobSet) -> list[Reason
             if glob:
                 reasons.append(
                     Reason(
-                        "oracle_edit_forbidden",
+                        ReasonCode.ORACLE_EDIT_FORBIDDEN,
                         f"{path}: {_what_happened(change, path)} (protected by '{glob}')",
                         path=path,
                     )
@@ -144,7 +183,7 @@ def oracle_edit_forbidden(changes: ChangeSet, protected: GlobSet) -> list[Reason
             if glob and not any(r.path == change.new_path for r in reasons):
                 reasons.append(
                     Reason(
-                        "oracle_edit_forbidden",
+                        ReasonCode.ORACLE_EDIT_FORBIDDEN,
                         f"{change.new_path}: symlink into protected '{target}' (protected by '{glob}')",
                         path=change.new_path,
                     )
@@ -153,13 +192,17 @@ def oracle_edit_forbidden(changes: ChangeSet, protected: GlobSet) -> list[Reason
 
 
 def _what_happened(change: FileChange, path: str) -> str:
-    if change.status == "renamed":
+    if change.status == FileStatus.RENAMED:
         if path == change.old_path:
             return f"renamed to {change.new_path}"
         return f"renamed from {change.old_path}"
     if change.mode_only:
         return f"mode changed {change.old_mode} -> {change.new_mode}"
-    names = {"added": "added", "deleted": "deleted", "type_changed": "type changed"}
+    names = {
+        FileStatus.ADDED: "added",
+        FileStatus.DELETED: "deleted",
+        FileStatus.TYPE_CHANGED: "type changed",
+    }
     return names.get(change.status, "edited")
 
 
@@ -167,7 +210,11 @@ def symlink_target(change: FileChange) -> str | None:
     """Where a new or re-pointed symlink resolves, repo-relative; None if not in the repo."""
     if change.new_kind != Kind.SYMLINK or change.new_blob is None or change.new_path is None:
         return None
-    if change.old_kind == Kind.SYMLINK and change.old_blob == change.new_blob and change.status != "renamed":
+    if (
+        change.old_kind == Kind.SYMLINK
+        and change.old_blob == change.new_blob
+        and change.status != FileStatus.RENAMED
+    ):
         return None
     target = change.new_blob.decode("utf-8", "surrogateescape")
     if target.startswith("/"):
@@ -178,7 +225,7 @@ def symlink_target(change: FileChange) -> str | None:
 
 def fixture_lock_broken(lock: FixtureLock, locked_blobs: Mapping[str, bytes | None]) -> list[Reason]:
     return [
-        Reason("fixture_lock_broken", f"{path}: {problem}", path=path)
+        Reason(ReasonCode.FIXTURE_LOCK_BROKEN, f"{path}: {problem}", path=path)
         for path, problem in lock_breaks(lock, locked_blobs)
     ]
 
@@ -187,7 +234,7 @@ def runner_config_changed(changes: ChangeSet, policy: Policy) -> list[Reason]:
     if not policy.protect_runner_config:
         return []
     return [
-        Reason("runner_config_changed", f"{path}: {what}", path=path)
+        Reason(ReasonCode.RUNNER_CONFIG_CHANGED, f"{path}: {what}", path=path)
         for change in changes.files
         for path, what in runner_config_changes(change)
     ]
@@ -199,7 +246,7 @@ def skip_marker_added(changes: ChangeSet, policy: Policy) -> list[Reason]:
     tests = policy.test_files()
     return [
         Reason(
-            "skip_marker_added",
+            ReasonCode.SKIP_MARKER_ADDED,
             f"{m.path}:{m.line}: adds '{m.marker}': {m.text[:120]}",
             path=m.path,
             line=m.line,
@@ -213,14 +260,14 @@ def oracle_incomplete(
     policy: Policy, freeze: Freeze, lock: FixtureLock, coverage: ParentCoverage
 ) -> list[Reason]:
     problems = [*policy.problems, *freeze.problems, *lock.problems, *coverage.problems]
-    return [Reason("oracle_incomplete", p) for p in problems]
+    return [Reason(ReasonCode.ORACLE_INCOMPLETE, str(p), path=p.source) for p in problems]
 
 
 def no_added_lines(changes: ChangeSet, policy: Policy) -> list[Reason]:
     ignored = policy.ignored()
     if any(f.added for f in changes.files if f.new_path and f.new_path not in ignored):
         return []
-    return [Reason("no_added_lines", "the change adds no line to any scored file")]
+    return [Reason(ReasonCode.NO_ADDED_LINES, "the change adds no line to any scored file")]
 
 
 def freeze_overlap(overlap: Mapping[str, list[int]], coverage: ParentCoverage) -> list[Reason]:
@@ -228,8 +275,8 @@ def freeze_overlap(overlap: Mapping[str, list[int]], coverage: ParentCoverage) -
         return []
     return [
         Reason(
-            "freeze_overlap",
-            f"{path}: {len(lines)} touched line(s) observed only by frozen tests: {_ranges_text(lines)}",
+            ReasonCode.FREEZE_OVERLAP,
+            f"{path}: {len(lines)} touched line(s) observed only by frozen tests: {ranges_text(lines)}",
             path=path,
         )
         for path, lines in overlap.items()
@@ -239,8 +286,8 @@ def freeze_overlap(overlap: Mapping[str, list[int]], coverage: ParentCoverage) -
 def live_surface_covers_diff(changes: ChangeSet) -> Reason:
     touched = changes.touched()
     return Reason(
-        "live_surface_covers_diff",
-        f"{sum(map(len, touched.values()))} touched parent line(s) in {len(touched)} file(s); "
+        ReasonCode.LIVE_SURFACE_COVERS_DIFF,
+        f"{line_count(touched)} touched parent line(s) in {len(touched)} file(s); "
         "none is observed by frozen tests alone",
     )
 
@@ -268,13 +315,18 @@ def compute_overlap(
 def overlap_ratio(
     overlap: Mapping[str, list[int]], touched: Mapping[str, list[int]], ignored: GlobSet
 ) -> float:
-    scored = sum(len(lines) for path, lines in touched.items() if path not in ignored)
+    scored = line_count({path: lines for path, lines in touched.items() if path not in ignored})
     if not scored:
         return 0.0
-    return round(sum(len(v) for v in overlap.values()) / scored, 4)
+    return round(line_count(overlap) / scored, 4)
 
 
-def line_ranges(lines: list[int]) -> list[tuple[int, int]]:
+def line_count(lines_by_path: Mapping[str, Collection[int]]) -> int:
+    """How many lines a path -> lines mapping holds (the overlap count, the touched count)."""
+    return sum(len(lines) for lines in lines_by_path.values())
+
+
+def line_ranges(lines: Iterable[int]) -> list[tuple[int, int]]:
     """Sorted lines as inclusive (start, end) runs."""
     runs: list[tuple[int, int]] = []
     for n in sorted(lines):
@@ -285,5 +337,11 @@ def line_ranges(lines: list[int]) -> list[tuple[int, int]]:
     return runs
 
 
-def _ranges_text(lines: list[int]) -> str:
-    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in line_ranges(lines))
+def range_text(start: int, end: int) -> str:
+    """One inclusive run of lines as text: ``7`` or ``7-9``."""
+    return str(start) if start == end else f"{start}-{end}"
+
+
+def ranges_text(lines: Iterable[int]) -> str:
+    """Lines as comma-separated runs: ``3, 7-9``."""
+    return ", ".join(range_text(a, b) for a, b in line_ranges(lines))

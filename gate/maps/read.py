@@ -31,6 +31,7 @@ from coverage.exceptions import CoverageException
 from gate.errors import InputError, UnknownRevision
 from gate.git import Git
 from gate.judge.observers import MapReader, ParentCoverage, touched_observers
+from gate.judge.problems import Problem
 
 MANIFEST_KIND = "oracle-gate-map"
 MANIFEST_SCHEMA = 1
@@ -270,36 +271,52 @@ def binding_problems(
     digest: str,
     allow_failing_parent: bool,
     source: str,
-) -> list[str]:
+) -> list[Problem]:
     """Why the map is not bound to the parent (empty when it is). Pure."""
     problems = []
     if manifest is None and claimed_sha is None:
         problems.append(
-            f"{source}: the coverage map is not bound to a commit "
-            "(give --coverage-sha or a map manifest from 'oracle-gate map')"
+            Problem(
+                source,
+                "the coverage map is not bound to a commit "
+                "(give --coverage-sha or a map manifest from 'oracle-gate map')",
+            )
         )
     if claimed_sha is not None and claimed_sha != parent:
-        problems.append(f"{source}: the coverage map is bound to {claimed_sha}, not to the parent {parent}")
+        problems.append(
+            Problem(source, f"the coverage map is bound to {claimed_sha}, not to the parent {parent}")
+        )
     if manifest is not None:
+        where = str(manifest.path)
         if manifest.sha != parent:
             problems.append(
-                f"{manifest.path}: the map manifest binds the map to {manifest.sha}, "
-                f"not to the parent {parent}"
+                Problem(
+                    where, f"the map manifest binds the map to {manifest.sha}, not to the parent {parent}"
+                )
             )
         if manifest.data_sha256 != digest:
             problems.append(
-                f"{manifest.path}: the data file's sha256 {digest[:12]}... does not match "
-                f"the manifest's {manifest.data_sha256[:12]}..."
+                Problem(
+                    where,
+                    f"the data file's sha256 {digest[:12]}... does not match "
+                    f"the manifest's {manifest.data_sha256[:12]}...",
+                )
             )
         if manifest.shard is not None:
             problems.append(
-                f"{manifest.path}: the map is shard {manifest.shard[0]}/{manifest.shard[1]} of a sharded "
-                "run, not a whole map (merge all shards with 'oracle-gate map --combine')"
+                Problem(
+                    where,
+                    f"the map is shard {manifest.shard[0]}/{manifest.shard[1]} of a sharded "
+                    "run, not a whole map (merge all shards with 'oracle-gate map --combine')",
+                )
             )
         if not manifest.tests_passed and not allow_failing_parent:
             problems.append(
-                f"{manifest.path}: the parent's test run failed when the map was made "
-                "(pass --allow-failing-parent to use it anyway)"
+                Problem(
+                    where,
+                    "the parent's test run failed when the map was made "
+                    "(pass --allow-failing-parent to use it anyway)",
+                )
             )
     return problems
 
@@ -315,13 +332,13 @@ def load_parent_coverage(
 ) -> ParentCoverage:
     """The edge: locate, bind and read the map; every problem becomes a reported problem."""
     if coverage is None:
-        return ParentCoverage(problems=("no coverage map of the parent was given",))
+        return ParentCoverage(problems=(Problem(None, "no coverage map of the parent was given"),))
     try:
         data_path, manifest = locate(coverage)
         reader, digest = open_map(data_path)
         claimed = _resolve_claim(git, coverage_sha, str(coverage))
     except InputError as exc:
-        return ParentCoverage(problems=(str(exc),))
+        return ParentCoverage(problems=(Problem(exc.source, exc.problem),))
     problems = binding_problems(
         parent=parent,
         claimed_sha=claimed,
@@ -335,7 +352,8 @@ def load_parent_coverage(
     try:
         observers = touched_observers(reader, touched, lambda paths: git.existing_files(parent, paths))
     except (CoverageException, sqlite3.Error) as exc:
-        return ParentCoverage(digest=digest, problems=(f"{data_path}: cannot read coverage rows ({exc})",))
+        problem = Problem(str(data_path), f"cannot read coverage rows ({exc})")
+        return ParentCoverage(digest=digest, problems=(problem,))
     return ParentCoverage(observers=observers, digest=digest)
 
 

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from gate import report
-from gate.judge.verdict import PASS, Reason, Verdict
+from gate.judge.verdict import Outcome, Reason, ReasonCode, Verdict
 from tests.github import verdicts
 
 
@@ -21,7 +21,9 @@ def test_titles_name_verdict_and_codes() -> None:
 
 def test_summary_escapes_text_from_the_pull_request() -> None:
     """A path or detail cannot inject markup or mention anyone through the check summary."""
-    hostile = Reason("oracle_edit_forbidden", "tests/<img src=x>.py: edited @team", "tests/<img src=x>.py")
+    hostile = Reason(
+        ReasonCode.ORACLE_EDIT_FORBIDDEN, "tests/<img src=x>.py: edited @team", "tests/<img src=x>.py"
+    )
     v = Verdict("fail", (hostile,), {}, {}, 0.0, verdicts.PARENT, verdicts.HEAD, verdicts.PROTOCOL)
     summary = report.check_summary(v)
     assert re.search(r"(?<!\\)<img", summary) is None
@@ -55,9 +57,9 @@ def test_observer_lists_are_capped_in_annotations() -> None:
 
 def test_failure_annotations_only_for_file_scoped_fail_reasons() -> None:
     reasons = (
-        Reason("oracle_incomplete", "no coverage map"),
-        Reason("runner_config_changed", "conftest.py: edited", "conftest.py"),
-        Reason("freeze_overlap", "src/a.py: 1 line", "src/a.py"),
+        Reason(ReasonCode.ORACLE_INCOMPLETE, "no coverage map"),
+        Reason(ReasonCode.RUNNER_CONFIG_CHANGED, "conftest.py: edited", "conftest.py"),
+        Reason(ReasonCode.FREEZE_OVERLAP, "src/a.py: 1 line", "src/a.py"),
     )
     v = Verdict("fail", reasons, {}, {}, 0.0, verdicts.PARENT, verdicts.HEAD, verdicts.PROTOCOL)
     (a,) = report.check_annotations(v)
@@ -66,8 +68,24 @@ def test_failure_annotations_only_for_file_scoped_fail_reasons() -> None:
     assert a.to_api()["annotation_level"] == "failure"
 
 
+def test_a_malformed_oracle_file_gets_a_warning_annotation() -> None:
+    """oracle_incomplete points at the malformed file when it is a repository path (not at a map
+    given by an absolute path on the runner, nor when no file was given)."""
+    reasons = (
+        Reason(ReasonCode.ORACLE_INCOMPLETE, "oracle-gate.toml: unknown key 'tets'", "oracle-gate.toml"),
+        Reason(ReasonCode.ORACLE_INCOMPLETE, "/tmp/map.json: not bound", "/tmp/map.json"),
+        Reason(ReasonCode.ORACLE_INCOMPLETE, "../map.json: not bound", "../map.json"),
+        Reason(ReasonCode.ORACLE_INCOMPLETE, "no coverage map of the parent was given"),
+    )
+    v = Verdict("unscored", reasons, {}, {}, 0.0, verdicts.PARENT, verdicts.HEAD, verdicts.PROTOCOL)
+    (a,) = report.check_annotations(v)
+    assert (a.path, a.start_line, a.end_line, a.level) == ("oracle-gate.toml", 1, 1, "warning")
+    assert a.title == "Oracle input unusable (oracle_incomplete)"
+    assert a.message == "oracle-gate.toml: unknown key 'tets'"
+
+
 def test_no_annotations_for_a_pass() -> None:
-    assert verdicts.passing().verdict == PASS
+    assert verdicts.passing().verdict == Outcome.PASS_CLEAN
     assert report.check_annotations(verdicts.passing()) == []
 
 

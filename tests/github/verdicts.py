@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from gate.judge.verdict import FAIL, PASS, UNSCORED, Protocol, Reason, Verdict
+from gate.judge.verdict import Outcome, Provenance, Reason, ReasonCode, Verdict
 
 PARENT = "a" * 40
 HEAD = "b" * 40
-PROTOCOL = Protocol(gate_version="0.1.0")
+PROTOCOL = Provenance(gate_version="0.1.0")
 
 
 def passing() -> Verdict:
     return Verdict(
-        PASS,
+        Outcome.PASS_CLEAN,
         (
             Reason(
-                "live_surface_covers_diff",
+                ReasonCode.LIVE_SURFACE_COVERS_DIFF,
                 "3 touched parent line(s) in 1 file(s); none is observed by frozen tests alone",
             ),
         ),
@@ -29,15 +29,18 @@ def passing() -> Verdict:
 
 def failing() -> Verdict:
     return Verdict(
-        FAIL,
+        Outcome.FAIL,
         (
             Reason(
-                "oracle_edit_forbidden",
+                ReasonCode.ORACLE_EDIT_FORBIDDEN,
                 "tests/test_retry.py: edited (protected by 'tests/**')",
                 "tests/test_retry.py",
             ),
             Reason(
-                "skip_marker_added", "tests/test_io.py:12: adds 'pytest.mark.skip'", "tests/test_io.py", 12
+                ReasonCode.SKIP_MARKER_ADDED,
+                "tests/test_io.py:12: adds 'pytest.mark.skip'",
+                "tests/test_io.py",
+                12,
             ),
         ),
         {},
@@ -53,10 +56,10 @@ def unscored(lines: list[int] | None = None, path: str = "src/retry.py") -> Verd
     """Overlap on ``lines`` of ``path`` (parent coordinates), each observed by one frozen test."""
     overlap = lines if lines is not None else [40, 41, 60]
     return Verdict(
-        UNSCORED,
+        Outcome.UNSCORED,
         (
             Reason(
-                "freeze_overlap",
+                ReasonCode.FREEZE_OVERLAP,
                 f"{path}: {len(overlap)} touched line(s) observed only by frozen tests",
                 path,
             ),
@@ -75,10 +78,10 @@ def with_many_reasons(count: int, detail_size: int = 200) -> Verdict:
     """A fail verdict whose report is far too long for one comment or check summary."""
     reasons = tuple(
         Reason(
-            "oracle_edit_forbidden",
+            ReasonCode.ORACLE_EDIT_FORBIDDEN,
             f"fixtures/f{i:05d}.json: edited " + "x" * detail_size,
             f"fixtures/f{i:05d}.json",
         )
         for i in range(count)
     )
-    return Verdict(FAIL, reasons, {}, {}, 0.0, PARENT, HEAD, PROTOCOL)
+    return Verdict(Outcome.FAIL, reasons, {}, {}, 0.0, PARENT, HEAD, PROTOCOL)

@@ -24,7 +24,8 @@ from gate.judge.freeze import Freeze, FreezeEntry
 from gate.judge.lock import FixtureLock
 from gate.judge.observers import ParentCoverage
 from gate.judge.policy import Policy
-from gate.judge.verdict import Evidence, Protocol, Verdict, evaluate
+from gate.judge.problems import Problem
+from gate.judge.verdict import Evidence, Provenance, Verdict, evaluate
 from tests.support.repo import Repo, measure_coverage
 
 PARENT = "a" * 40
@@ -116,10 +117,10 @@ def touched_of(old: bytes, new: bytes) -> list[int]:
     return sorted(change_set(modified("f.py", old, new)).files[0].touched)
 
 
-def freeze_of(*nodeids: str, problems: Iterable[str] = ()) -> Freeze:
+def freeze_of(*nodeids: str, problems: Iterable[Problem] = ()) -> Freeze:
     """A well-formed freeze of ``nodeids`` (with optional problems attached)."""
     entries = tuple(FreezeEntry(i, n, "flaky", "abcd1234") for i, n in enumerate(nodeids))
-    return Freeze(entries, tuple(problems))
+    return Freeze(entries, problems=tuple(problems))
 
 
 def observed(by_path: Mapping[str, Mapping[int, Iterable[str]]], digest: str = "0" * 64) -> ParentCoverage:
@@ -147,7 +148,7 @@ def evidence(
         lock=lock or FixtureLock(),
         locked_blobs=locked_blobs or {},
         coverage=coverage if coverage is not None else observed({}),
-        protocol=Protocol(gate_version="test"),
+        protocol=Provenance(gate_version="test"),
     )
 
 

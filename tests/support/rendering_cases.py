@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 
-from gate.judge.verdict import FAIL, PASS, UNSCORED, Protocol, Reason, Verdict
+from gate.judge.verdict import Outcome, Provenance, Reason, Verdict
 
 PARENT = "0123456789abcdef0123456789abcdef01234567"
 HEAD = "fedcba9876543210fedcba9876543210fedcba98"
@@ -22,7 +22,7 @@ def _digest(name: str) -> str:
     return hashlib.sha256(name.encode()).hexdigest()
 
 
-PROTOCOL = Protocol(
+PROTOCOL = Provenance(
     policy_sha256=_digest("oracle-gate.toml"),
     freeze_sha256=_digest("freeze.json"),
     lock_sha256=_digest("fixture_lock.json"),
@@ -38,7 +38,7 @@ def _verdict(
     touched: dict[str, list[int]],
     *,
     observers: dict[str, dict[int, list[str]]] | None = None,
-    protocol: Protocol = PROTOCOL,
+    protocol: Provenance = PROTOCOL,
 ) -> Verdict:
     count = sum(map(len, overlap.values()))
     total = sum(map(len, touched.values()))
@@ -49,7 +49,7 @@ def _verdict(
 def pass_clean() -> Verdict:
     touched = {"src/pkg/mod.py": [5, 6, 14], "src/pkg/util.py": [3]}
     detail = "4 touched parent line(s) in 2 file(s); none is observed by frozen tests alone"
-    return _verdict(PASS, (Reason("live_surface_covers_diff", detail),), {}, touched)
+    return _verdict(Outcome.PASS_CLEAN, (Reason("live_surface_covers_diff", detail),), {}, touched)
 
 
 def fail() -> Verdict:
@@ -77,8 +77,8 @@ def fail() -> Verdict:
             12,
         ),
     )
-    protocol = Protocol(**{**PROTOCOL.__dict__, "extra_protected": ODD_GLOBS, "allow_failing_parent": True})
-    return _verdict(FAIL, reasons, {}, {"src/pkg/mod.py": [5]}, protocol=protocol)
+    protocol = Provenance(**{**PROTOCOL.__dict__, "extra_protected": ODD_GLOBS, "allow_failing_parent": True})
+    return _verdict(Outcome.FAIL, reasons, {}, {"src/pkg/mod.py": [5]}, protocol=protocol)
 
 
 OVERLAP = {"src/pkg/mod.py": [10, 11, 12, 20, 31, 32], "src/pkg/util.py": [5, 7, 8]}
@@ -115,7 +115,7 @@ def unscored_overlap() -> Verdict:
         ),
     )
     touched = {"src/pkg/mod.py": [5, 10, 11, 12, 20, 31, 32], "src/pkg/util.py": [1, 5, 7, 8]}
-    return _verdict(UNSCORED, reasons, OVERLAP, touched, observers=observers)
+    return _verdict(Outcome.UNSCORED, reasons, OVERLAP, touched, observers=observers)
 
 
 def unscored_incomplete() -> Verdict:
@@ -127,7 +127,7 @@ def unscored_incomplete() -> Verdict:
         "no coverage map for the parent commit 0123456789ab",
     )
     reasons = tuple(Reason("oracle_incomplete", p) for p in problems)
-    return _verdict(UNSCORED, reasons, {}, {"src/pkg/mod.py": [5, 6]})
+    return _verdict(Outcome.UNSCORED, reasons, {}, {"src/pkg/mod.py": [5, 6]})
 
 
 VERDICT_KINDS = {

@@ -9,7 +9,7 @@ import pytest
 
 from gate.action.publish_stored import distrusted, read_stored_verdict
 from gate.action.workflow_io import MAX_SUMMARY_BYTES, fit_summary
-from gate.errors import UsageError
+from gate.errors import StoredVerdictError, UsageError
 from gate.report import explain_markdown, overlap_listing, to_json
 from tests.github import verdicts
 
@@ -87,9 +87,79 @@ def test_a_stored_verdict_reads_back(tmp_path: Path) -> None:
     assert to_json(read_stored_verdict(path)) == to_json(v)
 
 
-@pytest.mark.parametrize("content", ["", "[]", '{"verdict": "ok"}', '{"verdict": "fail", "reasons": [1]}'])
-def test_a_malformed_stored_verdict_is_a_usage_error(tmp_path: Path, content: str) -> None:
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        ("", "not JSON"),
+        ("{not json", "not JSON"),
+        (b"\xff\xfe{}", "not JSON"),
+        ("[]", "the document must be a JSON object, got list"),
+        ('"fail"', "the document must be a JSON object, got str"),
+        ('{"verdict": "ok"}', "'verdict' must be one of"),
+        ("{}", "'verdict' must be one of"),
+        ('{"verdict": 1}', "'verdict' must be one of"),
+        (
+            '{"verdict": ["fail"]}',
+            "'verdict' must be one of ['fail', 'pass_clean', 'unscored'], got ['fail']",
+        ),
+        ('{"verdict": "fail", "reasons": [{"code": {}}]}', "unknown reason code {}"),
+        ('{"verdict": "fail", "reasons": [1]}', "a reason must be a JSON object, got int"),
+        ('{"verdict": "fail", "reasons": {}}', "'reasons' has the wrong type (dict)"),
+        ('{"verdict": "fail", "reasons": [{"code": "nope"}]}', "unknown reason code 'nope'"),
+        ('{"verdict": "fail", "reasons": [{"code": "fail", "detail": 3}]}', "unknown reason code 'fail'"),
+        (
+            '{"verdict": "fail", "reasons": [{"code": "no_added_lines", "detail": 3}]}',
+            "'detail' has the wrong type (int)",
+        ),
+        (
+            '{"verdict": "fail", "reasons": [{"code": "skip_marker_added", "line": "3"}]}',
+            "'line' must be an integer, got str",
+        ),
+        (
+            '{"verdict": "fail", "reasons": [{"code": "freeze_overlap", "path": 1}]}',
+            "'path' must be a string",
+        ),
+        ('{"verdict": "fail", "overlap": []}', "'overlap' must be a JSON object, got list"),
+        ('{"verdict": "fail", "touched": {"a.py": [1, "2"]}}', "'touched' must map each path to a list"),
+        ('{"verdict": "fail", "overlap_ratio": "0.5"}', "'overlap_ratio' has the wrong type (str)"),
+        ('{"verdict": "fail", "overlap_ratio": true}', "'overlap_ratio' has the wrong type (bool)"),
+        ('{"verdict": "fail", "parent": 7}', "'parent' has the wrong type (int)"),
+        ('{"verdict": "fail", "protocol": []}', "'protocol' must be a JSON object, got list"),
+        ('{"verdict": "fail", "protocol": {"lock_sha256": 5}}', "'lock_sha256' must be a string or null"),
+        ('{"verdict": "fail", "protocol": {"options": {"extra_protected": [1]}}}', "'extra_protected' must"),
+        (
+            '{"verdict": "fail", "protocol": {"options": {"allow_failing_parent": "yes"}}}',
+            "'allow_failing_parent' has the wrong type (str)",
+        ),
+    ],
+)
+def test_a_malformed_stored_verdict_is_one_stored_verdict_error(
+    tmp_path: Path, content: str | bytes, problem: str
+) -> None:
+    """Every way a stored verdict is malformed is one StoredVerdictError (a usage error: exit 3) whose
+    one-line message names the file and what is wrong."""
     path = tmp_path / "verdict.json"
-    path.write_text(content)
-    with pytest.raises(UsageError, match=r"is not a verdict\.json"):
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content)
+    with pytest.raises(StoredVerdictError, match=r"is not a verdict\.json") as caught:
         read_stored_verdict(path)
+    message = str(caught.value)
+    assert isinstance(caught.value, UsageError)
+    assert message.startswith(f"{path} is not a verdict.json: ")
+    assert problem in message
+    assert "\n" not in message
+
+
+def test_an_unreadable_stored_verdict_is_a_stored_verdict_error(tmp_path: Path) -> None:
+    path = tmp_path / "missing.json"
+    with pytest.raises(StoredVerdictError, match=r"missing\.json is not a verdict\.json: cannot read it"):
+        read_stored_verdict(path)
+
+
+def test_a_stored_verdict_may_carry_a_code_this_gate_does_not_decide(tmp_path: Path) -> None:
+    """Contract v2's observer_edited is a known code: a v2 gate's verdict.json still reads."""
+    path = tmp_path / "verdict.json"
+    path.write_text('{"verdict": "unscored", "reasons": [{"code": "observer_edited", "detail": "d"}]}')
+    assert read_stored_verdict(path).codes == ["observer_edited"]

@@ -168,7 +168,8 @@ def test_binding_problems(claimed: str | None, man: Manifest | None, problem: st
         source="m",
     )
     assert len(problems) == 1
-    assert problem in problems[0]
+    assert problem in str(problems[0])
+    assert problems[0].source == ("m" if man is None else str(man.path))
 
 
 def test_allow_failing_parent_accepts_a_failed_run() -> None:

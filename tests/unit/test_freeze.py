@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gate.judge.freeze import parse_freeze
+from gate.judge.freeze import check_bindings, parse_freeze
+from gate.judge.problems import Problem
 from tests.support.factories import freeze_of
 
 
@@ -110,7 +111,9 @@ def test_malformed_manifest_is_a_problem_naming_the_file(raw: bytes, problem: st
     """Each malformation yields a one-line problem that names the file and what is wrong."""
     freeze = parse_freeze(raw, "oracle/freeze.json")
     assert len(freeze.problems) == 1
-    (text,) = freeze.problems
+    (found,) = freeze.problems
+    assert found.source == "oracle/freeze.json"
+    text = str(found)
     assert text.startswith("oracle/freeze.json: ")
     assert problem in text
     assert "\n" not in text
@@ -129,3 +132,22 @@ def test_wrong_schema_still_reads_entries() -> None:
     freeze = parse_freeze(manifest(entry("tests/t.py::a"), schema=2))
     assert freeze.problems
     assert freeze.is_frozen("tests/t.py::a")
+
+
+def test_a_binding_problem_names_the_manifest_and_keeps_its_text() -> None:
+    """An entry bound to a commit outside the parent's history is a problem of the manifest's file,
+    worded (as always) by the entry's label alone."""
+    raw = manifest(entry("tests/t.py::a", bound_sha="ABCD1234"))
+    freeze = check_bindings(parse_freeze(raw, "oracle/freeze.json"), lambda sha: f"{sha} is elsewhere")
+    (problem,) = freeze.problems
+    assert problem.source == "oracle/freeze.json"
+    assert str(problem) == "freeze entry 0 ('tests/t.py::a'): bound_sha ABCD1234 abcd1234 is elsewhere"
+
+
+def test_a_problem_renders_as_source_then_message() -> None:
+    assert str(Problem("freeze.json", "entry 2: 'reason' missing or empty")) == (
+        "freeze.json: entry 2: 'reason' missing or empty"
+    )
+    assert str(Problem(None, "no coverage map of the parent was given")) == (
+        "no coverage map of the parent was given"
+    )

@@ -41,15 +41,15 @@ IO_MODULES = frozenset(
 
 # What each room may import from the package (a prefix matches the module and its submodules).
 ALLOWED: dict[str, tuple[str, ...]] = {
-    "gate.judge": ("gate.errors", "gate.judge"),
+    "gate.judge": ("gate.errors", "gate.exit_status", "gate.judge"),
     "gate.maps": ("gate", "gate.errors", "gate.files", "gate.git", "gate.check", "gate.judge", "gate.maps"),
-    "gate.report": ("gate", "gate.judge"),
+    "gate.report": ("gate", "gate.errors", "gate.judge"),
     "gate.check": ("gate", "gate.errors", "gate.git", "gate.judge", "gate.maps.read"),
     "gate.git": ("gate.errors", "gate.judge.changes"),
     "gate.files": (),
     "gate.errors": (),
     "gate.exit_status": (),
-    "gate.demo": ("gate.check", "gate.report"),
+    "gate.demo": ("gate.check", "gate.judge", "gate.report"),
     "gate.action": (
         "gate",
         "gate.errors",

@@ -56,9 +56,11 @@ def test_malformed_lock_names_the_file(raw: bytes, problem: str) -> None:
     """Each malformation is a one-line problem naming the lock file."""
     lock = parse_lock(raw, "oracle/lock.json")
     assert len(lock.problems) == 1
-    assert lock.problems[0].startswith("oracle/lock.json: ")
-    assert problem in lock.problems[0]
-    assert "\n" not in lock.problems[0]
+    assert lock.problems[0].source == "oracle/lock.json"
+    text = str(lock.problems[0])
+    assert text.startswith("oracle/lock.json: ")
+    assert problem in text
+    assert "\n" not in text
 
 
 def test_malformed_lock_keeps_its_good_paths() -> None:

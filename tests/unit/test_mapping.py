@@ -11,8 +11,11 @@ import pytest
 from coverage import CoverageData
 
 from gate.errors import InputError
-from gate.maps.build import MapError, RunReport, TerminalProgress, combine_maps
+from gate.maps.combine import combine_maps
+from gate.maps.command import TerminalProgress
+from gate.maps.mapfile import MapError
 from gate.maps.read import Manifest, binding_problems, read_manifest
+from gate.maps.runner import RunReport
 from gate.maps.shards import parse_shard, shard_of
 
 SHA_A = "a" * 40
@@ -119,7 +122,7 @@ def test_a_shard_is_not_a_whole_map_for_check(tmp_path: Path) -> None:
         parent=SHA_A, claimed_sha=None, manifest=manifest, digest="00", allow_failing_parent=False, source="d"
     )
     assert len(problems) == 1
-    assert "shard 1/2" in problems[0]
+    assert "shard 1/2" in str(problems[0])
 
 
 @pytest.mark.parametrize(("text", "expected"), [("1/4", (1, 4)), ("4/4", (4, 4)), (" 2/3 ", (2, 3))])
@@ -238,3 +241,21 @@ def test_terminal_progress_draws_a_bar_when_the_total_is_known_and_a_spinner_oth
     stream.seek(0)
     bar(3, None, 2.0)
     assert stream.getvalue() == "\r  / 3 tests  00:02\x1b[K"
+
+
+def test_the_map_modules_public_names_stay_importable_from_build() -> None:
+    """gate.maps.build keeps naming what the Action and the CLI import from it (the split's seam)."""
+    from gate.maps import build, combine, command, mapfile, runner
+
+    assert build.combine_maps is combine.combine_maps
+    assert build.run_map_cli is command.run_map_cli
+    assert build.default_command is runner.default_command
+    assert (build.MapError, build.MapResult) == (mapfile.MapError, mapfile.MapResult)
+    assert sorted(build.__all__) == [
+        "MapError",
+        "MapResult",
+        "build_map",
+        "combine_maps",
+        "default_command",
+        "run_map_cli",
+    ]

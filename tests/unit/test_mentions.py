@@ -13,7 +13,7 @@ from collections.abc import Callable
 import pytest
 
 from gate import report
-from gate.judge.verdict import FAIL, UNSCORED, Reason, Verdict
+from gate.judge.verdict import Outcome, Reason, Verdict
 from tests.support.markdown import outside_code
 from tests.support.rendering_cases import HEAD, PARENT, PROTOCOL
 
@@ -32,13 +32,13 @@ def hostile_fail() -> Verdict:
         ),
         Reason("oracle_incomplete", "freeze.json: entry 1 names @someone as owner"),
     )
-    return Verdict(FAIL, reasons, {}, {EVIL_PATH: [1]}, 0.0, PARENT, HEAD, PROTOCOL)
+    return Verdict(Outcome.FAIL, reasons, {}, {EVIL_PATH: [1]}, 0.0, PARENT, HEAD, PROTOCOL)
 
 
 def hostile_unscored() -> Verdict:
     detail = f"{EVIL_PATH}: 2 touched line(s) observed only by frozen tests (@org/team)"
     return Verdict(
-        UNSCORED,
+        Outcome.UNSCORED,
         (Reason("freeze_overlap", detail, EVIL_PATH),),
         {EVIL_PATH: [4, 5]},
         {EVIL_PATH: [4, 5, 9]},

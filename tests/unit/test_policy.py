@@ -114,16 +114,18 @@ def test_malformed_policy_names_the_file_and_the_problem(text: str, problem: str
     """Unknown keys, wrong types and bad TOML are one-line problems naming the policy file."""
     p = policy(text)
     assert len(p.problems) == 1
-    assert p.problems[0].startswith("oracle-gate.toml: ")
-    assert problem in p.problems[0]
-    assert "\n" not in p.problems[0]
+    assert p.problems[0].source == "oracle-gate.toml"
+    text = str(p.problems[0])
+    assert text.startswith("oracle-gate.toml: ")
+    assert problem in text
+    assert "\n" not in text
 
 
 def test_non_utf8_policy_is_a_problem() -> None:
     """Bytes that are not UTF-8 make the policy malformed, with defaults in force."""
     p = parse_policy(b"protected = [\xff]")
     assert p.problems
-    assert "not valid TOML" in p.problems[0]
+    assert "not valid TOML" in str(p.problems[0])
     assert p.protected == DEFAULT_PROTECTED
 
 

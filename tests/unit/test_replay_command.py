@@ -13,7 +13,7 @@ import pytest
 
 from gate import report
 from gate.cli import build_parser
-from gate.judge.verdict import Protocol, Verdict
+from gate.judge.verdict import Provenance, Verdict
 from tests.support.markdown import replay_command_of
 from tests.support.rendering_cases import ODD_GLOBS, pass_clean
 
@@ -27,7 +27,7 @@ OPTIONS = {
 
 def _with_options(extra_protected: tuple[str, ...], allow_failing_parent: bool) -> Verdict:
     v = pass_clean()
-    protocol = Protocol(
+    protocol = Provenance(
         **{
             **v.protocol.__dict__,
             "extra_protected": extra_protected,

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import json
 
-from gate.judge.verdict import Protocol, Reason, Verdict
+import pytest
+
+from gate.errors import StoredVerdictError
+from gate.exit_status import ExitStatus
+from gate.judge.verdict import Outcome, Provenance, Reason, ReasonCode, Verdict
 from gate.report import from_json, to_json, to_text
 
 CONTRACT_KEYS = ["verdict", "reasons", "overlap", "touched", "overlap_ratio", "parent", "head", "protocol"]
@@ -14,13 +18,13 @@ PROTOCOL_KEYS = {"policy_sha256", "freeze_sha256", "lock_sha256", "coverage_sha2
 def verdict(**kw: object) -> Verdict:
     values: dict = {
         "verdict": "unscored",
-        "reasons": (Reason("freeze_overlap", "src/r.py: 2 touched line(s)", path="src/r.py"),),
+        "reasons": (Reason(ReasonCode.FREEZE_OVERLAP, "src/r.py: 2 touched line(s)", path="src/r.py"),),
         "overlap": {"src/r.py": [41, 40], "empty.py": []},
         "touched": {"src/r.py": [60, 40, 41], "b.py": [], "a.py": [2, 1]},
         "overlap_ratio": 0.4,
         "parent": "p" * 40,
         "head": "h" * 40,
-        "protocol": Protocol("1" * 64, "2" * 64, None, "4" * 64, "9.9"),
+        "protocol": Provenance("1" * 64, "2" * 64, None, "4" * 64, "9.9"),
     }
     values.update(kw)
     return Verdict(**values)
@@ -45,7 +49,7 @@ def test_json_sorts_lines_and_leaves_out_empty_files() -> None:
 
 def test_json_reasons_carry_code_and_detail() -> None:
     """Every reason has its code and detail (file reasons add path and line)."""
-    doc = to_json(verdict(reasons=(Reason("skip_marker_added", "t.py:3: adds '@skip'", "t.py", 3),)))
+    doc = to_json(verdict(reasons=(Reason(ReasonCode.SKIP_MARKER_ADDED, "t.py:3: adds '@skip'", "t.py", 3),)))
     assert doc["reasons"] == [
         {"code": "skip_marker_added", "detail": "t.py:3: adds '@skip'", "path": "t.py", "line": 3}
     ]
@@ -55,6 +59,21 @@ def test_json_round_trips() -> None:
     """A verdict written as JSON and read back renders the same JSON."""
     doc = to_json(verdict())
     assert to_json(from_json(json.loads(json.dumps(doc)))) == doc
+
+
+def test_reading_json_gives_the_closed_vocabularies() -> None:
+    """The verdict word and reason codes read back as enum members, not bare strings."""
+    v = from_json(json.loads(json.dumps(to_json(verdict()))))
+    assert type(v.verdict) is Outcome
+    assert v.exit_status is ExitStatus.UNSCORED
+    assert [type(r.code) for r in v.reasons] == [ReasonCode]
+
+
+def test_a_malformed_document_names_its_source() -> None:
+    with pytest.raises(
+        StoredVerdictError, match=r"^stored/v\.json is not a verdict\.json: unknown reason code"
+    ):
+        from_json({"verdict": "fail", "reasons": [{"code": "x"}]}, "stored/v.json")
 
 
 def test_text_names_verdict_reasons_and_overlap() -> None:

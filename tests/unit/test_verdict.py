@@ -11,6 +11,7 @@ from gate.judge.globs import GlobSet
 from gate.judge.lock import FixtureLock
 from gate.judge.observers import ParentCoverage
 from gate.judge.policy import Policy
+from gate.judge.problems import Problem
 from gate.judge.verdict import (
     EXIT_STATUS,
     REASONS,
@@ -38,7 +39,7 @@ SRC = "src/m.py"
 FROZEN = "tests/t.py::test_frozen"
 LIVE = "tests/t.py::test_live"
 EDIT_LINE_3 = modified(SRC, numbered(5), lines("l1", "l2", "X", "l4", "l5"))
-NO_MAP = ParentCoverage(problems=("no coverage map of the parent was given",))
+NO_MAP = ParentCoverage(problems=(Problem(None, "no coverage map of the parent was given"),))
 
 
 def codes(v: object) -> list[str]:
@@ -123,11 +124,15 @@ def test_ignore_never_removes_protection() -> None:
 @pytest.mark.parametrize(
     "kw",
     [
-        {"policy": Policy(problems=("oracle-gate.toml: unknown key 'x'",))},
-        {"freeze": freeze_of(FROZEN, problems=("freeze.json: freeze entry 0: 'reason' missing",))},
-        {"lock": FixtureLock(problems=("fixture_lock.json: not valid JSON",))},
+        {"policy": Policy(problems=(Problem("oracle-gate.toml", "unknown key 'x'"),))},
+        {"freeze": freeze_of(FROZEN, problems=(Problem("freeze.json", "freeze entry 0: 'reason' missing"),))},
+        {"lock": FixtureLock(problems=(Problem("fixture_lock.json", "not valid JSON"),))},
         {"coverage": NO_MAP},
-        {"coverage": ParentCoverage(problems=("cov: the coverage map is bound to x, not to the parent y",))},
+        {
+            "coverage": ParentCoverage(
+                problems=(Problem("cov", "the coverage map is bound to x, not to the parent y"),)
+            )
+        },
     ],
     ids=["policy", "freeze", "lock", "no-map", "unbound-map"],
 )
@@ -137,13 +142,15 @@ def test_any_input_problem_is_oracle_incomplete(kw: dict) -> None:
     assert v.verdict == "unscored"
     assert codes(v) == ["oracle_incomplete"]
     (reason,) = v.reasons
-    assert reason.detail == next(iter(kw.values())).problems[0]
+    (problem,) = next(iter(kw.values())).problems
+    assert reason.detail == str(problem)
+    assert reason.path == problem.source  # the malformed file, None for a map never given
 
 
 def test_unusable_map_means_no_overlap_and_no_freeze_overlap() -> None:
     """When the map is unusable, overlap is empty and freeze_overlap is not evaluated."""
     unusable = ParentCoverage(
-        observers={SRC: {3: frozenset([FROZEN])}}, problems=("cov: bound to another commit",)
+        observers={SRC: {3: frozenset([FROZEN])}}, problems=(Problem("cov", "bound to another commit"),)
     )
     v = judge(EDIT_LINE_3, coverage=unusable, freeze=freeze_of(FROZEN))
     assert codes(v) == ["oracle_incomplete"]
@@ -153,7 +160,9 @@ def test_unusable_map_means_no_overlap_and_no_freeze_overlap() -> None:
 
 def test_freeze_problem_and_overlap_are_both_reported() -> None:
     """A freeze entry with a problem still freezes: oracle_incomplete and freeze_overlap together."""
-    freeze = freeze_of(FROZEN, problems=("freeze.json: freeze entry 0 ('x'): 'reason' missing or empty",))
+    freeze = freeze_of(
+        FROZEN, problems=(Problem("freeze.json", "freeze entry 0 ('x'): 'reason' missing or empty"),)
+    )
     v = judge(EDIT_LINE_3, coverage=observed({SRC: {3: [FROZEN]}}), freeze=freeze)
     assert codes(v) == ["oracle_incomplete", "freeze_overlap"]
 
@@ -330,7 +339,9 @@ def test_every_reason_that_applies_is_reported_in_table_order() -> None:
         modified("fixtures/a.json", b"1\n", b"2\n"),
         added("conftest.py", b"import os\n"),
         added("tests/test_new.py", lines("import pytest", "@pytest.mark.xfail", "def test_x(): pass")),
-        freeze=freeze_of(FROZEN, problems=("freeze.json: freeze entry 0: bound_sha abcd names no commit",)),
+        freeze=freeze_of(
+            FROZEN, problems=(Problem("freeze.json", "freeze entry 0: bound_sha abcd names no commit"),)
+        ),
         lock=FixtureLock(paths=("data.bin",), sha256=(("data.bin", digest),)),
         locked_blobs={"data.bin": b"changed\n"},
         coverage=observed({SRC: {3: [FROZEN]}}),

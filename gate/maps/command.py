@@ -1,0 +1,121 @@
+"""The ``oracle-gate map`` command line: arguments, a progress bar for a terminal, what was written."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TextIO
+
+from gate.errors import UsageError
+from gate.git import Git
+from gate.maps.combine import combine_maps
+from gate.maps.mapfile import MapError, MapResult
+from gate.maps.runner import default_command
+from gate.maps.shards import parse_shard
+
+SPINNER = "|/-\\"
+
+
+class TerminalProgress:
+    """A one-line progress indicator, redrawn in place; only for a terminal."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.spin = 0
+
+    def __call__(self, done: int, total: int | None, seconds: float) -> None:
+        clock = f"{int(seconds) // 60:02d}:{int(seconds) % 60:02d}"
+        if total:
+            width = 24
+            filled = min(width, width * done // total)
+            line = f"[{'#' * filled}{'.' * (width - filled)}] {done}/{total} tests  {clock}"
+        else:
+            self.spin += 1
+            line = f"{SPINNER[self.spin % len(SPINNER)]} {done} tests  {clock}"
+        self.stream.write(f"\r  {line}\033[K")
+        self.stream.flush()
+
+    def clear(self) -> None:
+        self.stream.write("\r\033[K")
+        self.stream.flush()
+
+
+def run_map_cli(args: Any, say: Callable[[str], None]) -> int:
+    """``oracle-gate map``: exit 0 map written, 1 map written but flagged (tests failed), 3 no map."""
+    rest = list(args.args)
+    if rest[:1] == ["--"]:
+        rest = rest[1:]
+    if args.combine is not None:
+        if args.sha or args.out or args.shard:
+            raise UsageError("--combine OUT SHARD...: --sha, --out and --shard do not apply")
+        return _combine_cli(args.combine, [Path(p) for p in rest], say)
+    if not args.sha or not args.out:
+        raise UsageError("map needs --sha REV and --out FILE (or --combine OUT SHARD...)")
+    try:
+        shard = parse_shard(args.shard) if args.shard else None
+    except ValueError as exc:
+        raise UsageError(f"--shard: {exc}") from exc
+    git = Git(args.repo)
+    git.check_repository()
+    sha = git.commit(args.sha)
+    command = rest or None
+    shown = " ".join(command or default_command())
+    where = f" shard {shard[0]}/{shard[1]}" if shard else ""
+    say(f"mapping {sha} ({args.sha}){where} in a temporary worktree: {shown}")
+    use_bar = args.progress == "always" or (
+        args.progress == "auto" and sys.stderr.isatty() and not args.verbose and not os.environ.get("CI")
+    )
+    bar = TerminalProgress(sys.stderr) if use_bar else None
+    # Imported here, not at the top: gate.maps.build re-exports this command.
+    from gate.maps.build import build_map
+
+    try:
+        result = build_map(git, sha, args.out, command, shard=shard, progress=bar, show_output=args.verbose)
+    except MapError as exc:
+        if exc.output_tail and not args.verbose:
+            print(_indent(exc.output_tail), file=sys.stderr)
+        raise
+    finally:
+        if bar is not None:
+            bar.clear()
+    return _report_build(result, say, show_tail=not args.verbose)
+
+
+def _combine_cli(out: Path, inputs: list[Path], say: Callable[[str], None]) -> int:
+    result = combine_maps(inputs, out)
+    say(
+        f"combined {len(inputs)} map(s) measured at {result.sha[:12]}: {result.tests} tests; "
+        f"wrote {result.data} and {result.manifest.name}"
+    )
+    if not result.tests_passed:
+        say("warning: a combined map records failing parent tests; 'check' needs --allow-failing-parent")
+    return 0 if result.tests_passed else 1
+
+
+def _report_build(result: MapResult, say: Callable[[str], None], *, show_tail: bool) -> int:
+    frozen = f", {result.frozen_run} frozen run for the map" if result.frozen_run else ""
+    say(
+        f"mapped {result.tests} tests{frozen} at {result.sha[:12]} in {result.seconds:.1f}s; "
+        f"wrote {result.data} and {result.manifest.name}"
+    )
+    for warning in result.warnings:
+        say(f"warning: {warning}")
+    if result.frozen_failed:
+        count = len(result.frozen_failed)
+        say(f"note: {count} frozen test(s) failed (flaky, expected): {result.frozen_failed[0]}")
+    if result.tests_passed:
+        return 0
+    if result.output_tail and show_tail:
+        print(_indent(result.output_tail), file=sys.stderr)
+    first = f" (first: {result.failed[0]})" if result.failed else ""
+    say(
+        f"warning: the parent's test run failed (exit status {result.exit_status}){first}; the map is "
+        "flagged, and 'check' uses it only with --allow-failing-parent"
+    )
+    return 1
+
+
+def _indent(text: str) -> str:
+    return "\n".join(f"  | {line}" for line in text.splitlines())

@@ -1,0 +1,82 @@
+"""A written map: what building or combining one produced, and writing it in place.
+
+Both :func:`gate.maps.build.build_map` and :func:`gate.maps.combine.combine_maps` write the data
+file and its manifest through a temporary file and a rename (:func:`publish_map`), so a good map is
+never replaced by a half-written or failed one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sqlite3
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+from coverage import CoverageData
+from coverage.exceptions import CoverageException
+
+from gate.errors import GateError
+from gate.files import temporary_beside
+from gate.maps.read import Manifest, test_id_of_context
+
+MAX_LISTED = 50  # test ids and paths a manifest lists at most
+
+
+class MapError(GateError):
+    """A map could not be built or combined; nothing at the output path was replaced."""
+
+    def __init__(self, message: str, output_tail: str = "") -> None:
+        super().__init__(message)
+        self.output_tail = output_tail
+
+
+@dataclass(frozen=True)
+class MapResult:
+    """What :func:`build_map` or :func:`combine_maps` wrote."""
+
+    data: Path
+    manifest: Path
+    sha: str
+    tests: int
+    tests_passed: bool
+    exit_status: int | None = None
+    failed: tuple[str, ...] = ()
+    frozen_failed: tuple[str, ...] = ()
+    frozen_run: int = 0
+    shard: tuple[int, int] | None = None
+    seconds: float = 0.0
+    warnings: tuple[str, ...] = ()
+    output_tail: str = ""
+
+
+def map_test_ids(path: Path) -> set[str]:
+    data = CoverageData(basename=str(path), read_only=True)
+    try:
+        data.read()
+        return {t for t in map(test_id_of_context, data.measured_contexts()) if t}
+    except (CoverageException, sqlite3.Error) as exc:
+        raise MapError(f"{path}: not a usable coverage.py data file ({exc})") from exc
+    finally:
+        data.close()
+
+
+def publish_map(built: Path, manifest: Manifest) -> None:
+    """Copy the data to its place and write the manifest, each through a temporary file and a rename."""
+    out = manifest.data
+    out.parent.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha256(built.read_bytes()).hexdigest()
+    with temporary_beside(out) as tmp:
+        shutil.copyfile(built, tmp)
+        os.replace(tmp, out)
+    document = replace(manifest, data_sha256=digest).to_document()
+    with temporary_beside(manifest.path) as tmp:
+        tmp.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+        os.replace(tmp, manifest.path)
+
+
+def now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -1,0 +1,158 @@
+"""Running the test command for a map: the child's environment, progress from the plugin's report,
+the tail of its output.
+
+The command runs with ``COVERAGE_CORE=ctrace``: on Python 3.14+ coverage.py would otherwise pick
+``sysmon``, which cannot switch contexts per test and silently records incomplete per-test data.
+The package's pytest plugin (:mod:`gate.maps.pytest_plugin`) is told through ``ORACLE_GATE_*``
+variables that it runs for a map, and reports progress and the final counts through a JSON-lines file
+(:class:`RunReport`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gate.maps.mapfile import MapError
+from gate.maps.shards import ENV_FREEZE, ENV_MAP, ENV_REPORT, ENV_SHARD
+
+DEFAULT_COMMAND = ("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--cov", "--cov-context=test")
+# pytest-cov's terminal report is not needed for a map and costs a pass over every measured file.
+DEFAULT_REPORT_OFF = ("--cov-report=",)
+EXIT_TESTS_FAILED = 1  # pytest: some tests failed
+EXIT_NO_TESTS = 5  # pytest: no tests collected
+TAIL_LINES = 30
+
+Progress = Callable[[int, int | None, float], None]  # (tests done, tests selected or None, seconds)
+
+
+def default_command(python: str = sys.executable) -> list[str]:
+    """The default test command, run by ``python`` (the interpreter the gate runs under)."""
+    return [python, *DEFAULT_COMMAND[1:], *DEFAULT_REPORT_OFF]
+
+
+@dataclass
+class RunReport:
+    """What the pytest plugin reported through its JSON-lines file."""
+
+    selected: int | None = None
+    done: int = 0
+    finish: dict[str, Any] | None = None
+    policy_errors: list[str] = field(default_factory=list)
+    _offset: int = 0
+
+    def poll(self, path: Path) -> None:
+        try:
+            with path.open("rb") as handle:
+                handle.seek(self._offset)
+                chunk = handle.read()
+        except FileNotFoundError:
+            return
+        complete = chunk[: chunk.rfind(b"\n") + 1]
+        self._offset += len(complete)
+        for line in complete.decode("utf-8", "replace").splitlines():
+            try:
+                event = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            kind = event.get("event")
+            if kind == "collected":
+                self.selected = int(event.get("tests", 0))
+            elif kind == "test":
+                self.done += 1
+            elif kind == "policy_error":
+                self.policy_errors += [str(e) for e in event.get("errors", [])]
+            elif kind == "finish":
+                self.finish = event
+
+
+@dataclass(frozen=True)
+class Run:
+    """A finished run of the test command."""
+
+    exit_status: int
+    report: RunReport
+    tail: str
+
+    @property
+    def finish(self) -> dict[str, Any]:
+        return self.report.finish or {}
+
+
+@dataclass(frozen=True)
+class Runner:
+    """Runs the test command in a worktree, polling the plugin's report for progress."""
+
+    argv: Sequence[str]
+    cwd: Path
+    env: Mapping[str, str]
+    scratch: Path
+    show_output: bool
+    progress: Progress | None
+    poll_seconds: float
+
+    def run(self) -> Run:
+        """Run the command in the worktree; its output goes to a log unless shown."""
+        report_path, log_path = self.scratch / "report.jsonl", self.scratch / "output.log"
+        (self.scratch / "data").mkdir(exist_ok=True)
+        report = RunReport()
+        started = time.monotonic()
+        with log_path.open("wb") as log:
+            try:
+                proc = subprocess.Popen(
+                    list(self.argv),
+                    cwd=self.cwd,
+                    env=dict(self.env),
+                    stdin=subprocess.DEVNULL,
+                    stdout=None if self.show_output else log,
+                    stderr=None if self.show_output else subprocess.STDOUT,
+                )
+            except OSError as exc:
+                raise MapError(
+                    f"cannot run the test command {self.argv[0]!r}: {exc.strerror or exc}"
+                ) from exc
+            try:
+                while not _finished(proc, self.poll_seconds):
+                    if self.progress is not None:
+                        report.poll(report_path)
+                        self.progress(report.done, report.selected, time.monotonic() - started)
+            except BaseException:
+                proc.kill()
+                proc.wait()
+                raise
+        report.poll(report_path)
+        return Run(proc.returncode, report, _tail(log_path))
+
+
+def _finished(proc: subprocess.Popen[bytes], seconds: float) -> bool:
+    try:
+        proc.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        return False
+    return True
+
+
+def child_env(data_file: Path, report: Path, shard: tuple[int, int] | None) -> dict[str, str]:
+    """The caller's environment, plus what makes the run write a map and talk to the plugin."""
+    env = {k: v for k, v in os.environ.items() if k not in (ENV_FREEZE, ENV_SHARD, "COVERAGE_FILE")}
+    env.update(
+        {"COVERAGE_FILE": str(data_file), "COVERAGE_CORE": "ctrace", ENV_MAP: "1", ENV_REPORT: str(report)}
+    )
+    if shard is not None:
+        env[ENV_SHARD] = f"{shard[0]}/{shard[1]}"
+    return env
+
+
+def _tail(log_path: Path) -> str:
+    try:
+        lines = log_path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return ""
+    return "\n".join(lines[-TAIL_LINES:])
