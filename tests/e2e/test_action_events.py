@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 
-from tests.e2e import events
-from tests.e2e.harness import MAP_PATH, Runner
-from tests.e2e.project import FROZEN_TEST, FUNCTIONS, REPO, Project, git
 from tests.github_fake import FakeGitHub
+from tests.support import events
+from tests.support.harness import MAP_PATH, Runner
+from tests.support.project import FROZEN_TEST, FUNCTIONS, REPO, Project, git
 
 STICKY = "<!-- oracle-gate:sticky -->"
 

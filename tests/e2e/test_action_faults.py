@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e import events
 from tests.e2e.git_http import GitHttpServer
-from tests.e2e.harness import Result, Runner
-from tests.e2e.project import REPO, Project, PullRequest, git
 from tests.github_fake import FakeGitHub, TokenKind
+from tests.support import events
+from tests.support.harness import Result, Runner
+from tests.support.project import REPO, Project, PullRequest, git
 
 CREATE_CHECK = "/repos/*/check-runs"
 CREATE_COMMENT = "/repos/*/issues/*/comments"

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e import events
-from tests.e2e.harness import Runner
-from tests.e2e.project import REPO, Project, PullRequest
 from tests.github_fake import FakeGitHub, TokenKind
+from tests.support import events
+from tests.support.harness import Runner
+from tests.support.project import REPO, Project, PullRequest
 
 READ_ONLY = "ghs_StageOneReadOnly00000000000000000000"
 BLANK = " "  # a GITHUB_TOKEN of whitespace counts as unset

@@ -8,7 +8,7 @@ import pytest
 
 from gate import report
 from gate.judge.verdict import PASS, Reason, Verdict
-from tests.github import verdicts
+from tests.support import verdicts
 
 
 def test_titles_name_verdict_and_codes() -> None:

@@ -8,10 +8,10 @@ from gate.action.publisher import CONCLUSIONS, NotPermitted, make_client, open_r
 from gate.action.publisher import Publisher as GatePublisher
 from gate.judge.verdict import Verdict
 from gate.report import STICKY_MARKER
-from tests.github import verdicts
-from tests.github.conftest import FAST, HEAD_SHA, REPO, client_for, publisher_for, seed
+from tests.github.clients import FAST, HEAD_SHA, REPO, client_for, publisher_for, seed
 from tests.github_fake import FakeGitHub, TokenKind
 from tests.github_fake.fixtures import FakeFactory
+from tests.support import verdicts
 
 
 @pytest.mark.parametrize(

@@ -17,8 +17,8 @@ from gate.action.workflow_io import (
     workflow_command,
 )
 from gate.git import credential_environment
-from tests.e2e.harness import parse_outputs
-from tests.github import verdicts
+from tests.support import verdicts
+from tests.support.harness import parse_outputs
 
 
 def test_command_data_cannot_end_the_line_or_start_another_command() -> None:

@@ -4,6 +4,10 @@ The subprocess gets only the environment a Docker action receives (``INPUT_*`` w
 every input of action.yml with its default unless a test sets it, the ``GITHUB_*`` variables,
 ``HOME``, ``PATH``) plus the fake GitHub's API URL, and runs in the workspace, which belongs to
 another user as the runner's workspace does inside the container.
+
+A :class:`Runner` made with ``in_process=True`` runs the same main with the same environment in
+this process instead (:mod:`tests.support.in_process`): an unpaced GitHub client, no interpreter
+start-up; the end-to-end tier does so for all but a few smoke tests.
 """
 
 from __future__ import annotations
@@ -19,8 +23,9 @@ from typing import Any
 
 import yaml
 
-from tests.e2e.project import OTHER_UID, REPO, Project, PullRequest, chown_tree, git
 from tests.github_fake import FakeGitHub
+from tests.support.in_process import run_action
+from tests.support.project import OTHER_UID, REPO, Project, PullRequest, chown_tree, git
 
 ROOT = Path(__file__).resolve().parents[2]
 ENTRYPOINT = ROOT / "entrypoint.py"
@@ -82,8 +87,9 @@ def parse_outputs(text: str) -> dict[str, str]:
 class Runner:
     """Prepares workspaces and event files under ``tmp`` and runs the action against ``fake``."""
 
-    def __init__(self, project: Project, fake: FakeGitHub, tmp: Path) -> None:
+    def __init__(self, project: Project, fake: FakeGitHub, tmp: Path, *, in_process: bool = False) -> None:
         self.project = project
+        self.in_process = in_process
         self.fake = fake
         self.tmp = tmp
         self.home = tmp / "home"
@@ -173,22 +179,22 @@ class Runner:
             "PATH": path or f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
             **self.fake.env(),
         }
-        proc = subprocess.run(
-            [sys.executable, str(ENTRYPOINT)],
-            cwd=workspace,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
+        if self.in_process:
+            ran = run_action(env, workspace)
+            status, stdout, stderr = ran.status, ran.stdout, ran.stderr
+        else:
+            proc = subprocess.run(
+                [sys.executable, str(ENTRYPOINT)],
+                cwd=workspace,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                check=False,
+            )
+            status, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
         result = Result(
-            proc.returncode,
-            proc.stdout,
-            proc.stderr,
-            parse_outputs(output.read_text()),
-            summary.read_text(),
-            workspace,
+            status, stdout, stderr, parse_outputs(output.read_text()), summary.read_text(), workspace
         )
         leaked = [where for where, text in self._texts(result) if token in text]
         assert not leaked, f"the token appeared in {leaked}"

@@ -11,7 +11,7 @@ import copy
 import json
 from typing import Any
 
-from tests.e2e.project import REPO, Project, PullRequest
+from tests.support.project import REPO, Project, PullRequest
 from tests.support.webhooks import as_fork, load, on_pull_request
 
 EXAMPLE_REPOS = ("Codertocat/Hello-World", "github/hello-world")
