@@ -1,11 +1,12 @@
-"""Run the Docker action's main in this process, with what it would have as a process of its own.
+"""Run the Docker action's main, or the CLI, in this process, as if it were a process of its own.
 
 :func:`run_action` gives :func:`gate.action.entry.main` exactly the environment, working directory,
 standard output and standard error the subprocess harness gives ``entrypoint.py``, and restores
 everything process-wide it touches (``os.environ``, the working directory, the umask, the logging
-configuration) afterwards. The one difference from production is the GitHub client: the same
-factory, :func:`~gate.action.publisher.make_client`, without PyGithub's pacing between requests and
-with no exponential backoff between retries (waits GitHub asks for are still honoured).
+configuration) afterwards; :func:`run_cli` does the same for ``oracle-gate``. The one difference
+from production is the action's GitHub client: the same factory,
+:func:`~gate.action.publisher.make_client`, without PyGithub's pacing between requests and with no
+exponential backoff between retries (waits GitHub asks for are still honoured).
 """
 
 from __future__ import annotations
@@ -15,13 +16,19 @@ import dataclasses
 import io
 import logging
 import os
+import subprocess
+import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from github import Github
 
+from gate import cli
 from gate.action.entry import main
 from gate.action.publisher import RetrySettings, make_client
+from tests.support.repo import clean_env
+
+Completed = subprocess.CompletedProcess[str]
 
 UNPACED_RETRY = dataclasses.replace(RetrySettings(), backoff_factor=0)
 # The loggers the entrypoint configures; their handlers and levels are put back after each run.
@@ -89,3 +96,29 @@ def pristine_logging() -> Iterator[None]:
                 added.close()
             logger.handlers[:] = handlers
             logger.setLevel(level)
+
+
+def run_cli(*args: str, cwd: Path | None = None, env: Mapping[str, str] | None = None) -> Completed:
+    """``python -m gate *args`` as :func:`tests.support.repo.run_cli` runs it, in this process:
+    :func:`gate.cli.main` with that environment and working directory, its output captured and its
+    exit status (argparse's ``SystemExit`` included) returned."""
+    out, err = io.StringIO(), io.StringIO()
+    with (
+        process_environment(env if env is not None else clean_env(), cwd or Path.cwd()),
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+    ):
+        try:
+            status = cli.main(list(args))
+        except SystemExit as exc:
+            status = exit_status(exc)
+    return subprocess.CompletedProcess(
+        [sys.executable, "-m", "gate", *args], status, out.getvalue(), err.getvalue()
+    )
+
+
+def exit_status(exc: SystemExit) -> int:
+    """The status a process exiting with ``exc`` would have (a message means 1, as Python does)."""
+    if exc.code is None:
+        return 0
+    return exc.code if isinstance(exc.code, int) else 1
