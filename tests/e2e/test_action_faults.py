@@ -22,10 +22,18 @@ CREATE_CHECK = "/repos/*/check-runs"
 CREATE_COMMENT = "/repos/*/issues/*/comments"
 
 
-def judge(runner: Runner, project: Project, pr: PullRequest, **options: object) -> Result:
+def judge(
+    runner: Runner,
+    project: Project,
+    pr: PullRequest,
+    *,
+    token: str | None = None,
+    inputs: dict[str, str] | None = None,
+) -> Result:
     assert pr.merge is not None
     ws = runner.workspace(at="merge", pr=pr)
-    return runner.run("pull_request", events.pull_request(project, pr), ws, sha=pr.merge, **options)  # type: ignore[arg-type]
+    payload = events.pull_request(project, pr)
+    return runner.run("pull_request", payload, ws, sha=pr.merge, token=token, inputs=inputs)
 
 
 def test_server_errors_are_retried_until_success(runner: Runner, project: Project, fake: FakeGitHub) -> None:

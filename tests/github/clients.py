@@ -35,8 +35,11 @@ def client_for(fake: FakeGitHub, *, token: str | None = None, per_page: int = 10
     )
 
 
-def publisher_for(fake: FakeGitHub, **options: object) -> Publisher:
-    return Publisher(open_repo(client_for(fake), REPO), **options)  # type: ignore[arg-type]
+def publisher_for(
+    fake: FakeGitHub, *, details_url: str | None = None, comment_author: str | None = None
+) -> Publisher:
+    repo = open_repo(client_for(fake), REPO)
+    return Publisher(repo, details_url=details_url, comment_author=comment_author)
 
 
 def seed(fake: FakeGitHub) -> FakeGitHub:

@@ -149,7 +149,7 @@ def test_protocol_digests_are_sha256_of_the_exact_bytes(project: Project) -> Non
     assert protocol["freeze_sha256"] == sha256_hex(freeze)
     assert protocol["coverage_sha256"] == hashlib.sha256(project.coverage.read_bytes()).hexdigest()
     assert protocol["gate_version"]
-    project.new_parent(lambda repo: (repo.delete("oracle-gate.toml"), repo.delete("fixture_lock.json")))
+    project.new_parent(without_oracle_files)
     doc = json.loads(
         check(
             project, project.head(project.replace(MOD, "y = x + 1", "y = 1 + x")), "--format", "json"
@@ -157,6 +157,11 @@ def test_protocol_digests_are_sha256_of_the_exact_bytes(project: Project) -> Non
     )
     assert doc["protocol"]["policy_sha256"] is None
     assert doc["protocol"]["lock_sha256"] is None
+
+
+def without_oracle_files(repo: Repo) -> None:
+    repo.delete("oracle-gate.toml")
+    repo.delete("fixture_lock.json")
 
 
 def test_same_inputs_replay_to_the_same_json(project: Project, tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from gate.judge.verdict import Protocol, Reason, Verdict
 from gate.report import from_json, to_json, to_text
@@ -12,7 +13,7 @@ PROTOCOL_KEYS = {"policy_sha256", "freeze_sha256", "lock_sha256", "coverage_sha2
 
 
 def verdict(**kw: object) -> Verdict:
-    values: dict = {
+    values: dict[str, Any] = {
         "verdict": "unscored",
         "reasons": (Reason("freeze_overlap", "src/r.py: 2 touched line(s)", path="src/r.py"),),
         "overlap": {"src/r.py": [41, 40], "empty.py": []},

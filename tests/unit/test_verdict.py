@@ -7,6 +7,7 @@ import hashlib
 import pytest
 
 from gate.judge.changes import ChangeSet
+from gate.judge.freeze import Freeze
 from gate.judge.globs import GlobSet
 from gate.judge.lock import FixtureLock
 from gate.judge.observers import ParentCoverage
@@ -14,6 +15,7 @@ from gate.judge.policy import Policy
 from gate.judge.verdict import (
     EXIT_STATUS,
     REASONS,
+    Verdict,
     evaluate,
     line_ranges,
     overlap_ratio,
@@ -41,8 +43,8 @@ EDIT_LINE_3 = modified(SRC, numbered(5), lines("l1", "l2", "X", "l4", "l5"))
 NO_MAP = ParentCoverage(problems=("no coverage map of the parent was given",))
 
 
-def codes(v: object) -> list[str]:
-    return v.codes  # type: ignore[attr-defined,no-any-return]
+def codes(v: Verdict) -> list[str]:
+    return v.codes
 
 
 # ---------------------------------------------------------------- pass_clean
@@ -131,7 +133,9 @@ def test_ignore_never_removes_protection() -> None:
     ],
     ids=["policy", "freeze", "lock", "no-map", "unbound-map"],
 )
-def test_any_input_problem_is_oracle_incomplete(kw: dict) -> None:
+def test_any_input_problem_is_oracle_incomplete(
+    kw: dict[str, Policy | Freeze | FixtureLock | ParentCoverage],
+) -> None:
     """A malformed policy, freeze or lock, or a missing or unbound map, is oracle_incomplete."""
     v = judge(EDIT_LINE_3, **kw)
     assert v.verdict == "unscored"
@@ -410,7 +414,7 @@ def test_evaluate_is_pure_and_repeatable() -> None:
         ({}, {"ign/x": [1]}, 0.0),
     ],
 )
-def test_overlap_ratio(overlap: dict, touched: dict, ratio: float) -> None:
+def test_overlap_ratio(overlap: dict[str, list[int]], touched: dict[str, list[int]], ratio: float) -> None:
     """|overlap| / |T| over scored files, rounded to 4 places, 0 when T is empty."""
     assert overlap_ratio(overlap, touched, GlobSet(["ign/**"])) == ratio
 
