@@ -5,26 +5,23 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import pytest
 
 from tests.github_fake import FakeGitHub
 from tests.support import events
 from tests.support.harness import RUN_ID, Runner
+from tests.support.in_process import run_cli
 from tests.support.project import FROZEN_TEST, FUNCTIONS, REPO, Project
-from tests.support.repo import clean_env
 
 STICKY = "<!-- oracle-gate:sticky -->"
 
 
 def expected_json(project: Project, merge: str) -> dict[str, object]:
     """What ``oracle-gate check`` says about the same two commits: the action must agree exactly."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "gate", "check", "--repo", str(project.origin), "--base", project.main,
-         "--head", merge, "--coverage", str(project.coverage), "--coverage-sha", project.main,
-         "--format", "json"],
-        capture_output=True, text=True, env=clean_env(), check=False,
+    proc = run_cli(
+        "check", "--repo", str(project.origin), "--base", project.main, "--head", merge,
+        "--coverage", str(project.coverage), "--coverage-sha", project.main, "--format", "json",
     )  # fmt: skip
     assert proc.returncode in (0, 1, 2), proc.stderr
     doc: dict[str, object] = json.loads(proc.stdout)
