@@ -87,6 +87,13 @@ def test_each_tier_imports_only_the_shared_helpers_and_itself() -> None:
         ("e2e/test_x.py", "def f():\n    import tests.integration.conftest\n", "imports a conftest"),
         ("support/x.py", "from tests.e2e import git_http\n", "tests.support.x imports another tier"),
     ],
+    ids=[
+        "unit-imports-e2e",
+        "unit-imports-github",
+        "relative-conftest",
+        "lazy-conftest",
+        "support-imports-e2e",
+    ],
 )
 def test_the_rule_sees_a_crossing(tmp_path: Path, where: str, source: str, offence: str) -> None:
     """The checker itself can fail, on absolute, relative and lazy imports."""
