@@ -54,6 +54,10 @@ def test_a_secondary_rate_limit_is_waited_out(runner: Runner, project: Project, 
     assert result.status == 1
     assert [r.status for r in fake.log("POST", CREATE_COMMENT)] == [403, 201]
     assert time.monotonic() - started >= 1
+    assert result.stderr.splitlines() == [  # the entrypoint's logging: one line per retry
+        f"oracle-gate: Request POST /repos/{REPO}/issues/3/comments failed with 403: FORBIDDEN",
+        "oracle-gate: Retrying after 1 seconds",
+    ]
     (comment,) = fake.comments(REPO, 3)
     assert result.outputs["comment-id"] == str(comment.id)
 

@@ -25,12 +25,12 @@ from tests.support.repo import Repo, clean_env, run_cli
 
 MOD = "src/pkg/mod.py"
 SOURCE = str(Path(gate.__file__).resolve().parent.parent)  # so `python -m gate` imports this checkout
-Runner = Callable[..., subprocess.CompletedProcess[str]]
+Cli = Callable[..., subprocess.CompletedProcess[str]]
 CONTRACT_KEYS = ["verdict", "reasons", "overlap", "touched", "overlap_ratio", "parent", "head", "protocol"]
 
 
 def check(
-    project: Project, head: str, *extra: str, coverage: bool = True, via: Runner = cli
+    project: Project, head: str, *extra: str, coverage: bool = True, via: Cli = cli
 ) -> subprocess.CompletedProcess[str]:
     args = ["check", "--repo", str(project.root), "--base", project.parent, "--head", head]
     if coverage:
@@ -61,7 +61,7 @@ def assert_clean_error(proc: subprocess.CompletedProcess[str], *needles: str) ->
 @pytest.mark.parametrize(
     "via", [cli, run_cli, console_script], ids=["in-process", "python-m-gate", "oracle-gate"]
 )
-def test_exit_status_follows_the_verdict(project: Project, via: Runner) -> None:
+def test_exit_status_follows_the_verdict(project: Project, via: Cli) -> None:
     """Exit 0 for pass_clean, 1 for fail, 2 for unscored, with the verdict on the first line."""
     passing = project.head(project.replace(MOD, "y = x + 1", "y = 1 + x"))
     failing = project.head(lambda repo: repo.write("seeds/s.txt", "x\n"))
