@@ -1,89 +1,15 @@
-"""The Docker action's entrypoint: environment in, exit status out; everything else is gate.action.
+"""The Docker action's entrypoint: the process's environment in, exit status out.
 
-Reads the environment once into :class:`~gate.action.config.ActionConfig`, builds the real clients
-once (PyGithub through :func:`gate.action.client.make_client`, git through :class:`gate.git.Git` trusting
-the workspace's owner for the gate's own commands only) and calls :func:`gate.action.run.run`.
-
-It never exits 0 by accident: a configuration error is one ``::error::`` line and exit 3, and so is
-an unexpected exception, after trying to post a ``failure`` check on the pull request's head when
-the run had learned it (fail closed: a required check must not stay pending or turn green).
+Everything else is :func:`gate.action.entry.main` (configuration, clients, the run, failing closed),
+which the end-to-end tests also call in-process.
 """
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 
-from gate.action.config import ActionConfig
-from gate.action.content import error_check
-from gate.action.publisher import Publisher, PublishError, make_client, open_repo
-from gate.action.run import EXIT_CANNOT_RUN, RunState, run
-from gate.action.workflow_io import redact, workflow_command
-from gate.errors import UsageError
-from gate.git import Git
-
-TOKEN_INPUT = "INPUT_GITHUB-TOKEN"  # noqa: S105 - the variable's name, not a token
-
-
-def main() -> int:
-    try:
-        config = ActionConfig.from_environ(os.environ)
-    except UsageError as exc:
-        print(workflow_command("error", f"Oracle Gate: {exc}"), flush=True)
-        return EXIT_CANNOT_RUN
-    except Exception as exc:  # noqa: BLE001 - never a traceback and exit 1: one line, exit 3
-        why = redact(f"{type(exc).__name__}: {exc}", [os.environ.get(TOKEN_INPUT, "")])
-        print(workflow_command("error", f"Oracle Gate failed reading its configuration: {why}"), flush=True)
-        return EXIT_CANNOT_RUN
-    # Nothing started from here on (git, a coverage-command's tests) needs the token in its environment.
-    os.environ.pop(TOKEN_INPUT, None)
-    state = RunState()
-    publisher: Publisher | None = None
-    try:
-        configure_logging()
-        client = make_client(config.token, config.api_url)
-        publisher = Publisher(
-            open_repo(client, config.repository),
-            check_name=config.check_name,
-            details_url=config.run_url,
-            comment_author=config.comment_author,
-        )
-        git = Git(config.repo_dir, trust_owner=True)
-        return run(config, git, publisher, state=state)
-    except Exception as exc:  # noqa: BLE001 - the last line of defence: report, fail closed, never exit 0
-        why = redact(f"internal error: {type(exc).__name__}: {exc}", [config.token])
-        print(workflow_command("error", f"Oracle Gate failed: {why}"), flush=True)
-        fail_closed(publisher, state, why)
-        return EXIT_CANNOT_RUN
-
-
-def configure_logging() -> None:
-    """One line per retry on standard error, nothing twice.
-
-    PyGithub installs its own stream handler on the ``github`` logger; it is replaced by the root
-    handler here, and only ``github.GithubRetry`` (which says when and why it retries) is kept at
-    INFO. ``gate.action.publisher``'s warnings are left to gate.action.outcome, which prints each as
-    ``::warning::``.
-    """
-    logging.getLogger("github").handlers.clear()
-    logging.getLogger("github").setLevel(logging.WARNING)
-    logging.getLogger("github.GithubRetry").setLevel(logging.INFO)
-    logging.getLogger("gate.action.publisher").setLevel(logging.ERROR)
-    logging.basicConfig(level=logging.WARNING, format="oracle-gate: %(message)s", stream=sys.stderr)
-
-
-def fail_closed(publisher: Publisher | None, state: RunState, why: str) -> None:
-    """Post a failure check on the head commit unless a check already went out for this run."""
-    if publisher is None or state.head_sha is None or state.check_posted:
-        return
-    try:
-        publisher.publish_check(error_check(why), state.head_sha)
-    except PublishError as exc:
-        print(
-            workflow_command("warning", f"Oracle Gate: the failure check was not posted: {exc}"), flush=True
-        )
-
+from gate.action.entry import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(os.environ))

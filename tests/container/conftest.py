@@ -12,10 +12,8 @@ Skips with one line only where buildah cannot run at all; with ``CI=true`` it fa
 from __future__ import annotations
 
 import os
-import subprocess
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -27,17 +25,10 @@ from tests.github_fake.fixtures import (  # noqa: F401 - fixtures, registered by
     github_fake_fixture,
 )
 from tests.support import container
-from tests.support.harness import Runner
+from tests.support.container import ContainerRunner, Image
 from tests.support.project import Project, build_project, seed_fake
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@dataclass(frozen=True)
-class Image:
-    name: str
-    build_seconds: float
-    base: str  # how the base image was had (made, cached, already there)
 
 
 @pytest.fixture(scope="session")
@@ -71,33 +62,6 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Project:
 @pytest.fixture
 def fake(github_fake: FakeGitHub, project: Project) -> FakeGitHub:
     return seed_fake(github_fake, project)
-
-
-class ContainerRunner(Runner):
-    """The e2e Runner, but the action runs in a fresh container of the image."""
-
-    def __init__(self, image: str, project: Project, fake: FakeGitHub, tmp: Path) -> None:
-        super().__init__(project, fake, tmp)
-        self.image = image
-
-    def execute(
-        self, env: dict[str, str], workspace: Path, run_dir: Path, *, path: str | None, timeout: float
-    ) -> subprocess.CompletedProcess[str]:
-        env = {
-            **env,
-            "GITHUB_EVENT_PATH": "/github/workflow/event.json",
-            "GITHUB_WORKSPACE": "/github/workspace",
-            "GITHUB_OUTPUT": "/github/file_commands/output",
-            "GITHUB_STEP_SUMMARY": "/github/file_commands/summary",
-            "GITHUB_ACTIONS": "true",
-            "RUNNER_OS": "Linux",
-            "RUNNER_ARCH": "X64",
-            "HOME": "/github/home",
-            "CI": "true",
-            "PATH": "/not/passed",  # dropped by run_action: the image's own PATH applies
-        }
-        mounts = container.Mounts(workspace, run_dir, run_dir, self.home, (self.project.origin,))
-        return container.run_action(self.image, env, mounts, timeout=timeout)
 
 
 @pytest.fixture

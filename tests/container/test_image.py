@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.container.conftest import Image
 from tests.support import container
+from tests.support.container import Image
 
 pytestmark = pytest.mark.container
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.container.conftest import ContainerRunner
 from tests.github_fake import FakeGitHub
 from tests.support import events
+from tests.support.container import ContainerRunner
 from tests.support.harness import RUN_ID, Result, Runner
 from tests.support.project import FUNCTIONS, REPO, Project
 from tests.support.runner_user import assert_usable_by_runner_user

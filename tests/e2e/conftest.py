@@ -1,7 +1,10 @@
-"""End-to-end: ``entrypoint.py`` as a subprocess, a real repository, the validating fake GitHub.
+"""End-to-end: the action's main with a Docker action's environment, a real repository, the
+validating fake GitHub.
 
 What may be faked here: GitHub's REST API (tests/github_fake, on loopback) and nothing else. The
-repository, git, the coverage measurement and the action's process are real.
+repository, git and the coverage measurement are real. ``runner`` runs the action's main in this
+process (as ``entrypoint.py`` would, with an unpaced client); ``each_runner`` also runs
+``entrypoint.py`` itself as a subprocess, for the smoke tests that keep the real process honest.
 """
 
 from __future__ import annotations
@@ -35,8 +38,23 @@ def fake(github_fake: FakeGitHub, project: Project) -> FakeGitHub:
 
 @pytest.fixture
 def runner(project: Project, fake: FakeGitHub, tmp_path: Path) -> Iterator[Runner]:
+    """Runs the action in this process."""
+    yield from _restoring_pulls(project, Runner(project, fake, tmp_path, in_process=True))
+
+
+@pytest.fixture(params=["in-process", "subprocess"])
+def each_runner(
+    request: pytest.FixtureRequest, project: Project, fake: FakeGitHub, tmp_path: Path
+) -> Iterator[Runner]:
+    """Both ways, for the smoke tests: in this process, and ``entrypoint.py`` as a subprocess exactly
+    as the Docker action runs it (production pacing included)."""
+    in_process = request.param == "in-process"
+    yield from _restoring_pulls(project, Runner(project, fake, tmp_path, in_process=in_process))
+
+
+def _restoring_pulls(project: Project, runner: Runner) -> Iterator[Runner]:
     pulls = {n: (pr.head, pr.merge) for n, pr in project.pulls.items()}
-    yield Runner(project, fake, tmp_path)
+    yield runner
     # A test that "pushes" to a pull request restores it for the next one.
     for number, (head, merge) in pulls.items():
         pr = project.pulls[number]

@@ -38,6 +38,8 @@ class GitHttpServer:
     project_root: Path  # directory holding the bare repositories
     token: str
     requests: list[GitRequest] = field(default_factory=list)
+    # Read now: an in-process action run replaces os.environ (PATH with a git shim) while this serves.
+    path: str = field(default_factory=lambda: os.environ.get("PATH", "/usr/bin:/bin"))
     _server: BaseWSGIServer | None = None
     _thread: threading.Thread | None = None
 
@@ -82,7 +84,7 @@ class GitHttpServer:
     def _backend(self, request: Request) -> Response:
         """Run ``git http-backend`` as a CGI program for this request."""
         env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "PATH": self.path,
             "GIT_PROJECT_ROOT": str(self.project_root),
             "GIT_HTTP_EXPORT_ALL": "1",
             "GIT_CONFIG_NOSYSTEM": "1",

@@ -8,11 +8,13 @@ from tests.support.harness import Runner
 from tests.support.project import REPO, Project
 
 
-def test_a_bad_input_is_one_error_line_and_exit_3(runner: Runner, project: Project, fake: FakeGitHub) -> None:
+def test_a_bad_input_is_one_error_line_and_exit_3(
+    each_runner: Runner, project: Project, fake: FakeGitHub
+) -> None:
     pr = project.pulls[1]
     assert pr.merge is not None
-    ws = runner.workspace(at="merge", pr=pr)
-    result = runner.run(
+    ws = each_runner.workspace(at="merge", pr=pr)
+    result = each_runner.run(
         "pull_request", events.pull_request(project, pr), ws, sha=pr.merge, inputs={"fail-on": "sometimes"}
     )
     assert result.status == 3
@@ -26,14 +28,14 @@ def test_a_bad_input_is_one_error_line_and_exit_3(runner: Runner, project: Proje
     assert fake.requests == []
 
 
-def test_an_unexpected_crash_fails_closed(runner: Runner, project: Project, fake: FakeGitHub) -> None:
+def test_an_unexpected_crash_fails_closed(each_runner: Runner, project: Project, fake: FakeGitHub) -> None:
     """verdict.json cannot be written (a directory is in the way): the crash is one error line, exit 3,
     and since no check was posted yet, a failure check goes on the head."""
     pr = project.pulls[1]
     assert pr.merge is not None
-    ws = runner.workspace(at="merge", pr=pr)
+    ws = each_runner.workspace(at="merge", pr=pr)
     (ws / "verdict.json").mkdir()
-    result = runner.run("pull_request", events.pull_request(project, pr), ws, sha=pr.merge)
+    result = each_runner.run("pull_request", events.pull_request(project, pr), ws, sha=pr.merge)
     assert result.status == 3
     (error,) = result.commands("error")
     assert error.startswith("Oracle Gate failed: internal error: IsADirectoryError")

@@ -22,10 +22,18 @@ CREATE_CHECK = "/repos/*/check-runs"
 CREATE_COMMENT = "/repos/*/issues/*/comments"
 
 
-def judge(runner: Runner, project: Project, pr: PullRequest, **options: object) -> Result:
+def judge(
+    runner: Runner,
+    project: Project,
+    pr: PullRequest,
+    *,
+    token: str | None = None,
+    inputs: dict[str, str] | None = None,
+) -> Result:
     assert pr.merge is not None
     ws = runner.workspace(at="merge", pr=pr)
-    return runner.run("pull_request", events.pull_request(project, pr), ws, sha=pr.merge, **options)  # type: ignore[arg-type]
+    payload = events.pull_request(project, pr)
+    return runner.run("pull_request", payload, ws, sha=pr.merge, token=token, inputs=inputs)
 
 
 def test_server_errors_are_retried_until_success(runner: Runner, project: Project, fake: FakeGitHub) -> None:
@@ -46,6 +54,10 @@ def test_a_secondary_rate_limit_is_waited_out(runner: Runner, project: Project, 
     assert result.status == 1
     assert [r.status for r in fake.log("POST", CREATE_COMMENT)] == [403, 201]
     assert time.monotonic() - started >= 1
+    assert result.stderr.splitlines() == [  # the entrypoint's logging: one line per retry
+        f"oracle-gate: Request POST /repos/{REPO}/issues/3/comments failed with 403: FORBIDDEN",
+        "oracle-gate: Retrying after 1 seconds",
+    ]
     (comment,) = fake.comments(REPO, 3)
     assert result.outputs["comment-id"] == str(comment.id)
 

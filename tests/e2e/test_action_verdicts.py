@@ -5,26 +5,23 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import pytest
 
 from tests.github_fake import FakeGitHub
 from tests.support import events
 from tests.support.harness import RUN_ID, Runner
+from tests.support.in_process import run_cli
 from tests.support.project import FROZEN_TEST, FUNCTIONS, REPO, Project
-from tests.support.repo import clean_env
 
 STICKY = "<!-- oracle-gate:sticky -->"
 
 
 def expected_json(project: Project, merge: str) -> dict[str, object]:
     """What ``oracle-gate check`` says about the same two commits: the action must agree exactly."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "gate", "check", "--repo", str(project.origin), "--base", project.main,
-         "--head", merge, "--coverage", str(project.coverage), "--coverage-sha", project.main,
-         "--format", "json"],
-        capture_output=True, text=True, env=clean_env(), check=False,
+    proc = run_cli(
+        "check", "--repo", str(project.origin), "--base", project.main, "--head", merge,
+        "--coverage", str(project.coverage), "--coverage-sha", project.main, "--format", "json",
     )  # fmt: skip
     assert proc.returncode in (0, 1, 2), proc.stderr
     doc: dict[str, object] = json.loads(proc.stdout)
@@ -152,24 +149,24 @@ def test_failure_annotations_point_at_the_files_that_fail(
 
 
 def test_the_workspace_belongs_to_another_user_and_no_global_config_is_written(
-    runner: Runner, project: Project, fake: FakeGitHub
+    each_runner: Runner, project: Project, fake: FakeGitHub
 ) -> None:
     """Plain git refuses the workspace (dubious ownership); the gate still works, trusting it for its
     own commands only: nothing is written to the global git config, and no credential is persisted."""
     pr = project.pulls[1]
     assert pr.merge is not None
-    ws = runner.workspace(at="merge", pr=pr)
-    env = {"HOME": str(runner.home), "PATH": "/usr/bin:/bin", "GIT_CONFIG_NOSYSTEM": "1"}
+    ws = each_runner.workspace(at="merge", pr=pr)
+    env = {"HOME": str(each_runner.home), "PATH": "/usr/bin:/bin", "GIT_CONFIG_NOSYSTEM": "1"}
     plain = subprocess.run(
         ["git", "-C", str(ws), "status"], env=env, capture_output=True, text=True, check=False
     )
     assert plain.returncode == 128
     assert "dubious ownership" in plain.stderr
-    result = runner.run("pull_request", events.pull_request(project, pr), ws, sha=pr.merge)
+    result = each_runner.run("pull_request", events.pull_request(project, pr), ws, sha=pr.merge)
     assert result.status == 0, result.log
     assert result.outputs["verdict"] == "pass_clean"
-    assert not (runner.home / ".gitconfig").exists()
-    assert not (runner.home / ".config" / "git").exists()
+    assert not (each_runner.home / ".gitconfig").exists()
+    assert not (each_runner.home / ".config" / "git").exists()
     config = (ws / ".git" / "config").read_text()
     assert "safe" not in config
     assert "extraheader" not in config.lower()

@@ -6,7 +6,7 @@ import pytest
 
 from gate import __version__
 from gate.action.publisher import PullInfo, open_repo
-from tests.github.conftest import BASE_SHA, HEAD_SHA, PR, REPO, client_for, publisher_for
+from tests.github.clients import BASE_SHA, HEAD_SHA, PR, REPO, client_for, publisher_for
 from tests.github_fake import FakeGitHub
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from gate import report
 from gate.judge.verdict import Outcome, Reason, ReasonCode, Verdict
-from tests.github import verdicts
+from tests.support import verdicts
 
 
 def test_titles_name_verdict_and_codes() -> None:
@@ -24,7 +24,7 @@ def test_summary_escapes_text_from_the_pull_request() -> None:
     hostile = Reason(
         ReasonCode.ORACLE_EDIT_FORBIDDEN, "tests/<img src=x>.py: edited @team", "tests/<img src=x>.py"
     )
-    v = Verdict("fail", (hostile,), {}, {}, 0.0, verdicts.PARENT, verdicts.HEAD, verdicts.PROTOCOL)
+    v = Verdict(Outcome.FAIL, (hostile,), {}, {}, 0.0, verdicts.PARENT, verdicts.HEAD, verdicts.PROTOCOL)
     summary = report.check_summary(v)
     assert re.search(r"(?<!\\)<img", summary) is None
     assert "@team" not in summary
@@ -61,7 +61,7 @@ def test_failure_annotations_only_for_file_scoped_fail_reasons() -> None:
         Reason(ReasonCode.RUNNER_CONFIG_CHANGED, "conftest.py: edited", "conftest.py"),
         Reason(ReasonCode.FREEZE_OVERLAP, "src/a.py: 1 line", "src/a.py"),
     )
-    v = Verdict("fail", reasons, {}, {}, 0.0, verdicts.PARENT, verdicts.HEAD, verdicts.PROTOCOL)
+    v = Verdict(Outcome.FAIL, reasons, {}, {}, 0.0, verdicts.PARENT, verdicts.HEAD, verdicts.PROTOCOL)
     (a,) = report.check_annotations(v)
     assert (a.path, a.start_line, a.level) == ("conftest.py", 1, "failure")
     assert a.title == "Test-runner configuration changed (runner_config_changed)"
@@ -77,7 +77,7 @@ def test_a_malformed_oracle_file_gets_a_warning_annotation() -> None:
         Reason(ReasonCode.ORACLE_INCOMPLETE, "../map.json: not bound", "../map.json"),
         Reason(ReasonCode.ORACLE_INCOMPLETE, "no coverage map of the parent was given"),
     )
-    v = Verdict("unscored", reasons, {}, {}, 0.0, verdicts.PARENT, verdicts.HEAD, verdicts.PROTOCOL)
+    v = Verdict(Outcome.UNSCORED, reasons, {}, {}, 0.0, verdicts.PARENT, verdicts.HEAD, verdicts.PROTOCOL)
     (a,) = report.check_annotations(v)
     assert (a.path, a.start_line, a.end_line, a.level) == ("oracle-gate.toml", 1, 1, "warning")
     assert a.title == "Oracle input unusable (oracle_incomplete)"

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import requests
 
-from tests.github.conftest import HEAD_SHA, PR, REPO
+from tests.github.clients import HEAD_SHA, PR, REPO
 from tests.github_fake import APP_ONLY, NOT_ACCESSIBLE, FakeGitHub, TokenKind
 from tests.github_fake.fixtures import FakeFactory
 from tests.github_fake.spec import example, response_problem

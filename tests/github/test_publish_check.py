@@ -9,10 +9,10 @@ from gate.action.publisher import NotPermitted, make_client, open_repo
 from gate.action.publisher import Publisher as GatePublisher
 from gate.judge.verdict import Verdict
 from gate.report import STICKY_MARKER
-from tests.github import verdicts
-from tests.github.conftest import FAST, HEAD_SHA, REPO, client_for, publish_rendered, publisher_for, seed
+from tests.github.clients import FAST, HEAD_SHA, REPO, client_for, publish_rendered, publisher_for, seed
 from tests.github_fake import FakeGitHub, TokenKind
 from tests.github_fake.fixtures import FakeFactory
+from tests.support import verdicts
 
 
 @pytest.mark.parametrize(

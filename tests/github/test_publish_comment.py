@@ -9,9 +9,9 @@ from gate.action.defaults import CommentMode
 from gate.action.publisher import CommentAction, Publisher, open_repo
 from gate.judge.verdict import Verdict
 from gate.report import STICKY_MARKER
-from tests.github import verdicts
-from tests.github.conftest import PR, REPO, client_for, publish_rendered, publisher_for
+from tests.github.clients import PR, REPO, client_for, publish_rendered, publisher_for
 from tests.github_fake import FakeGitHub
+from tests.support import verdicts
 
 BOT = "github-actions[bot]"
 

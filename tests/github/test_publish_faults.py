@@ -22,9 +22,9 @@ from gate.action.publisher import (
     make_retry,
     open_repo,
 )
-from tests.github import verdicts
-from tests.github.conftest import FAST, HEAD_SHA, PR, REPO, client_for, publish_rendered, publisher_for
+from tests.github.clients import FAST, HEAD_SHA, PR, REPO, client_for, publish_rendered, publisher_for
 from tests.github_fake import FakeGitHub, TokenKind
+from tests.support import verdicts
 
 CREATE = "/repos/*/check-runs"
 

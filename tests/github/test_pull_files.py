@@ -8,9 +8,9 @@ from gate.action.defaults import CommentMode
 from gate.action.publish_stored import publish_stored, workflow_edits
 from gate.action.publisher import PullFile
 from gate.errors import GateError
-from tests.github import verdicts
-from tests.github.conftest import HEAD_SHA, PR, REPO, publisher_for
+from tests.github.clients import HEAD_SHA, PR, REPO, publisher_for
 from tests.github_fake import FakeGitHub
+from tests.support import verdicts
 
 
 def test_every_page_of_files_is_listed_with_renames(fake: FakeGitHub) -> None:

@@ -34,8 +34,8 @@ def github_fake_factory_fixture() -> Iterator[FakeFactory]:
     """Start fakes with options, e.g. ``github_fake_factory(api_prefix="/api/v3")`` for GHES."""
     started: list[FakeGitHub] = []
 
-    def start(**options: object) -> FakeGitHub:
-        fake = FakeGitHub(**options).start()  # type: ignore[arg-type]
+    def start(*, api_prefix: str = "", validate_responses: bool = True) -> FakeGitHub:
+        fake = FakeGitHub(api_prefix=api_prefix, validate_responses=validate_responses).start()
         started.append(fake)
         return fake
 

@@ -1,4 +1,8 @@
-"""``oracle-gate check`` and ``demo`` as a user runs them: a subprocess, its output and exit status."""
+"""``oracle-gate check`` and ``demo`` as a user runs them: its output and exit status.
+
+``cli`` runs :func:`gate.cli.main` in this process with the environment and working directory a
+subprocess would get; the exit-status and working-directory tests also run ``python -m gate`` and
+the installed ``oracle-gate`` console script as real subprocesses."""
 
 from __future__ import annotations
 
@@ -7,27 +11,37 @@ import json
 import os
 import stat
 import subprocess
+import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 import gate
 from tests.support.factories import Project, sha256_hex
+from tests.support.in_process import run_cli as cli
 from tests.support.repo import Repo, clean_env, run_cli
 
 MOD = "src/pkg/mod.py"
 SOURCE = str(Path(gate.__file__).resolve().parent.parent)  # so `python -m gate` imports this checkout
+Cli = Callable[..., subprocess.CompletedProcess[str]]
 CONTRACT_KEYS = ["verdict", "reasons", "overlap", "touched", "overlap_ratio", "parent", "head", "protocol"]
 
 
 def check(
-    project: Project, head: str, *extra: str, coverage: bool = True
+    project: Project, head: str, *extra: str, coverage: bool = True, via: Cli = cli
 ) -> subprocess.CompletedProcess[str]:
     args = ["check", "--repo", str(project.root), "--base", project.parent, "--head", head]
     if coverage:
         args += ["--coverage", str(project.coverage), "--coverage-sha", project.parent]
-    return run_cli(*args, *extra)
+    return via(*args, *extra)
+
+
+def console_script(*args: str) -> subprocess.CompletedProcess[str]:
+    """The installed ``oracle-gate`` command (the venv's console script), as a subprocess."""
+    script = Path(sys.executable).with_name("oracle-gate")
+    return subprocess.run([str(script), *args], env=clean_env(), capture_output=True, text=True, check=False)
 
 
 def assert_clean_error(proc: subprocess.CompletedProcess[str], *needles: str) -> None:
@@ -44,7 +58,10 @@ def assert_clean_error(proc: subprocess.CompletedProcess[str], *needles: str) ->
 # ---------------------------------------------------------------- exit status per verdict
 
 
-def test_exit_status_follows_the_verdict(project: Project) -> None:
+@pytest.mark.parametrize(
+    "via", [cli, run_cli, console_script], ids=["in-process", "python-m-gate", "oracle-gate"]
+)
+def test_exit_status_follows_the_verdict(project: Project, via: Cli) -> None:
     """Exit 0 for pass_clean, 1 for fail, 2 for unscored, with the verdict on the first line."""
     passing = project.head(project.replace(MOD, "y = x + 1", "y = 1 + x"))
     failing = project.head(lambda repo: repo.write("seeds/s.txt", "x\n"))
@@ -54,7 +71,7 @@ def test_exit_status_follows_the_verdict(project: Project) -> None:
         (failing, 1, "fail"),
         (unscored, 2, "unscored"),
     ):
-        proc = check(project, head)
+        proc = check(project, head, via=via)
         assert proc.returncode == status, proc.stderr
         assert proc.stdout.startswith(f"oracle-gate: {verdict} (")
         assert proc.stderr == ""
@@ -132,7 +149,7 @@ def test_protocol_digests_are_sha256_of_the_exact_bytes(project: Project) -> Non
     assert protocol["freeze_sha256"] == sha256_hex(freeze)
     assert protocol["coverage_sha256"] == hashlib.sha256(project.coverage.read_bytes()).hexdigest()
     assert protocol["gate_version"]
-    project.new_parent(lambda repo: (repo.delete("oracle-gate.toml"), repo.delete("fixture_lock.json")))
+    project.new_parent(without_oracle_files)
     doc = json.loads(
         check(
             project, project.head(project.replace(MOD, "y = x + 1", "y = 1 + x")), "--format", "json"
@@ -142,13 +159,18 @@ def test_protocol_digests_are_sha256_of_the_exact_bytes(project: Project) -> Non
     assert doc["protocol"]["lock_sha256"] is None
 
 
+def without_oracle_files(repo: Repo) -> None:
+    repo.delete("oracle-gate.toml")
+    repo.delete("fixture_lock.json")
+
+
 def test_same_inputs_replay_to_the_same_json(project: Project, tmp_path: Path) -> None:
     """Two runs on the same inputs, from different clones, give byte-identical JSON."""
     head = project.head(project.replace(MOD, "z = x - 1", "z = x - 2"))
     first = check(project, head, "--format", "json").stdout
     clone = Repo(tmp_path / "clone")
     clone.git("fetch", "-q", str(project.root), head)
-    other = run_cli(
+    other = cli(
         "check",
         "--repo",
         str(clone.root),
@@ -203,7 +225,14 @@ def test_other_formats(project: Project, fmt: str) -> None:
 )
 def test_usage_errors_exit_3(args: list[str], tmp_path: Path) -> None:
     """argparse usage errors exit 3, never 0 or 2, so they cannot pass for a verdict."""
-    proc = run_cli(*args, cwd=tmp_path)
+    proc = cli(*args, cwd=tmp_path)
+    assert proc.returncode == 3
+    assert "usage:" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_a_usage_error_of_the_console_script_exits_3() -> None:
+    proc = console_script("check", "--base", "HEAD")
     assert proc.returncode == 3
     assert "usage:" in proc.stderr
     assert "Traceback" not in proc.stderr
@@ -212,20 +241,20 @@ def test_usage_errors_exit_3(args: list[str], tmp_path: Path) -> None:
 def test_unknown_revision_exits_3(project: Project) -> None:
     """An unknown --base or --head stops the gate: exit 3, one line naming the revision."""
     for base, head in (("nosuchrev", project.parent), (project.parent, "deadbeef" * 5)):
-        proc = run_cli("check", "--repo", str(project.root), "--base", base, "--head", head)
+        proc = cli("check", "--repo", str(project.root), "--base", base, "--head", head)
         assert_clean_error(proc, "unknown revision")
-    proc = run_cli("check", "--repo", str(project.root), "--base", "--head", "--head", "x")
+    proc = cli("check", "--repo", str(project.root), "--base", "--head", "--head", "x")
     assert proc.returncode == 3
 
 
 def test_not_a_repository_exits_3(tmp_path: Path) -> None:
     """A directory that is not a git repository, or none at all, exits 3 with one line."""
     assert_clean_error(
-        run_cli("check", "--repo", str(tmp_path), "--base", "a", "--head", "b"), "not a git repository"
+        cli("check", "--repo", str(tmp_path), "--base", "a", "--head", "b"), "not a git repository"
     )
     missing = tmp_path / "missing"
     assert_clean_error(
-        run_cli("check", "--repo", str(missing), "--base", "a", "--head", "b"), "no such directory"
+        cli("check", "--repo", str(missing), "--base", "a", "--head", "b"), "no such directory"
     )
 
 
@@ -294,7 +323,7 @@ def test_missing_and_bad_coverage_is_one_line_and_unscored(project: Project, tmp
 
 def test_demo_prints_three_verdicts_and_exits_0(tmp_path: Path) -> None:
     """The demo builds its example, prints pass_clean, unscored and fail, and exits 0."""
-    proc = run_cli("demo", "--keep", str(tmp_path / "demo"))
+    proc = cli("demo", "--keep", str(tmp_path / "demo"))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     verdicts = [line.split()[1] for line in proc.stdout.splitlines() if line.startswith("oracle-gate: ")]
     assert verdicts == ["pass_clean", "unscored", "fail"]
@@ -304,7 +333,7 @@ def test_demo_prints_three_verdicts_and_exits_0(tmp_path: Path) -> None:
 
 def test_demo_json_format(tmp_path: Path) -> None:
     """``demo --format json`` prints each verdict as contract JSON."""
-    proc = run_cli("demo", "--format", "json", cwd=tmp_path)
+    proc = cli("demo", "--format", "json", cwd=tmp_path)
     assert proc.returncode == 0
     decoder, out, verdicts = json.JSONDecoder(), proc.stdout, []
     start = out.find("\n{\n")
@@ -350,6 +379,6 @@ def test_bare_repository_is_judged_from_commits_alone(project: Project, tmp_path
     )
     args = ["--base", project.parent, "--head", head, "--coverage", str(project.coverage)]
     args += ["--coverage-sha", project.parent, "--format", "json"]
-    in_bare = run_cli("check", "--repo", str(bare), *args)
+    in_bare = cli("check", "--repo", str(bare), *args)
     assert in_bare.returncode == 2
-    assert in_bare.stdout == run_cli("check", "--repo", str(project.root), *args).stdout
+    assert in_bare.stdout == cli("check", "--repo", str(project.root), *args).stdout

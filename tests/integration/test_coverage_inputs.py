@@ -26,7 +26,7 @@ LIVE = f"{TEST_FILE}::test_live"
 
 
 def codes(v: Verdict) -> list[str]:
-    return v.codes
+    return [str(code) for code in v.codes]
 
 
 def incomplete(v: Verdict) -> list[str]:

@@ -1,4 +1,9 @@
-"""``oracle-gate map`` end to end: real repositories, real pytest suites, real worktrees, then ``check``."""
+"""``oracle-gate map`` end to end: real repositories, real pytest suites, real worktrees, then ``check``.
+
+``oracle-gate`` runs in this process (:func:`tests.support.in_process.run_cli`, with a subprocess's
+environment and working directory); the tests it starts, and git, are real subprocesses. The map of
+the usual parent is built once per session (``mapped``); tests that only use it clone the repository
+and copy the map."""
 
 from __future__ import annotations
 
@@ -6,12 +11,15 @@ import json
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
 from coverage import CoverageData
 
 from gate.maps.shards import shard_of
-from tests.support.repo import Repo, clean_env, run_cli
+from tests.support.in_process import run_cli
+from tests.support.repo import Repo, clean_env
 
 CALC_PY = """\
 def add(a, b):
@@ -107,6 +115,38 @@ def per_line(path: Path) -> dict[str, dict[int, set[str]]]:
     return result
 
 
+@dataclass(frozen=True)
+class Mapped:
+    root: Path  # a repository made by make_parent(); shared by the session: clone it, never change it
+    parent: str
+    map: Path  # the parent's map, its manifest beside it: copy it before changing anything
+
+
+@pytest.fixture(scope="session")
+def mapped(tmp_path_factory: pytest.TempPathFactory) -> Mapped:
+    """make_parent()'s repository and the map of its parent, built once for the session."""
+    repo = Repo(tmp_path_factory.mktemp("mapped") / "repo")
+    parent = make_parent(repo)
+    out = repo.root.parent / "maps" / "parent.coverage"
+    proc = make_map(repo, parent, out)
+    assert proc.returncode == 0, proc.stderr
+    return Mapped(repo.root, parent, out)
+
+
+def clone_of(mapped: Mapped, root: Path) -> Repo:
+    """A clone of the mapped repository at ``root`` (same SHAs), on ``main`` like the original."""
+    subprocess.run(["git", "clone", "-q", str(mapped.root), str(root)], check=True, env=clean_env())
+    return Repo(root)
+
+
+def copy_of_map(mapped: Mapped, directory: Path) -> Path:
+    """The shared map and its manifest copied into ``directory``; returns the copy of the map."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for name in (mapped.map.name, f"{mapped.map.name}.manifest.json"):
+        shutil.copyfile(mapped.map.with_name(name), directory / name)
+    return directory / mapped.map.name
+
+
 def test_map_at_a_sha_then_check_changes_against_it(repo: Repo, tmp_path: Path) -> None:
     parent = make_parent(repo)
     frozen_only = change(repo, parent, "jitter", "y = x * 2", "y = x * 3")
@@ -141,11 +181,13 @@ def test_map_at_a_sha_then_check_changes_against_it(repo: Repo, tmp_path: Path) 
     assert clean["verdict"] == "pass_clean"
 
 
-def test_the_same_map_moved_to_another_directory_and_clone_still_works(repo: Repo, tmp_path: Path) -> None:
-    parent = make_parent(repo)
+def test_the_same_map_moved_to_another_directory_and_clone_still_works(
+    mapped: Mapped, tmp_path: Path
+) -> None:
+    repo = clone_of(mapped, tmp_path / "repo")
+    parent = mapped.parent
     head = change(repo, parent, "jitter", "y = x * 2", "y = x * 3")
-    out = tmp_path / "runner-a" / "parent.coverage"
-    assert make_map(repo, parent, out).returncode == 0
+    out = copy_of_map(mapped, tmp_path / "runner-a")  # built in yet another directory, by the fixture
     moved = tmp_path / "runner-b" / "cache"
     moved.mkdir(parents=True)
     for name in ("parent.coverage", "parent.coverage.manifest.json"):
@@ -211,10 +253,9 @@ def test_combine_refuses_shards_of_different_shas(repo: Repo, tmp_path: Path) ->
     assert not out.exists()
 
 
-def test_unknown_revision_is_one_line_and_leaves_a_good_map_alone(repo: Repo, tmp_path: Path) -> None:
-    parent = make_parent(repo)
-    out = tmp_path / "parent.coverage"
-    assert make_map(repo, parent, out).returncode == 0
+def test_unknown_revision_is_one_line_and_leaves_a_good_map_alone(mapped: Mapped, tmp_path: Path) -> None:
+    repo = clone_of(mapped, tmp_path / "repo")
+    out = copy_of_map(mapped, tmp_path)
     before = out.read_bytes(), out.with_name("parent.coverage.manifest.json").read_bytes()
 
     proc = make_map(repo, "no-such-branch", out)
@@ -305,11 +346,11 @@ def test_coverage_run_with_the_plugin_contexts_makes_a_map(repo: Repo, tmp_path:
     assert per_line(out)["src/calc.py"][6] == {FROZEN}
 
 
-def test_a_tampered_map_is_not_used(repo: Repo, tmp_path: Path) -> None:
-    parent = make_parent(repo)
+def test_a_tampered_map_is_not_used(mapped: Mapped, tmp_path: Path) -> None:
+    repo = clone_of(mapped, tmp_path / "repo")
+    parent = mapped.parent
     head = change(repo, parent, "jitter", "y = x * 2", "y = x * 3")
-    out = tmp_path / "parent.coverage"
-    assert make_map(repo, parent, out).returncode == 0
+    out = copy_of_map(mapped, tmp_path)
     with out.open("ab") as handle:
         handle.write(b"\0")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import subprocess
+from collections.abc import Callable, Mapping
 
 import pytest
 
@@ -18,15 +19,19 @@ LIVE_EDIT = ("y = x + 1", "y = 1 + x")  # a line a live test observes
 
 
 def codes(v: Verdict) -> list[str]:
-    return v.codes
+    return [str(code) for code in v.codes]
 
 
 def details(v: Verdict, code: str) -> list[str]:
     return [r.detail for r in v.reasons if r.code == code]
 
 
-def write(path: str, text: str | bytes):  # type: ignore[no-untyped-def]
+def write(path: str, text: str | bytes) -> Callable[[Repo], object]:
     return lambda repo: repo.write(path, text)
+
+
+def symlink(link: str, target: str) -> Callable[[Repo], object]:
+    return lambda repo: repo.symlink(link, target)
 
 
 # ---------------------------------------------------------------- read from the parent
@@ -247,7 +252,7 @@ def test_ambiguous_bound_sha(project: Project) -> None:
 # ---------------------------------------------------------------- fixture lock
 
 
-def lock_parent(project: Project, lock: dict, corpus: str = "[1, 2]\n") -> None:
+def lock_parent(project: Project, lock: Mapping[str, object], corpus: str = "[1, 2]\n") -> None:
     def apply(repo: Repo) -> None:
         repo.write("tests/data/corpus.json", corpus)
         repo.write("fixture_lock.json", json.dumps(lock))
@@ -423,7 +428,7 @@ def test_new_symlink_into_a_protected_directory(project: Project) -> None:
     """A new symlink whose target resolves into a protected directory is an oracle edit."""
     project.new_parent(write("fixtures/data.json", "[]\n"))
     for link, target in (("src/data", "../fixtures"), ("d.json", "fixtures/data.json")):
-        v = project.check(project.head(lambda repo, link=link, target=target: repo.symlink(link, target)))
+        v = project.check(project.head(symlink(link, target)))
         assert "oracle_edit_forbidden" in codes(v), link
     v = project.check(project.head(lambda repo: repo.symlink("src/readme", "../README.md")))
     assert "oracle_edit_forbidden" not in codes(v)

@@ -1,10 +1,13 @@
-"""The oracle-gate pytest plugin, run for real: pytest in a subprocess on a small suite."""
+"""The oracle-gate pytest plugin, run for real on a small suite: pytest in this process through
+``pytester`` (the plugin loaded from its entry point, as a user gets it), and in a subprocess where
+the process itself matters (what importing the plugin loads; ``coverage run -m pytest``)."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -37,6 +40,7 @@ class TestA:
         pass
 """
 
+Run = Callable[..., subprocess.CompletedProcess[str]]
 ALL = [
     "tests/test_a.py::test_x",
     "tests/test_a.py::test_x2",
@@ -55,30 +59,35 @@ def write_freeze(root: Path, *nodeids: str, name: str = "freeze.json") -> None:
 
 
 @pytest.fixture
-def suite(tmp_path: Path) -> Path:
-    root = tmp_path / "suite"
+def suite(pytester: pytest.Pytester) -> Path:
+    """The suite in pytester's directory, which is also the working directory of :func:`pytest_run`."""
+    root = pytester.path
     (root / "tests").mkdir(parents=True)
     (root / "tests" / "test_a.py").write_text(SUITE)
     (root / "pytest.ini").write_text("[pytest]\n")
     return root
 
 
-def pytest_run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
-        cwd=root,
-        env=clean_env(),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+@pytest.fixture
+def pytest_run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Run:
+    """pytest in this process with ``args`` from the directory ``root``, as a finished process."""
+
+    def run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+        monkeypatch.chdir(root)
+        result = pytester.runpytest_inprocess("-p", "no:cacheprovider", *args)
+        stdout, stderr = (
+            "".join(f"{line}\n" for line in lines) for lines in (result.outlines, result.errlines)
+        )
+        return subprocess.CompletedProcess(["pytest", *args], int(result.ret), stdout, stderr)
+
+    return run
 
 
 def collected(proc: subprocess.CompletedProcess[str]) -> list[str]:
     return [line for line in proc.stdout.splitlines() if line.startswith("tests/")]
 
 
-def test_frozen_ids_are_deselected_at_collection_with_prefix_rules(suite: Path) -> None:
+def test_frozen_ids_are_deselected_at_collection_with_prefix_rules(suite: Path, pytest_run: Run) -> None:
     write_freeze(suite, "tests/test_a.py::test_x", "tests/test_a.py::test_param", "tests/test_a.py::TestA")
 
     proc = pytest_run(suite, "--collect-only", "-q", "--oracle-freeze=freeze.json")
@@ -94,7 +103,7 @@ def test_frozen_ids_are_deselected_at_collection_with_prefix_rules(suite: Path) 
     assert "  tests/test_a.py::TestA::test_z (by tests/test_a.py::TestA): flaky: TestA" in proc.stdout
 
 
-def test_the_ini_option_enables_it_relative_to_the_rootdir(suite: Path) -> None:
+def test_the_ini_option_enables_it_relative_to_the_rootdir(suite: Path, pytest_run: Run) -> None:
     (suite / "ci").mkdir()
     write_freeze(suite, "tests/test_a.py::TestA::test_y", name="ci/freeze.json")
     (suite / "pytest.ini").write_text("[pytest]\noracle_freeze = ci/freeze.json\n")
@@ -106,7 +115,7 @@ def test_the_ini_option_enables_it_relative_to_the_rootdir(suite: Path) -> None:
     assert "tests/test_a.py::TestA::test_y: flaky: test_y" in proc.stdout
 
 
-def test_it_is_inert_unless_enabled(suite: Path) -> None:
+def test_it_is_inert_unless_enabled(suite: Path, pytest_run: Run) -> None:
     write_freeze(suite, "tests/test_a.py::test_x")  # present, but not enabled
 
     proc = pytest_run(suite, "--collect-only", "-q")
@@ -120,7 +129,7 @@ def test_it_is_inert_unless_enabled(suite: Path) -> None:
     assert imported.stdout.strip() == "['gate', 'gate.maps', 'gate.maps.pytest_plugin', 'gate.maps.shards']"
 
 
-def test_a_frozen_test_with_a_skip_marker_is_a_policy_error(suite: Path) -> None:
+def test_a_frozen_test_with_a_skip_marker_is_a_policy_error(suite: Path, pytest_run: Run) -> None:
     source = SUITE.replace("def test_x():", "@pytest.mark.skip(reason='flaky')\ndef test_x():")
     (suite / "tests" / "test_a.py").write_text(source)
     write_freeze(suite, "tests/test_a.py::test_x")
@@ -132,7 +141,7 @@ def test_a_frozen_test_with_a_skip_marker_is_a_policy_error(suite: Path) -> None
     assert "passed" not in proc.stdout  # stopped before any test ran
 
 
-def test_an_xfail_marker_on_a_parametrized_frozen_case_is_caught_too(suite: Path) -> None:
+def test_an_xfail_marker_on_a_parametrized_frozen_case_is_caught_too(suite: Path, pytest_run: Run) -> None:
     source = SUITE.replace("[1, 2])", "[1, pytest.param(2, marks=pytest.mark.xfail)])")
     (suite / "tests" / "test_a.py").write_text(source)
     write_freeze(suite, "tests/test_a.py::test_param")
@@ -146,7 +155,7 @@ def test_an_xfail_marker_on_a_parametrized_frozen_case_is_caught_too(suite: Path
     )
 
 
-def test_a_frozen_test_named_on_the_command_line_is_an_error(suite: Path) -> None:
+def test_a_frozen_test_named_on_the_command_line_is_an_error(suite: Path, pytest_run: Run) -> None:
     write_freeze(suite, "tests/test_a.py::TestA")
 
     proc = pytest_run(suite, "-q", "--oracle-freeze=freeze.json", "tests/test_a.py::TestA::test_y")
@@ -158,7 +167,7 @@ def test_a_frozen_test_named_on_the_command_line_is_an_error(suite: Path) -> Non
     assert "4 passed, 2 deselected" in fine.stdout
 
 
-def test_a_frozen_test_put_back_by_another_plugin_is_an_error(suite: Path) -> None:
+def test_a_frozen_test_put_back_by_another_plugin_is_an_error(suite: Path, pytest_run: Run) -> None:
     write_freeze(suite, "tests/test_a.py::test_x")
     (suite / "tests" / "conftest.py").write_text(
         "import pytest\n\n\n"
@@ -175,7 +184,7 @@ def test_a_frozen_test_put_back_by_another_plugin_is_an_error(suite: Path) -> No
     assert "tests/test_a.py::test_x is frozen but is still collected" in proc.stderr
 
 
-def test_a_missing_or_broken_freeze_file_is_a_usage_error(suite: Path) -> None:
+def test_a_missing_or_broken_freeze_file_is_a_usage_error(suite: Path, pytest_run: Run) -> None:
     missing = pytest_run(suite, "-q", "--oracle-freeze=nope.json")
     assert missing.returncode == 4
     assert "cannot read the freeze manifest nope.json" in missing.stderr
@@ -185,7 +194,7 @@ def test_a_missing_or_broken_freeze_file_is_a_usage_error(suite: Path) -> None:
     assert "freeze.json: not valid JSON" in broken.stderr
 
 
-def test_shards_partition_the_suite_by_file(suite: Path) -> None:
+def test_shards_partition_the_suite_by_file(suite: Path, pytest_run: Run) -> None:
     for i in range(6):
         (suite / "tests" / f"test_more_{i}.py").write_text(f"def test_{i}():\n    pass\n")
     whole = collected(pytest_run(suite, "--collect-only", "-q"))

@@ -14,7 +14,7 @@ LAZY = "src/pkg/lazy.py"
 
 
 def codes(v: Verdict) -> list[str]:
-    return v.codes
+    return [str(code) for code in v.codes]
 
 
 def test_change_observed_by_live_tests_passes_clean(project: Project) -> None:

@@ -36,6 +36,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.github_fake import FakeGitHub
+from tests.support.harness import Runner
+from tests.support.project import Project
+
 BASE_IMAGE = "docker.io/library/python:3.11-slim-bookworm"
 RECIPE_LABEL = "org.oracle-gate.base-recipe"
 CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt"
@@ -233,3 +237,37 @@ def run_in_image(image: str, argv: list[str]) -> str:
         return _run(["buildah", "run", "--isolation=chroot", container, "--", *argv], what=" ".join(argv))
     finally:
         subprocess.run(["buildah", "rm", container], env=tool_environment(), capture_output=True, check=False)
+
+
+@dataclass(frozen=True)
+class Image:
+    name: str
+    build_seconds: float
+    base: str  # how the base image was had (made, cached, already there)
+
+
+class ContainerRunner(Runner):
+    """The e2e Runner, but the action runs in a fresh container of the image."""
+
+    def __init__(self, image: str, project: Project, fake: FakeGitHub, tmp: Path) -> None:
+        super().__init__(project, fake, tmp)
+        self.image = image
+
+    def execute(
+        self, env: dict[str, str], workspace: Path, run_dir: Path, *, path: str | None, timeout: float
+    ) -> subprocess.CompletedProcess[str]:
+        env = {
+            **env,
+            "GITHUB_EVENT_PATH": "/github/workflow/event.json",
+            "GITHUB_WORKSPACE": "/github/workspace",
+            "GITHUB_OUTPUT": "/github/file_commands/output",
+            "GITHUB_STEP_SUMMARY": "/github/file_commands/summary",
+            "GITHUB_ACTIONS": "true",
+            "RUNNER_OS": "Linux",
+            "RUNNER_ARCH": "X64",
+            "HOME": "/github/home",
+            "CI": "true",
+            "PATH": "/not/passed",  # dropped by run_action: the image's own PATH applies
+        }
+        mounts = Mounts(workspace, run_dir, run_dir, self.home, (self.project.origin,))
+        return run_action(self.image, env, mounts, timeout=timeout)

@@ -321,7 +321,7 @@ class Project:
         self._branches += 1
         self.repo.checkout(rev, new_branch=f"b{self._branches}")
 
-    def new_parent(self, apply: Callable[[Repo], None], message: str = "oracle update") -> str:
+    def new_parent(self, apply: Callable[[Repo], object], message: str = "oracle update") -> str:
         """Commit ``apply``'s edits on the current parent and make that the parent.
 
         Oracle files do not change the test run, so the measured map stays valid
@@ -332,7 +332,7 @@ class Project:
         self.parent = self.repo.commit(message)
         return self.parent
 
-    def head(self, apply: Callable[[Repo], None], message: str = "candidate") -> str:
+    def head(self, apply: Callable[[Repo], object], message: str = "candidate") -> str:
         """A head commit: ``apply``'s edits on top of the parent."""
         self.branch_from(self.parent)
         apply(self.repo)

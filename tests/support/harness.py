@@ -4,6 +4,10 @@ The subprocess gets only the environment a Docker action receives (``INPUT_*`` w
 every input of action.yml with its default unless a test sets it, the ``GITHUB_*`` variables,
 ``HOME``, ``PATH``) plus the fake GitHub's API URL, and runs in the workspace, which belongs to
 another user as the runner's workspace does inside the container.
+
+A :class:`Runner` made with ``in_process=True`` runs the same main with the same environment in
+this process instead (:mod:`tests.support.in_process`): an unpaced GitHub client, no interpreter
+start-up; the end-to-end tier does so for all but a few smoke tests.
 """
 
 from __future__ import annotations
@@ -18,9 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
+import yaml  # type: ignore[import-untyped]  # PyYAML ships no stubs; types-PyYAML is not pinned
 
 from tests.github_fake import FakeGitHub
+from tests.support.in_process import run_action
 from tests.support.project import OTHER_UID, REPO, Project, PullRequest, chown_tree, git
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -83,8 +88,9 @@ def parse_outputs(text: str) -> dict[str, str]:
 class Runner:
     """Prepares workspaces and event files under ``tmp`` and runs the action against ``fake``."""
 
-    def __init__(self, project: Project, fake: FakeGitHub, tmp: Path) -> None:
+    def __init__(self, project: Project, fake: FakeGitHub, tmp: Path, *, in_process: bool = False) -> None:
         self.project = project
+        self.in_process = in_process
         self.fake = fake
         self.tmp = tmp
         self.home = tmp / "home"
@@ -186,8 +192,9 @@ class Runner:
     def execute(
         self, env: dict[str, str], workspace: Path, run_dir: Path, *, path: str | None, timeout: float
     ) -> subprocess.CompletedProcess[str]:
-        """Run ``entrypoint.py`` directly, with the host paths of the event, the file commands and HOME
-        (the container tier overrides this and runs the image instead)."""
+        """Run ``entrypoint.py`` directly (or its main in this process, with ``in_process``), with the
+        host paths of the event, the file commands and HOME (the container tier overrides this and
+        runs the image instead)."""
         env = {
             **env,
             "GITHUB_EVENT_PATH": str(run_dir / "event.json"),
@@ -197,6 +204,9 @@ class Runner:
             "HOME": str(self.home),
             "PATH": path or f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
         }
+        if self.in_process:
+            ran = run_action(env, workspace)
+            return subprocess.CompletedProcess([], ran.status, ran.stdout, ran.stderr)
         return subprocess.run(
             [sys.executable, str(ENTRYPOINT)],
             cwd=workspace,

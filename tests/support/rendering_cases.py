@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 
-from gate.judge.verdict import Outcome, Provenance, Reason, Verdict
+from gate.judge.verdict import Outcome, Provenance, Reason, ReasonCode, Verdict
 
 PARENT = "0123456789abcdef0123456789abcdef01234567"
 HEAD = "fedcba9876543210fedcba9876543210fedcba98"
@@ -32,7 +32,7 @@ PROTOCOL = Provenance(
 
 
 def _verdict(
-    kind: str,
+    kind: Outcome,
     reasons: tuple[Reason, ...],
     overlap: dict[str, list[int]],
     touched: dict[str, list[int]],
@@ -49,29 +49,33 @@ def _verdict(
 def pass_clean() -> Verdict:
     touched = {"src/pkg/mod.py": [5, 6, 14], "src/pkg/util.py": [3]}
     detail = "4 touched parent line(s) in 2 file(s); none is observed by frozen tests alone"
-    return _verdict(Outcome.PASS_CLEAN, (Reason("live_surface_covers_diff", detail),), {}, touched)
+    return _verdict(Outcome.PASS_CLEAN, (Reason(ReasonCode.LIVE_SURFACE_COVERS_DIFF, detail),), {}, touched)
 
 
 def fail() -> Verdict:
     """Every fail code, on a run with extra protected globs and a failing parent allowed."""
     reasons = (
         Reason(
-            "oracle_edit_forbidden",
+            ReasonCode.ORACLE_EDIT_FORBIDDEN,
             "fixtures/users.json: edited (protected by 'fixtures/**')",
             "fixtures/users.json",
         ),
         Reason(
-            "oracle_edit_forbidden",
+            ReasonCode.ORACLE_EDIT_FORBIDDEN,
             "vendor data/a*b.csv: deleted (protected by 'vendor data/**')",
             "vendor data/a*b.csv",
         ),
-        Reason("fixture_lock_broken", "seeds/base.sql: sha256 does not match the lock", "seeds/base.sql"),
-        Reason("runner_config_changed", "conftest.py: edited", "conftest.py"),
         Reason(
-            "runner_config_changed", "pyproject.toml: [tool.pytest.ini_options] changed", "pyproject.toml"
+            ReasonCode.FIXTURE_LOCK_BROKEN, "seeds/base.sql: sha256 does not match the lock", "seeds/base.sql"
+        ),
+        Reason(ReasonCode.RUNNER_CONFIG_CHANGED, "conftest.py: edited", "conftest.py"),
+        Reason(
+            ReasonCode.RUNNER_CONFIG_CHANGED,
+            "pyproject.toml: [tool.pytest.ini_options] changed",
+            "pyproject.toml",
         ),
         Reason(
-            "skip_marker_added",
+            ReasonCode.SKIP_MARKER_ADDED,
             "tests/test_io.py:12: adds 'pytest.mark.skip': @pytest.mark.skip(reason=\"flaky | slow\")",
             "tests/test_io.py",
             12,
@@ -104,12 +108,12 @@ def unscored_overlap() -> Verdict:
     }
     reasons = (
         Reason(
-            "freeze_overlap",
+            ReasonCode.FREEZE_OVERLAP,
             "src/pkg/mod.py: 6 touched line(s) observed only by frozen tests: 10-12, 20, 31-32",
             "src/pkg/mod.py",
         ),
         Reason(
-            "freeze_overlap",
+            ReasonCode.FREEZE_OVERLAP,
             "src/pkg/util.py: 3 touched line(s) observed only by frozen tests: 5, 7-8",
             "src/pkg/util.py",
         ),
@@ -126,7 +130,7 @@ def unscored_incomplete() -> Verdict:
         "fixture_lock.json: sha256 of 'seeds/base.sql' is not a 64-digit hex digest",
         "no coverage map for the parent commit 0123456789ab",
     )
-    reasons = tuple(Reason("oracle_incomplete", p) for p in problems)
+    reasons = tuple(Reason(ReasonCode.ORACLE_INCOMPLETE, p) for p in problems)
     return _verdict(Outcome.UNSCORED, reasons, {}, {"src/pkg/mod.py": [5, 6]})
 
 

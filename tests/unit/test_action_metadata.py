@@ -6,7 +6,7 @@ import inspect
 import re
 from pathlib import Path
 
-import yaml
+import yaml  # type: ignore[import-untyped]  # PyYAML ships no stubs; types-PyYAML is not pinned
 
 from gate.action.config import ActionConfig
 from gate.action.defaults import DEFAULT_CHECK_NAME, CommentMode

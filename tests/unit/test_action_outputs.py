@@ -19,7 +19,7 @@ from gate.action.workflow_io import (
     workflow_command,
 )
 from gate.git import credential_environment
-from tests.github import verdicts
+from tests.support import verdicts
 from tests.support.harness import parse_outputs
 
 

@@ -11,7 +11,7 @@ from gate.action.publish_stored import distrusted, read_stored_verdict
 from gate.action.workflow_io import MAX_SUMMARY_BYTES, fit_summary
 from gate.errors import StoredVerdictError, UsageError
 from gate.report import explain_markdown, overlap_listing, to_json
-from tests.github import verdicts
+from tests.support import verdicts
 
 
 def test_a_small_summary_is_left_alone() -> None:

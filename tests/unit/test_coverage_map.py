@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -66,7 +68,7 @@ def test_json_map_of_the_wrong_shape_names_the_file(raw: bytes, problem: str) ->
     assert "\n" not in str(caught.value)
 
 
-def existing(files: Iterable[str]):  # type: ignore[no-untyped-def]
+def existing(files: Iterable[str]) -> Callable[[set[str]], set[str]]:
     known = set(files)
     return lambda candidates: candidates & known
 
@@ -129,7 +131,7 @@ def test_observers_merge_measured_copies_and_keep_touched_lines_only() -> None:
 
 
 def manifest(**kw: object) -> Manifest:
-    values: dict = {
+    values: dict[str, Any] = {
         "path": Path("m.manifest.json"),
         "data": Path("m"),
         "sha": PARENT,
@@ -141,9 +143,11 @@ def manifest(**kw: object) -> Manifest:
 
 def test_binding_by_coverage_sha_or_manifest() -> None:
     """A map is bound by --coverage-sha equal to the parent or by a manifest of the parent."""
-    common = {"parent": PARENT, "digest": "d" * 64, "allow_failing_parent": False, "source": "m"}
-    assert binding_problems(claimed_sha=PARENT, manifest=None, **common) == []
-    assert binding_problems(claimed_sha=None, manifest=manifest(), **common) == []
+    problems = functools.partial(
+        binding_problems, parent=PARENT, digest="d" * 64, allow_failing_parent=False, source="m"
+    )
+    assert problems(claimed_sha=PARENT, manifest=None) == []
+    assert problems(claimed_sha=None, manifest=manifest()) == []
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,7 @@ def manifest(*entries: object, schema: object = 1) -> bytes:
 
 def entry(
     nodeid: object = "tests/t.py::test_x", reason: object = "flaky", bound_sha: object = "abcd"
-) -> dict:
+) -> dict[str, object]:
     return {"nodeid": nodeid, "reason": reason, "bound_sha": bound_sha}
 
 

@@ -6,6 +6,7 @@ import hashlib
 import io
 import json
 from pathlib import Path
+from typing import TypedDict
 
 import pytest
 from coverage import CoverageData
@@ -32,6 +33,15 @@ def write_data(path: Path, rows: Rows) -> Path:
         data.add_lines({name: dict.fromkeys(lines) for name, lines in files.items()})
     data.close()
     return path
+
+
+class MapOptions(TypedDict, total=False):
+    """Keyword arguments of :func:`write_map`, for parametrized cases."""
+
+    sha: str
+    shard: tuple[int, int] | None
+    version: str
+    passed: bool
 
 
 def write_map(
@@ -183,10 +193,10 @@ def test_combine_carries_a_failing_shard_flag(tmp_path: Path) -> None:
     ],
 )
 def test_combine_refuses_shards_that_do_not_belong_together(
-    tmp_path: Path, second: dict[str, object], message: str
+    tmp_path: Path, second: MapOptions, message: str
 ) -> None:
     one = write_map(tmp_path / "s1.coverage", SHARD_1, shard=(1, 2))
-    two = write_map(tmp_path / "s2.coverage", SHARD_2, **second)  # type: ignore[arg-type]
+    two = write_map(tmp_path / "s2.coverage", SHARD_2, **second)
     out = tmp_path / "map.coverage"
     out.write_bytes(b"a good map from before")
     with pytest.raises(MapError, match=message):

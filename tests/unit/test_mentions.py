@@ -13,7 +13,7 @@ from collections.abc import Callable
 import pytest
 
 from gate import report
-from gate.judge.verdict import Outcome, Reason, Verdict
+from gate.judge.verdict import Outcome, Reason, ReasonCode, Verdict
 from tests.support.markdown import outside_code
 from tests.support.rendering_cases import HEAD, PARENT, PROTOCOL
 
@@ -25,12 +25,17 @@ EVIL_TEST = "tests/test_x.py::test_ping[@org/team]"
 def hostile_fail() -> Verdict:
     reasons = (
         Reason(
-            "oracle_edit_forbidden", f"{EVIL_PATH}: edited (protected by 'src/**') cc @someone", EVIL_PATH
+            ReasonCode.ORACLE_EDIT_FORBIDDEN,
+            f"{EVIL_PATH}: edited (protected by 'src/**') cc @someone",
+            EVIL_PATH,
         ),
         Reason(
-            "skip_marker_added", "tests/t.py:3: adds 'pytest.mark.skip': # ping @org/team", "tests/t.py", 3
+            ReasonCode.SKIP_MARKER_ADDED,
+            "tests/t.py:3: adds 'pytest.mark.skip': # ping @org/team",
+            "tests/t.py",
+            3,
         ),
-        Reason("oracle_incomplete", "freeze.json: entry 1 names @someone as owner"),
+        Reason(ReasonCode.ORACLE_INCOMPLETE, "freeze.json: entry 1 names @someone as owner"),
     )
     return Verdict(Outcome.FAIL, reasons, {}, {EVIL_PATH: [1]}, 0.0, PARENT, HEAD, PROTOCOL)
 
@@ -39,7 +44,7 @@ def hostile_unscored() -> Verdict:
     detail = f"{EVIL_PATH}: 2 touched line(s) observed only by frozen tests (@org/team)"
     return Verdict(
         Outcome.UNSCORED,
-        (Reason("freeze_overlap", detail, EVIL_PATH),),
+        (Reason(ReasonCode.FREEZE_OVERLAP, detail, EVIL_PATH),),
         {EVIL_PATH: [4, 5]},
         {EVIL_PATH: [4, 5, 9]},
         0.6667,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -16,7 +17,7 @@ PROTOCOL_KEYS = {"policy_sha256", "freeze_sha256", "lock_sha256", "coverage_sha2
 
 
 def verdict(**kw: object) -> Verdict:
-    values: dict = {
+    values: dict[str, Any] = {
         "verdict": "unscored",
         "reasons": (Reason(ReasonCode.FREEZE_OVERLAP, "src/r.py: 2 touched line(s)", path="src/r.py"),),
         "overlap": {"src/r.py": [41, 40], "empty.py": []},

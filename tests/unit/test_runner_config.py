@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gate.judge.runner_config import changed_tables, is_hook_file, runner_config_changes
-from tests.support.factories import added, change_set, dedent, deleted, modified, renamed
+from tests.support.factories import Edit, added, change_set, dedent, deleted, modified, renamed
 
 
 @pytest.mark.parametrize(
@@ -31,8 +31,8 @@ def test_hook_files_at_any_depth(path: str, hook: bool) -> None:
     assert is_hook_file(path) is hook
 
 
-def changes_of(edit: object) -> list[tuple[str, str]]:
-    (change,) = change_set(edit).files  # type: ignore[arg-type]
+def changes_of(edit: Edit) -> list[tuple[str, str]]:
+    (change,) = change_set(edit).files
     return runner_config_changes(change)
 
 

@@ -7,6 +7,7 @@ import hashlib
 import pytest
 
 from gate.judge.changes import ChangeSet
+from gate.judge.freeze import Freeze
 from gate.judge.globs import GlobSet
 from gate.judge.lock import FixtureLock
 from gate.judge.observers import ParentCoverage
@@ -15,6 +16,8 @@ from gate.judge.problems import Problem
 from gate.judge.verdict import (
     EXIT_STATUS,
     REASONS,
+    Outcome,
+    Verdict,
     evaluate,
     line_ranges,
     overlap_ratio,
@@ -42,8 +45,8 @@ EDIT_LINE_3 = modified(SRC, numbered(5), lines("l1", "l2", "X", "l4", "l5"))
 NO_MAP = ParentCoverage(problems=(Problem(None, "no coverage map of the parent was given"),))
 
 
-def codes(v: object) -> list[str]:
-    return v.codes  # type: ignore[attr-defined,no-any-return]
+def codes(v: Verdict) -> list[str]:
+    return [str(code) for code in v.codes]
 
 
 # ---------------------------------------------------------------- pass_clean
@@ -136,7 +139,9 @@ def test_ignore_never_removes_protection() -> None:
     ],
     ids=["policy", "freeze", "lock", "no-map", "unbound-map"],
 )
-def test_any_input_problem_is_oracle_incomplete(kw: dict) -> None:
+def test_any_input_problem_is_oracle_incomplete(
+    kw: dict[str, Policy | Freeze | FixtureLock | ParentCoverage],
+) -> None:
     """A malformed policy, freeze or lock, or a missing or unbound map, is oracle_incomplete."""
     v = judge(EDIT_LINE_3, **kw)
     assert v.verdict == "unscored"
@@ -381,7 +386,7 @@ def test_precedence_fail_over_unscored_over_pass(present: set[str], verdict: str
         edits.append(added("seeds/x", b"x\n"))
     v = judge(*edits, coverage=NO_MAP if "unscored" in present else observed({}))
     assert v.verdict == verdict
-    assert v.exit_status == EXIT_STATUS[verdict]
+    assert v.exit_status == EXIT_STATUS[Outcome(verdict)]
     assert ("live_surface_covers_diff" in codes(v)) is (verdict == "pass_clean")
 
 
@@ -421,7 +426,7 @@ def test_evaluate_is_pure_and_repeatable() -> None:
         ({}, {"ign/x": [1]}, 0.0),
     ],
 )
-def test_overlap_ratio(overlap: dict, touched: dict, ratio: float) -> None:
+def test_overlap_ratio(overlap: dict[str, list[int]], touched: dict[str, list[int]], ratio: float) -> None:
     """|overlap| / |T| over scored files, rounded to 4 places, 0 when T is empty."""
     assert overlap_ratio(overlap, touched, GlobSet(["ign/**"])) == ratio
 
