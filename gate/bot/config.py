@@ -12,6 +12,7 @@
 | ``ORACLE_GATE_MAX_BODY`` | largest delivery accepted, bytes (default 25 MiB, GitHub's cap) |
 | ``ORACLE_GATE_CHECK_NAME`` | the check run's name (default "Oracle Gate") |
 | ``ORACLE_GATE_HOST`` / ``ORACLE_GATE_PORT`` | where to listen (default 0.0.0.0:8080) |
+| ``ORACLE_GATE_REQUEST_PACING_MS`` | ms between one client's API requests (default 250) |
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ class BotConfig:
     check_name: str = DEFAULT_CHECK_NAME
     host: str = "0.0.0.0"  # noqa: S104 - a container's server listens on every interface
     port: int = 8080
+    pacing: float = 0.25  # seconds between one client's API requests
 
     @property
     def database(self) -> Path:
@@ -128,4 +130,5 @@ def from_environment(env: Mapping[str, str]) -> BotConfig:
         check_name=(env.get(PREFIX + "CHECK_NAME") or DEFAULT_CHECK_NAME).strip(),
         host=env.get(PREFIX + "HOST", "").strip() or "0.0.0.0",  # noqa: S104
         port=_int(env, "PORT", 8080, 0, 65535),
+        pacing=_int(env, "REQUEST_PACING_MS", 250, 0, 10_000) / 1000,
     )

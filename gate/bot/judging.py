@@ -107,12 +107,12 @@ def _judge(ctx: Context, claimed: ClaimedJob, number: int) -> Outcome:
     pull = publisher.pull_request(number)
     if job.head is not None and pull.head_sha != job.head:
         return Outcome(SUPERSEDED, f"the pull request's head is now {pull.head_sha}, not {job.head}")
-    git = mirror.open_mirror(ctx.config.mirrors, job.repo)
     try:
+        git = mirror.open_mirror(ctx.config.mirrors, job.repo)
         parent, judged = _fetch_pull(git, ctx.config.clone_url(job.repo), pull, token)
+        verdict, had_map = _verdict(ctx, git, repo=job.repo, parent=parent, head=judged, token=token)
     except GateError as exc:
         return _post_error(ctx, claimed, publisher, pull.head_sha, str(exc))
-    verdict, had_map = _verdict(ctx, git, repo=job.repo, parent=parent, head=judged, token=token)
     if not ctx.store.is_newest(claimed.id, job.key):
         return Outcome(SUPERSEDED, "a newer event for this pull request is queued")
     if job.kind == EXPLAIN:
@@ -172,13 +172,13 @@ def _judge_group(ctx: Context, claimed: ClaimedJob) -> Outcome:
     if job.head is None or job.base is None or job.group_ref is None:
         return Outcome(FAILED, "a merge group job needs its head, base and ref")
     publisher, token = _publisher(ctx, job)
-    git = mirror.open_mirror(ctx.config.mirrors, job.repo)
     try:
+        git = mirror.open_mirror(ctx.config.mirrors, job.repo)
         mirror.fetch(git, ctx.config.clone_url(job.repo), [f"+{job.group_ref}:refs/oracle-gate/group"], token)
         head, base = git.commit(job.head), git.commit(job.base)
+        verdict, _ = _verdict(ctx, git, repo=job.repo, parent=base, head=head, token=token)
     except GateError as exc:
         return _post_error(ctx, claimed, publisher, job.head, str(exc))
-    verdict, _ = _verdict(ctx, git, repo=job.repo, parent=base, head=head, token=token)
     publisher.publish_check(check_content(verdict), head)
     return Outcome(DONE, f"{verdict.verdict} on merge group {head}")
 

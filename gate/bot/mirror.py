@@ -31,10 +31,11 @@ def lock_for(path: Path) -> threading.Lock:
 def open_mirror(root: Path, repo: str) -> Git:
     """The bare mirror of ``repo``, created empty on first use (hooks disabled by an empty hooks dir)."""
     path = mirror_path(root, repo)
-    if not (path / "HEAD").is_file():
-        path.mkdir(parents=True, exist_ok=True)
-        Git(path).run(["init", "--quiet", "--bare"])
-        Git(path).run(["config", "core.hooksPath", "/dev/null"])
+    with lock_for(path):  # two first jobs of one repository must not both create it
+        if not (path / "HEAD").is_file():
+            path.mkdir(parents=True, exist_ok=True)
+            Git(path).run(["init", "--quiet", "--bare"])
+            Git(path).run(["config", "core.hooksPath", "/dev/null"])
     return Git(path)
 
 

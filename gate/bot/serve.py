@@ -26,16 +26,12 @@ def serve(config: BotConfig, *, grace: float = SHUTDOWN_GRACE) -> int:
     logs.configure()
     store = Store(config.database)
     recovered = store.recover()
-    ctx = Context(
-        config=config,
-        auth=AppAuth(config.app_id, config.private_key, config.api_url),
-        store=store,
-        maps=NoMaps(),
-    )
+    auth = AppAuth(config.app_id, config.private_key, config.api_url, seconds_between_requests=config.pacing)
+    ctx = Context(config=config, auth=auth, store=store, maps=NoMaps(), pacing=config.pacing)
     pool = Pool(store, lambda claimed: run_job(ctx, claimed), config.concurrency)
     pool.start()
     _log.info("serving", extra={"detail": f"{config!r}; {recovered} interrupted job(s) queued again"})
-    app = make_app(store, config.webhook_secret, config.max_body, pool.wake)
+    app = make_app(store, config.webhook_secret, config.max_body, pool.wake, pool.stats)
     server = uvicorn.Server(
         uvicorn.Config(
             app,

@@ -52,7 +52,13 @@ def _answer(status: int, message: str, delivery: str | None, **extra: object) ->
     return JSONResponse({"message": message}, status_code=status)
 
 
-def make_app(store: Store, secret: bytes, max_body: int, wake: Callable[[], None]) -> Starlette:
+def make_app(
+    store: Store,
+    secret: bytes,
+    max_body: int,
+    wake: Callable[[], None],
+    pool_stats: Callable[[], dict[str, int]] = dict,
+) -> Starlette:
     async def verified_body(request: Request) -> bytes | Response:
         """The body when it is small enough and signed with the secret; else the refusal."""
         delivery = request.headers.get("x-github-delivery") or None
@@ -85,7 +91,7 @@ def make_app(store: Store, secret: bytes, max_body: int, wake: Callable[[], None
         return _answer(202, f"queued {len(jobs)} job(s)", delivery, event=event)
 
     async def healthz(request: Request) -> Response:
-        return JSONResponse({"status": "ok", "jobs": store.counts()})
+        return JSONResponse({"status": "ok", "jobs": store.counts(), "pool": pool_stats()})
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

@@ -40,6 +40,11 @@ class Pool:
         with self._wake:
             self._wake.notify_all()
 
+    def stats(self) -> dict[str, int]:
+        """What ``/healthz`` reports of the pool: its size, jobs running now, the most ever at once."""
+        with self._guard:
+            return {"workers": self._size, "running": len(self._running), "peak": self.peak}
+
     def running(self) -> int:
         with self._guard:
             return len(self._running)
