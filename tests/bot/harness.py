@@ -101,7 +101,7 @@ class Origin:
 # -- payloads: the real examples, pointed at the test repository -------------------------------------
 
 
-def _pointed(payload: dict[str, Any]) -> dict[str, Any]:
+def pointed(payload: dict[str, Any]) -> dict[str, Any]:
     out = copy.deepcopy(payload)
     out["repository"]["full_name"] = REPO
     out["repository"]["name"] = REPO.split("/")[1]
@@ -114,7 +114,7 @@ def pull_request_event(action: str, number: int, head: str, base: str) -> dict[s
     name = {"opened": "pull_request.opened", "synchronize": "pull_request.synchronize"}.get(
         action, "pull_request.reopened"
     )
-    out = _pointed(load(name))
+    out = pointed(load(name))
     out["action"] = action
     out["number"] = number
     out["pull_request"]["number"] = number
@@ -124,7 +124,7 @@ def pull_request_event(action: str, number: int, head: str, base: str) -> dict[s
 
 
 def check_run_rerequested(number: int, head: str) -> dict[str, Any]:
-    out = _pointed(load("check_run.rerequested"))
+    out = pointed(load("check_run.rerequested"))
     out["check_run"]["head_sha"] = head
     out["check_run"]["pull_requests"] = [
         dict(out["check_run"]["pull_requests"][0], number=number)
@@ -135,7 +135,7 @@ def check_run_rerequested(number: int, head: str) -> dict[str, Any]:
 
 
 def merge_group_event(ref: str, head: str, base: str) -> dict[str, Any]:
-    out = _pointed(load("merge_group.checks_requested"))
+    out = pointed(load("merge_group.checks_requested"))
     out["merge_group"].update(head_ref=ref, head_sha=head, base_sha=base)
     return out
 

@@ -13,9 +13,11 @@ from tests.bot.harness import (
     Origin,
     check_run_rerequested,
     merge_group_event,
+    pointed,
     pull_request_event,
 )
 from tests.github_fake.server import FakeGitHub
+from tests.support.webhooks import load, on_pull_request
 
 REPO = "octo/repo"
 
@@ -142,3 +144,24 @@ def test_fifty_pull_requests_at_once_are_all_judged_within_the_worker_bound(
     assert sorted(r.head_sha for r in runs) == sorted(heads.values())  # each once, none twice
     assert 1 <= health["pool"]["peak"] <= 3
     assert health["jobs"] == {"done": 50}
+
+
+def test_commands_need_write_access_and_explain_replies(bot: Bot, github: FakeGitHub, origin: Origin) -> None:
+    open_pull(github, origin, 1, "one")
+    github.set_permission(REPO, "maintainer", "write")
+    github.set_permission(REPO, "agent-bot", "read")
+    comment = on_pull_request(load("issue_comment.created"), "/oracle-gate rerun", login="agent-bot")
+    comment["issue"]["number"] = 1
+    comment = pointed(comment)
+    assert bot.deliver("issue_comment", comment).status_code == 202
+    bot.wait_idle()
+    assert github.check_runs(REPO) == []  # the pull request's author may not make the bot judge
+    explain = pointed(
+        on_pull_request(load("issue_comment.created"), "/oracle-gate explain", login="maintainer")
+    )
+    explain["issue"]["number"] = 1
+    assert bot.deliver("issue_comment", explain).status_code == 202
+    bot.wait_idle()
+    replies = [c for c in github.comments(REPO, 1) if c.user == "oracle-gate[bot]"]
+    assert len(replies) == 1
+    assert github.check_runs(REPO) == []
