@@ -12,6 +12,8 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from gate.action.defaults import is_repository
+
 COMMAND = re.compile(r"^\s*/oracle-gate\s+(rerun|explain)\s*$", re.MULTILINE)
 PULL_ACTIONS = frozenset({"opened", "synchronize", "reopened"})
 SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
@@ -61,7 +63,8 @@ def _get(payload: Any, *path: str) -> Any:
 
 def _repo(payload: dict[str, Any]) -> str:
     name = _get(payload, "repository", "full_name")
-    if not isinstance(name, str) or name.count("/") != 1:
+    # The name becomes a mirror's path and a clone URL: "." and ".." would climb out of the state dir.
+    if not isinstance(name, str) or not is_repository(name) or {".", ".."} & set(name.split("/")):
         raise PayloadError("repository.full_name is not OWNER/NAME")
     return name
 

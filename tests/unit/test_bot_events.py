@@ -90,6 +90,9 @@ def test_a_push_to_another_branch_changes_no_parent() -> None:
         lambda p: p.pop("installation"),
         lambda p: p["pull_request"].update(number=True),
         lambda p: p["repository"].update(full_name="../../etc"),
+        lambda p: p["repository"].update(full_name="../etc"),
+        lambda p: p["repository"].update(full_name="octo/.."),
+        lambda p: p["repository"].update(full_name="octo/re po"),
     ],
 )
 def test_a_payload_github_never_sends_is_refused(mutate: object) -> None:
