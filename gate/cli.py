@@ -245,6 +245,45 @@ def run_publish_command(args: argparse.Namespace) -> int:
     return verdict.exit_status
 
 
+def add_serve(sub: argparse._SubParsersAction[Parser]) -> None:
+    p = sub.add_parser(
+        "serve",
+        help="run the GitHub App webhook server (the bot)",
+        description="Serve GitHub App webhooks: verify each delivery's signature, queue it, judge pull "
+        "requests in a bounded worker pool and post the verdict as the App. Configured from the "
+        "environment only (ORACLE_GATE_APP_ID, ORACLE_GATE_PRIVATE_KEY_FILE, ORACLE_GATE_WEBHOOK_SECRET, "
+        "ORACLE_GATE_API_URL, ORACLE_GATE_STATE_DIR, ORACLE_GATE_CONCURRENCY, ...; see the README's "
+        "'Run the bot'): no secret is ever a flag.",
+    )
+    p.set_defaults(func=run_serve_command)
+
+
+def run_serve_command(args: argparse.Namespace) -> int:
+    from gate.bot.config import from_environment
+    from gate.bot.serve import serve
+
+    return serve(from_environment(os.environ))
+
+
+def add_app_manifest(sub: argparse._SubParsersAction[Parser]) -> None:
+    p = sub.add_parser(
+        "app-manifest",
+        help="print the GitHub App manifest for the bot",
+        description="Print the manifest that creates the bot's GitHub App in one step (its permissions, "
+        "its events, its webhook URL).",
+    )
+    p.add_argument("--hook-url", required=True, help="where GitHub sends webhooks (the server's /webhook)")
+    p.add_argument("--name", default="Oracle Gate", help="the App's name (unique on GitHub)")
+    p.set_defaults(func=run_app_manifest_command)
+
+
+def run_app_manifest_command(args: argparse.Namespace) -> int:
+    from gate.bot.manifest import app_manifest
+
+    emit(app_manifest(args.hook_url, name=args.name), None)
+    return 0
+
+
 def build_parser() -> Parser:
     parser = Parser(prog="oracle-gate", description="Decide whether an agent-written change may be scored.")
     parser.add_argument("--version", action="version", version=f"oracle-gate {__version__}")
@@ -253,6 +292,8 @@ def build_parser() -> Parser:
     add_demo(sub)
     add_map(sub)
     add_publish(sub)
+    add_serve(sub)
+    add_app_manifest(sub)
     return parser
 
 

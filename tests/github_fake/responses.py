@@ -296,6 +296,20 @@ def label(repo: RepoState, name: str, api: str) -> dict[str, Any]:
     return data
 
 
+def app(app_id: int, slug: str, api: str) -> dict[str, Any]:
+    """``apps/get-authenticated``: the ``integration`` example with this App's id and slug."""
+    data = _rebased("integration", api, "octocat/Hello-World")
+    data.update(id=app_id, slug=slug, name=slug, html_url=f"{HTML}/apps/{slug}")
+    return data
+
+
+def installation_token(token: str, expires_at: str, api: str) -> dict[str, Any]:
+    """``apps/create-installation-access-token``: the example with this token and expiry."""
+    data = _rebased("installation-token", api, "octocat/Hello-World")
+    data.update(token=token, expires_at=expires_at)
+    return data
+
+
 def rate_limit(api: str) -> dict[str, Any]:
     return _rebased("rate-limit-overview", api, "octocat/Hello-World")
 

@@ -87,6 +87,18 @@ class TokenKind(StrEnum):
 class Token:
     kind: TokenKind
     login: str
+    #: the App's slug for a GitHub App's JWT (``app_jwt``) or one of its installation tokens
+    app: str | None = None
+    app_jwt: bool = False
+
+
+@dataclass(frozen=True)
+class App:
+    """A GitHub App the fake knows: JWTs signed with its key authenticate as it (``apps/*`` only)."""
+
+    app_id: int
+    public_key_pem: str
+    slug: str
 
 
 @dataclass
@@ -195,6 +207,8 @@ class FakeGitHub:
         self.requests: list[RecordedRequest] = []
         self.violations: list[Violation] = []
         self.faults: list[Fault] = []
+        self.apps: dict[int, App] = {}
+        self.installation_tokens: list[str] = []
         self._lock = threading.RLock()
         self._stopping = threading.Event()
         self._server: BaseWSGIServer | None = None
@@ -253,6 +267,14 @@ class FakeGitHub:
         default_login = "github-actions[bot]" if kind != TokenKind.PAT else "a-maintainer"
         with self._lock:
             self.tokens[token] = Token(kind, login or default_login)
+
+    def add_app(self, app_id: int, public_key_pem: str, slug: str = "oracle-gate") -> App:
+        """A GitHub App: its JWTs (RS256, ``iss`` = ``app_id``) may call ``apps/*``; the installation
+        tokens it creates may write anything and post as ``<slug>[bot]``."""
+        with self._lock:
+            app = App(app_id, public_key_pem, slug)
+            self.apps[app_id] = app
+            return app
 
     def add_repo(self, full_name: str, *, private: bool = False, default_branch: str = "main") -> RepoState:
         with self._lock:
@@ -549,9 +571,28 @@ class FakeGitHub:
             return Reply(401, responses.error("Requires authentication", 401))
         scheme, _, value = header.partition(" ")
         token = self.tokens.get(value.strip()) if scheme.lower() in ("token", "bearer") else None
+        if token is None and scheme.lower() == "bearer" and value.count(".") == 2:
+            token = self._app_jwt(value.strip())
         if token is None:
             return Reply(401, responses.error("Bad credentials", 401))
+        if token.app_jwt != (record.operation_id or "").startswith("apps/"):
+            # GitHub: an App's JWT reaches only the App endpoints; installation tokens the others.
+            return Reply(401, responses.error("A JSON web token could not be decoded", 401))
         return token
+
+    def _app_jwt(self, value: str) -> Token | None:
+        """The App whose key signed this JWT (RS256, unexpired, ``iss`` its id), as a token."""
+        import jwt
+
+        try:
+            claims = jwt.decode(value, options={"verify_signature": False})
+            app = self.apps.get(int(claims.get("iss", 0)))
+            if app is None:
+                return None
+            jwt.decode(value, app.public_key_pem, algorithms=["RS256"], options={"require": ["exp", "iat"]})
+        except (jwt.PyJWTError, ValueError, TypeError):
+            return None
+        return Token(TokenKind.APP, app.slug, app=app.slug, app_jwt=True)
 
     def _take_fault(self, method: str, path: str) -> Fault | None:
         with self._lock:
@@ -622,6 +663,18 @@ class FakeGitHub:
         headers = {"Link": header} if header else {}
         return items[(page - 1) * per_page : page * per_page], headers
 
+    def _app_get(self, call: Call) -> Reply:
+        app = next(a for a in self.apps.values() if a.slug == call.token.app)
+        return Reply(200, responses.app(app.app_id, app.slug, self.url))
+
+    def _installation_token(self, call: Call) -> Reply:
+        """A new token for the installation, written by ``<slug>[bot]``, expiring in an hour."""
+        token = f"ghs_{call.token.app}{self.state.next_id()}"
+        self.tokens[token] = Token(TokenKind.APP, f"{call.token.app}[bot]", app=call.token.app)
+        self.installation_tokens.append(token)
+        expires = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 3600))
+        return Reply(201, responses.installation_token(token, expires, self.url))
+
     def _repos_get(self, call: Call) -> Reply:
         repo = self.state.repos.get(call.repo)
         return Reply(200, responses.repository(repo, self.url)) if repo else self._not_found()
@@ -649,6 +702,7 @@ class FakeGitHub:
             return self._not_found()
         body = call.body
         run = CheckRunState(call.repo, self.state.next_id(), body["name"], body["head_sha"])
+        run.app_login = call.token.app or run.app_login
         run.started_at = now_iso()
         _apply_check_run(run, body)
         self.state.check_runs.append(run)
@@ -801,6 +855,8 @@ def _apply_check_run(run: CheckRunState, body: dict[str, Any]) -> None:
 
 
 _HANDLERS: dict[str, Callable[[FakeGitHub, Call], Reply]] = {
+    "apps/get-authenticated": FakeGitHub._app_get,
+    "apps/create-installation-access-token": FakeGitHub._installation_token,
     "repos/get": FakeGitHub._repos_get,
     "pulls/get": FakeGitHub._pulls_get,
     "pulls/list-files": FakeGitHub._pulls_list_files,

@@ -62,6 +62,23 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "gate.report",
         "gate.action",
     ),
+    # The bot reuses the read side, the core and the Action's rendering, posting and client; it does
+    # not reach into the Action's run (events, config, judging, merge_commit ...).
+    "gate.bot": (
+        "gate",
+        "gate.errors",
+        "gate.files",
+        "gate.git",
+        "gate.check",
+        "gate.judge",
+        "gate.maps.read",
+        "gate.report",
+        "gate.action.content",
+        "gate.action.publisher",
+        "gate.action.client",
+        "gate.action.defaults",
+        "gate.bot",
+    ),
 }
 
 ACTION = GATE / "action"
@@ -151,11 +168,28 @@ def test_nothing_but_the_entry_points_imports_the_cli_or_the_action() -> None:
                 offenders.append(f"{module} -> {name}")
             if (
                 inside(name, ("gate.action",))
-                and not inside(module, ("gate.action",))
+                and not inside(module, ("gate.action", "gate.bot"))
                 and module != "gate.cli"
             ):
                 offenders.append(f"{module} -> {name}")
     assert not offenders
+
+
+def test_nothing_but_the_command_line_imports_the_bot() -> None:
+    offenders = [
+        f"{module_name(path)} -> {name}"
+        for path in gate_modules()
+        for name in imports_of(path)
+        if inside(name, ("gate.bot",)) and not inside(module_name(path), ("gate.bot", "gate.cli"))
+    ]
+    assert not offenders
+
+
+def test_the_bot_sees_no_forbidden_action_module(tmp_path: Path) -> None:
+    """The bot's rule can fail: the Action's own run and events are outside what it may import."""
+    assert not inside("gate.action.run", ALLOWED["gate.bot"])
+    assert not inside("gate.action.events", ALLOWED["gate.bot"])
+    assert inside("gate.action.publisher", ALLOWED["gate.bot"])
 
 
 def test_importing_the_verdict_loads_no_io_module() -> None:

@@ -1,0 +1,98 @@
+"""The App's identity, through PyGithub's App auth: a JWT for the App, tokens per installation.
+
+Installation tokens live an hour; each is cached until :data:`REFRESH_MARGIN` before it expires, so
+a burst of jobs for one installation asks GitHub once. The token is handed to the publisher's client
+and to one git fetch's environment; it is never logged, never written to disk or to git config.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import github
+from github import Auth, GithubIntegration
+
+from gate import __version__
+from gate.action.client import RetrySettings, github_call, make_retry
+
+REFRESH_MARGIN = 300.0  # seconds before expiry when a cached installation token is replaced
+
+
+@dataclass(frozen=True)
+class InstallationToken:
+    token: str = field(repr=False)
+    expires_at: float  # epoch seconds
+
+
+class AppAuth:
+    """JWT -> installation tokens (cached) and the App's own slug, for one App on one GitHub."""
+
+    def __init__(
+        self,
+        app_id: int,
+        private_key: str,
+        api_url: str,
+        *,
+        retry: RetrySettings | None = None,
+        seconds_between_requests: float | None = 0.25,
+    ) -> None:
+        settings = retry or RetrySettings()
+        self._integration = GithubIntegration(
+            auth=Auth.AppAuth(app_id, private_key),
+            base_url=api_url,
+            timeout=settings.timeout,
+            retry=make_retry(settings),
+            user_agent=f"oracle-gate/{__version__}",
+            seconds_between_requests=seconds_between_requests,
+            seconds_between_writes=seconds_between_requests,
+        )
+        self._tokens: dict[int, InstallationToken] = {}
+        self._lock = threading.Lock()
+        self._slug: str | None = None
+
+    def __repr__(self) -> str:
+        return "AppAuth(...)"
+
+    def slug(self) -> str:
+        """The App's slug (``GET /app``); its comments are by ``<slug>[bot]``."""
+        if self._slug is None:
+            with github_call("read the App (GET /app)"):
+                self._slug = str(self._integration.get_app().slug)
+        return self._slug
+
+    def bot_login(self) -> str:
+        return f"{self.slug()}[bot]"
+
+    def token(self, installation: int) -> str:
+        """A valid installation token, from the cache or freshly created."""
+        with self._lock:
+            cached = self._tokens.get(installation)
+            if cached is not None and cached.expires_at - REFRESH_MARGIN > time.time():
+                return cached.token
+        with github_call(f"create an installation token for installation {installation}"):
+            answer = self._integration.get_access_token(installation)
+        expires = answer.expires_at
+        fresh = InstallationToken(
+            answer.token, expires.timestamp() if isinstance(expires, datetime) else time.time() + 3600
+        )
+        with self._lock:
+            self._tokens[installation] = fresh
+        return fresh.token
+
+    def cached_tokens(self) -> int:
+        with self._lock:
+            return len(self._tokens)
+
+
+def installation_client(
+    token: str, api_url: str, *, retry: RetrySettings | None = None, pacing: float | None = 0.25
+) -> github.Github:
+    """The publisher's client for one installation token (gate.action.client's, same retry policy)."""
+    from gate.action.client import make_client
+
+    return make_client(
+        token, api_url, retry=retry, seconds_between_requests=pacing, seconds_between_writes=pacing
+    )

@@ -1,0 +1,134 @@
+"""The server's settings, read from the environment once, checked, typed; secrets kept out of repr.
+
+| variable | meaning |
+|---|---|
+| ``ORACLE_GATE_APP_ID`` | the GitHub App's id (required) |
+| ``ORACLE_GATE_PRIVATE_KEY_FILE`` | the App's private key (PEM file; required) |
+| ``ORACLE_GATE_WEBHOOK_SECRET`` or ``ORACLE_GATE_WEBHOOK_SECRET_FILE`` | the webhook secret (required) |
+| ``ORACLE_GATE_API_URL`` | GitHub's API (default https://api.github.com; GHES: https://HOST/api/v3) |
+| ``ORACLE_GATE_GIT_URL`` | clone URL template, ``{repo}`` is OWNER/NAME (default from the API URL) |
+| ``ORACLE_GATE_STATE_DIR`` | database and mirrors (default ``/var/lib/oracle-gate``) |
+| ``ORACLE_GATE_CONCURRENCY`` | worker threads (default 4, 1..64) |
+| ``ORACLE_GATE_MAX_BODY`` | largest delivery accepted, bytes (default 25 MiB, GitHub's cap) |
+| ``ORACLE_GATE_CHECK_NAME`` | the check run's name (default "Oracle Gate") |
+| ``ORACLE_GATE_HOST`` / ``ORACLE_GATE_PORT`` | where to listen (default 0.0.0.0:8080) |
+| ``ORACLE_GATE_REQUEST_PACING_MS`` | ms between one client's API requests (default 250) |
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from gate.action.defaults import DEFAULT_API_URL, DEFAULT_CHECK_NAME
+from gate.errors import UsageError
+
+PREFIX = "ORACLE_GATE_"
+DEFAULT_STATE_DIR = Path("/var/lib/oracle-gate")
+DEFAULT_MAX_BODY = 25 * 1024 * 1024  # GitHub caps webhook payloads at 25 MB
+MAX_CONCURRENCY = 64
+
+
+@dataclass(frozen=True)
+class BotConfig:
+    app_id: int
+    private_key: str = field(repr=False)
+    webhook_secret: bytes = field(repr=False)
+    api_url: str = DEFAULT_API_URL
+    git_url: str = "https://github.com/{repo}.git"
+    state_dir: Path = DEFAULT_STATE_DIR
+    concurrency: int = 4
+    max_body: int = DEFAULT_MAX_BODY
+    check_name: str = DEFAULT_CHECK_NAME
+    host: str = "0.0.0.0"  # noqa: S104 - a container's server listens on every interface
+    port: int = 8080
+    pacing: float = 0.25  # seconds between one client's API requests
+
+    @property
+    def database(self) -> Path:
+        return self.state_dir / "oracle-gate.sqlite3"
+
+    @property
+    def mirrors(self) -> Path:
+        return self.state_dir / "mirrors"
+
+    def clone_url(self, repo: str) -> str:
+        return self.git_url.replace("{repo}", repo)
+
+
+def default_git_url(api_url: str) -> str:
+    """https://github.com/{repo}.git for api.github.com, https://HOST/{repo}.git for GHES."""
+    parts = urlsplit(api_url)
+    host = "github.com" if parts.hostname == "api.github.com" else parts.netloc
+    return f"{parts.scheme or 'https'}://{host}/{{repo}}.git"
+
+
+def _int(env: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
+    raw = env.get(PREFIX + name, "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit() or not low <= int(raw) <= high:
+        raise UsageError(f"{PREFIX}{name} must be a whole number from {low} to {high}, got {raw!r}")
+    return int(raw)
+
+
+def _read_file(name: str, path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(
+            f"{PREFIX}{name}: cannot read {path}: {getattr(exc, 'strerror', None) or exc}"
+        ) from exc
+
+
+def _secret(env: Mapping[str, str]) -> bytes:
+    value = env.get(PREFIX + "WEBHOOK_SECRET", "")
+    if not value and env.get(PREFIX + "WEBHOOK_SECRET_FILE"):
+        value = _read_file("WEBHOOK_SECRET_FILE", env[PREFIX + "WEBHOOK_SECRET_FILE"]).strip()
+    if not value:
+        raise UsageError(f"{PREFIX}WEBHOOK_SECRET (or {PREFIX}WEBHOOK_SECRET_FILE) is not set")
+    return value.encode()
+
+
+def _private_key(env: Mapping[str, str]) -> str:
+    path = env.get(PREFIX + "PRIVATE_KEY_FILE", "").strip()
+    if not path:
+        raise UsageError(f"{PREFIX}PRIVATE_KEY_FILE is not set (the App's private key, a PEM file)")
+    key = _read_file("PRIVATE_KEY_FILE", path)
+    if "PRIVATE KEY-----" not in key:
+        raise UsageError(f"{PREFIX}PRIVATE_KEY_FILE: {path} is not a PEM private key")
+    return key
+
+
+def _api_url(env: Mapping[str, str]) -> str:
+    url = (env.get(PREFIX + "API_URL") or DEFAULT_API_URL).strip().rstrip("/")
+    if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).netloc:
+        raise UsageError(f"{PREFIX}API_URL must be an http(s) URL, got {url!r}")
+    return url
+
+
+def from_environment(env: Mapping[str, str]) -> BotConfig:
+    """The settings, or :class:`UsageError` naming the first variable that is missing or wrong."""
+    app_id = env.get(PREFIX + "APP_ID", "").strip()
+    if not app_id.isdigit() or int(app_id) < 1:
+        raise UsageError(f"{PREFIX}APP_ID must be the App's numeric id, got {app_id!r}")
+    api_url = _api_url(env)
+    git_url = env.get(PREFIX + "GIT_URL", "").strip() or default_git_url(api_url)
+    if "{repo}" not in git_url:
+        raise UsageError(f"{PREFIX}GIT_URL must contain {{repo}}, got {git_url!r}")
+    return BotConfig(
+        app_id=int(app_id),
+        private_key=_private_key(env),
+        webhook_secret=_secret(env),
+        api_url=api_url,
+        git_url=git_url,
+        state_dir=Path(env.get(PREFIX + "STATE_DIR") or DEFAULT_STATE_DIR),
+        concurrency=_int(env, "CONCURRENCY", 4, 1, MAX_CONCURRENCY),
+        max_body=_int(env, "MAX_BODY", DEFAULT_MAX_BODY, 1024, 100 * 1024 * 1024),
+        check_name=(env.get(PREFIX + "CHECK_NAME") or DEFAULT_CHECK_NAME).strip(),
+        host=env.get(PREFIX + "HOST", "").strip() or "0.0.0.0",  # noqa: S104
+        port=_int(env, "PORT", 8080, 0, 65535),
+        pacing=_int(env, "REQUEST_PACING_MS", 250, 0, 10_000) / 1000,
+    )

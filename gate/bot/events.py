@@ -1,0 +1,213 @@
+"""Which jobs a delivery asks for: a verified payload in, :class:`Job` values out. Pure.
+
+Nothing here trusts a payload's SHAs to decide a verdict: a pull request job is judged on what
+``pulls/get`` says when it runs (a stale or replayed event cannot pin an old head), the payload's
+head only orders and supersedes jobs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from gate.action.defaults import is_repository
+
+COMMAND = re.compile(r"^\s*/oracle-gate\s+(rerun|explain)\s*$", re.MULTILINE)
+PULL_ACTIONS = frozenset({"opened", "synchronize", "reopened"})
+SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+JUDGE, EXPLAIN, MAP_READY, DEFAULT_PUSH = "judge", "explain", "map_ready", "default_push"
+
+
+class PayloadError(ValueError):
+    """The payload is not the shape GitHub sends for this event (one line: what is missing)."""
+
+
+@dataclass(frozen=True)
+class Job:
+    """One unit of work; ``key`` serializes jobs (one pull request, one merge group, one repository)."""
+
+    kind: str
+    repo: str
+    installation: int
+    key: str
+    pr: int | None = None
+    head: str | None = None  # the head the event names (a merge group's SHA is judged as is)
+    base: str | None = None  # a merge group's base SHA; a map's SHA for map_ready
+    group_ref: str | None = None
+    commenter: str | None = None
+    comment_id: int | None = None
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> Job:
+        return cls(**json.loads(text))
+
+
+@dataclass(frozen=True)
+class Ignored:
+    why: str
+
+
+def _get(payload: Any, *path: str) -> Any:
+    node = payload
+    for name in path:
+        if not isinstance(node, dict) or name not in node:
+            raise PayloadError(f"the payload has no {'.'.join(path)}")
+        node = node[name]
+    return node
+
+
+def _repo(payload: dict[str, Any]) -> str:
+    name = _get(payload, "repository", "full_name")
+    # The name becomes a mirror's path and a clone URL: "." and ".." would climb out of the state dir.
+    if not isinstance(name, str) or not is_repository(name) or {".", ".."} & set(name.split("/")):
+        raise PayloadError("repository.full_name is not OWNER/NAME")
+    return name
+
+
+def _installation(payload: dict[str, Any]) -> int:
+    value = _get(payload, "installation", "id")
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise PayloadError("installation.id is not an id")
+    return value
+
+
+def _sha(value: Any, what: str) -> str:
+    if not isinstance(value, str) or not SHA.fullmatch(value):
+        raise PayloadError(f"{what} is not a full commit SHA")
+    return value
+
+
+def _number(value: Any, what: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise PayloadError(f"{what} is not a pull request number")
+    return value
+
+
+def judge_pull(payload: dict[str, Any], number: int, head: str | None) -> Job:
+    repo = _repo(payload)
+    return Job(JUDGE, repo, _installation(payload), f"{repo}#{number}", pr=number, head=head)
+
+
+def _pull_request(payload: dict[str, Any]) -> list[Job] | Ignored:
+    action = payload.get("action")
+    base_changed = action == "edited" and isinstance((payload.get("changes") or {}).get("base"), dict)
+    if action not in PULL_ACTIONS and not base_changed:
+        return Ignored(f"pull_request.{action} does not change what is judged")
+    pull = _get(payload, "pull_request")
+    number = _number(_get(pull, "number"), "pull_request.number")
+    return [judge_pull(payload, number, _sha(_get(pull, "head", "sha"), "pull_request.head.sha"))]
+
+
+def _pulls_of(payload: dict[str, Any], holder: str) -> list[Job] | Ignored:
+    """check_suite / check_run: every (non-fork) pull request GitHub lists for it."""
+    item = _get(payload, holder)
+    head = _sha(_get(item, "head_sha"), f"{holder}.head_sha")
+    pulls = item.get("pull_requests") or []
+    jobs = [judge_pull(payload, _number(_get(p, "number"), "pull_requests[].number"), head) for p in pulls]
+    return jobs or Ignored(f"the {holder} lists no pull request (a fork's or a branch's)")
+
+
+def _check_suite(payload: dict[str, Any]) -> list[Job] | Ignored:
+    if payload.get("action") not in ("requested", "rerequested"):
+        return Ignored(f"check_suite.{payload.get('action')} needs nothing")
+    return _pulls_of(payload, "check_suite")
+
+
+def _check_run(payload: dict[str, Any]) -> list[Job] | Ignored:
+    if payload.get("action") != "rerequested":
+        return Ignored(f"check_run.{payload.get('action')} needs nothing")
+    return _pulls_of(payload, "check_run")
+
+
+def _merge_group(payload: dict[str, Any]) -> list[Job] | Ignored:
+    if payload.get("action") != "checks_requested":
+        return Ignored(f"merge_group.{payload.get('action')} needs nothing")
+    group = _get(payload, "merge_group")
+    repo, head = _repo(payload), _sha(_get(group, "head_sha"), "merge_group.head_sha")
+    ref = _get(group, "head_ref")
+    if not isinstance(ref, str) or not ref.startswith("refs/heads/gh-readonly-queue/"):
+        raise PayloadError("merge_group.head_ref is not a merge queue ref")
+    base = _sha(_get(group, "base_sha"), "merge_group.base_sha")
+    return [Job(JUDGE, repo, _installation(payload), f"{repo}@{head}", head=head, base=base, group_ref=ref)]
+
+
+def _issue_comment(payload: dict[str, Any]) -> list[Job] | Ignored:
+    if payload.get("action") != "created":
+        return Ignored(f"issue_comment.{payload.get('action')} is not a command")
+    issue = _get(payload, "issue")
+    if not isinstance(issue.get("pull_request"), dict):
+        return Ignored("the comment is on an issue, not a pull request")
+    body = _get(payload, "comment", "body")
+    found = COMMAND.search(body) if isinstance(body, str) else None
+    if found is None:
+        return Ignored("the comment holds no /oracle-gate command")
+    login = _get(payload, "comment", "user", "login")
+    comment_id = _get(payload, "comment", "id")
+    number = _number(_get(issue, "number"), "issue.number")
+    repo = _repo(payload)
+    kind = JUDGE if found.group(1) == "rerun" else EXPLAIN
+    return [
+        Job(
+            kind,
+            repo,
+            _installation(payload),
+            f"{repo}#{number}",
+            pr=number,
+            commenter=str(login),
+            comment_id=int(comment_id),
+        )
+    ]
+
+
+def _workflow_run(payload: dict[str, Any]) -> list[Job] | Ignored:
+    run = _get(payload, "workflow_run")
+    if payload.get("action") != "completed" or run.get("event") != "push":
+        return Ignored("only a completed push run of the map workflow can bring a map")
+    repo = _repo(payload)
+    sha = _sha(_get(run, "head_sha"), "workflow_run.head_sha")
+    return [Job(MAP_READY, repo, _installation(payload), f"{repo}!map", base=sha)]
+
+
+def _push(payload: dict[str, Any]) -> list[Job] | Ignored:
+    default = _get(payload, "repository", "default_branch")
+    if _get(payload, "ref") != f"refs/heads/{default}":
+        return Ignored("a push to a branch other than the default one changes no parent")
+    repo = _repo(payload)
+    return [
+        Job(
+            DEFAULT_PUSH,
+            repo,
+            _installation(payload),
+            f"{repo}!push",
+            base=_sha(_get(payload, "after"), "after"),
+        )
+    ]
+
+
+PLANNERS = {
+    "pull_request": _pull_request,
+    "check_suite": _check_suite,
+    "check_run": _check_run,
+    "merge_group": _merge_group,
+    "issue_comment": _issue_comment,
+    "workflow_run": _workflow_run,
+    "push": _push,
+}
+ACKNOWLEDGED = frozenset({"ping", "installation", "installation_repositories"})
+
+
+def plan(event: str, payload: Any) -> list[Job] | Ignored:
+    """The jobs of one delivery, or why none; :class:`PayloadError` for a payload GitHub never sends."""
+    if event in ACKNOWLEDGED:
+        return Ignored(f"{event}: nothing to judge")
+    planner = PLANNERS.get(event)
+    if planner is None:
+        return Ignored(f"event {event!r} is not one the bot handles")
+    if not isinstance(payload, dict):
+        raise PayloadError("the payload is not a JSON object")
+    return planner(payload)

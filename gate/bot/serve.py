@@ -1,0 +1,51 @@
+"""``oracle-gate serve``: start the pool, recover interrupted jobs, serve webhooks until SIGTERM/SIGINT.
+
+On a signal uvicorn stops accepting deliveries and finishes the ones in flight; then the pool
+stops, waiting up to ``grace`` seconds for running jobs and queueing the rest again.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import uvicorn
+
+from gate.bot import logs
+from gate.bot.auth import AppAuth
+from gate.bot.config import BotConfig
+from gate.bot.judging import Context, NoMaps, run_job
+from gate.bot.server import make_app
+from gate.bot.store import Store
+from gate.bot.workers import Pool
+
+SHUTDOWN_GRACE = 30.0
+_log = logging.getLogger("gate.bot")
+
+
+def serve(config: BotConfig, *, grace: float = SHUTDOWN_GRACE) -> int:
+    logs.configure()
+    store = Store(config.database)
+    recovered = store.recover()
+    auth = AppAuth(config.app_id, config.private_key, config.api_url, seconds_between_requests=config.pacing)
+    ctx = Context(config=config, auth=auth, store=store, maps=NoMaps(), pacing=config.pacing)
+    pool = Pool(store, lambda claimed: run_job(ctx, claimed), config.concurrency)
+    pool.start()
+    _log.info("serving", extra={"detail": f"{config!r}; {recovered} interrupted job(s) queued again"})
+    app = make_app(store, config.webhook_secret, config.max_body, pool.wake, pool.stats)
+    server = uvicorn.Server(
+        uvicorn.Config(
+            app,
+            host=config.host,
+            port=config.port,
+            log_config=None,
+            access_log=False,
+            timeout_graceful_shutdown=int(grace),
+        )
+    )
+    try:
+        server.run()
+    finally:
+        requeued = pool.stop(grace)
+        _log.info("stopped", extra={"detail": f"{requeued} running job(s) queued again"})
+        store.close()
+    return 0

@@ -1,0 +1,107 @@
+"""The webhook endpoint (Starlette on uvicorn): verify, record, queue, answer; never judge inline.
+
+``POST /webhook`` (also ``/``): the body is read with a cap (``Content-Length`` first, then while
+reading), its ``X-Hub-Signature-256`` checked before anything is parsed, then the delivery and its
+jobs are stored in one transaction and the workers woken. Answers: 401 unsigned or wrongly signed,
+413 too large, 400 a signed body that is not a payload GitHub sends, 202 accepted / ignored /
+already seen. ``GET /healthz``: 200 with the queue's counts while the database answers.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from gate.bot import events, signature
+from gate.bot.store import Store
+
+DELIVERY = re.compile(r"[A-Za-z0-9-]{1,100}")
+EVENT = re.compile(r"[a-z_]{1,64}")
+_log = logging.getLogger("gate.bot")
+
+
+class TooLarge(Exception):
+    pass
+
+
+async def read_capped(request: Request, limit: int) -> bytes:
+    """The body, or :class:`TooLarge` as soon as it is known to exceed ``limit`` bytes."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise TooLarge
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise TooLarge
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _answer(status: int, message: str, delivery: str | None, **extra: object) -> JSONResponse:
+    level = logging.INFO if status < 400 else logging.WARNING
+    _log.log(level, message, extra={"delivery": delivery, "status": status, **extra})
+    return JSONResponse({"message": message}, status_code=status)
+
+
+def make_app(
+    store: Store,
+    secret: bytes,
+    max_body: int,
+    wake: Callable[[], None],
+    pool_stats: Callable[[], dict[str, int]] = dict,
+) -> Starlette:
+    async def verified_body(request: Request) -> bytes | Response:
+        """The body when it is small enough and signed with the secret; else the refusal."""
+        delivery = request.headers.get("x-github-delivery") or None
+        try:
+            body = await read_capped(request, max_body)
+        except TooLarge:
+            return _answer(413, "payload too large", delivery)
+        if not signature.is_signed_by(secret, body, request.headers.get("x-hub-signature-256")):
+            return _answer(401, "missing or wrong X-Hub-Signature-256", delivery)
+        return body
+
+    async def webhook(request: Request) -> Response:
+        body = await verified_body(request)
+        if isinstance(body, Response):
+            return body
+        delivery = request.headers.get("x-github-delivery", "")
+        event = request.headers.get("x-github-event", "")
+        if not DELIVERY.fullmatch(delivery) or not EVENT.fullmatch(event):
+            return _answer(400, "missing or malformed X-GitHub-Delivery / X-GitHub-Event", None)
+        try:
+            planned = events.plan(event, json.loads(body))
+        except (ValueError, events.PayloadError) as exc:
+            return _answer(400, f"not a {event} payload: {exc}", delivery, event=event)
+        jobs = [] if isinstance(planned, events.Ignored) else planned
+        if not store.accept(delivery, event, jobs):
+            return _answer(202, "already received", delivery, event=event)
+        if isinstance(planned, events.Ignored):
+            return _answer(202, f"ignored: {planned.why}", delivery, event=event)
+        wake()
+        return _answer(202, f"queued {len(jobs)} job(s)", delivery, event=event)
+
+    async def healthz(request: Request) -> Response:
+        return JSONResponse({"status": "ok", "jobs": store.counts(), "pool": pool_stats()})
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+
+    return Starlette(
+        routes=[
+            Route("/webhook", webhook, methods=["POST"]),
+            Route("/", webhook, methods=["POST"]),
+            Route("/healthz", healthz, methods=["GET"]),
+        ],
+        lifespan=lifespan,
+    )

@@ -1,0 +1,94 @@
+"""The bounded worker pool: ``concurrency`` threads taking jobs from the store.
+
+A worker sleeps on a condition until :meth:`Pool.wake` (a delivery was queued) or a short poll
+interval passes. :meth:`Pool.stop` stops claiming, waits up to ``grace`` seconds for running jobs,
+and puts the ones still running back in the queue (the next start runs them again).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+from gate.bot.judging import Outcome, Transient
+from gate.bot.store import FAILED, ClaimedJob, Store
+
+POLL_SECONDS = 1.0
+_log = logging.getLogger("gate.bot")
+
+
+class Pool:
+    def __init__(self, store: Store, run: Callable[[ClaimedJob], Outcome], size: int) -> None:
+        self._store = store
+        self._run = run
+        self._size = size
+        self._wake = threading.Condition()
+        self._stopping = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._running: dict[int, ClaimedJob] = {}
+        self._guard = threading.Lock()
+        self.peak = 0  # the most jobs ever running at once (tests check the bound)
+
+    def start(self) -> None:
+        for i in range(self._size):
+            thread = threading.Thread(target=self._loop, name=f"oracle-gate-worker-{i}", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def wake(self) -> None:
+        with self._wake:
+            self._wake.notify_all()
+
+    def stats(self) -> dict[str, int]:
+        """What ``/healthz`` reports of the pool: its size, jobs running now, the most ever at once."""
+        with self._guard:
+            return {"workers": self._size, "running": len(self._running), "peak": self.peak}
+
+    def running(self) -> int:
+        with self._guard:
+            return len(self._running)
+
+    def stop(self, grace: float) -> int:
+        """Stop; jobs still running after ``grace`` seconds are requeued. Returns how many were."""
+        self._stopping.set()
+        self.wake()
+        for thread in self._threads:
+            thread.join(timeout=grace)
+        with self._guard:
+            left = list(self._running.values())
+        for claimed in left:
+            self._store.requeue(claimed.id, "interrupted by shutdown")
+        return len(left)
+
+    def _loop(self) -> None:
+        while not self._stopping.is_set():
+            claimed = self._store.claim()
+            if claimed is None:
+                with self._wake:
+                    self._wake.wait(POLL_SECONDS)
+                continue
+            with self._guard:
+                self._running[claimed.id] = claimed
+                self.peak = max(self.peak, len(self._running))
+            try:
+                self._finish(claimed)
+            finally:
+                with self._guard:
+                    self._running.pop(claimed.id, None)
+
+    def _finish(self, claimed: ClaimedJob) -> None:
+        job = claimed.job
+        where = {"job": claimed.id, "delivery": claimed.delivery, "repo": job.repo, "pr": job.pr}
+        try:
+            outcome = self._run(claimed)
+        except Transient as exc:
+            self._store.requeue(claimed.id, str(exc))
+            _log.warning("job will be retried", extra={**where, "detail": str(exc)})
+            return
+        except Exception as exc:  # noqa: BLE001 - a job's bug must not kill its worker; the job fails, visibly
+            _log.exception("job failed", extra=where)
+            self._store.finish(claimed.id, FAILED, f"{type(exc).__name__}: {exc}")
+            return
+        self._store.finish(claimed.id, outcome.state, outcome.detail)
+        _log.info("job %s", outcome.state, extra={**where, "state": outcome.state, "detail": outcome.detail})

@@ -1,0 +1,49 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.bot.harness import APP_ID, REPO, AppKey, Bot, BotFactory, Origin, make_app_key
+from tests.github_fake.fixtures import github_fake_factory_fixture, github_fake_fixture  # noqa: F401
+from tests.github_fake.server import FakeGitHub
+
+
+@pytest.fixture(scope="session")
+def app_key() -> AppKey:
+    return make_app_key()
+
+
+@pytest.fixture
+def origin(tmp_path: Path) -> Origin:
+    return Origin(tmp_path / "origin")
+
+
+@pytest.fixture
+def github(github_fake: FakeGitHub, app_key: AppKey) -> FakeGitHub:
+    """The fake GitHub knowing the App and the test repository."""
+    github_fake.add_app(APP_ID, app_key.public_pem, "oracle-gate")
+    github_fake.add_repo(REPO)
+    return github_fake
+
+
+@pytest.fixture
+def bot_factory(tmp_path: Path, github: FakeGitHub, app_key: AppKey, origin: Origin) -> Iterator[BotFactory]:
+    key_file = tmp_path / "app.pem"
+    key_file.write_text(app_key.private_pem)
+    started: list[Bot] = []
+
+    def start(concurrency: int = 4, state: Path | None = None) -> Bot:
+        bot = Bot(state or tmp_path / "state", github, key_file, origin, concurrency).start()
+        started.append(bot)
+        return bot
+
+    yield start
+    for bot in started:
+        bot.stop()
+
+
+@pytest.fixture
+def bot(bot_factory: BotFactory) -> Bot:
+    return bot_factory()

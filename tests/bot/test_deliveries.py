@@ -1,0 +1,71 @@
+"""What reaches the server and what it makes of it, before any judging: signatures, sizes, events,
+redeliveries. Each delivery goes over real HTTP to ``oracle-gate serve`` on loopback."""
+
+from __future__ import annotations
+
+import json
+
+import requests
+
+from gate.bot.signature import sign
+from tests.bot.harness import SECRET, Bot, Origin, pull_request_event
+from tests.github_fake.server import FakeGitHub
+from tests.support.webhooks import load
+
+
+def test_a_forged_signature_is_refused_and_nothing_is_done(
+    bot: Bot, github: FakeGitHub, origin: Origin
+) -> None:
+    head = origin.pull(1, "forged")
+    github.add_pull("octo/repo", 1, head_sha=head, base_sha=origin.main)
+    payload = pull_request_event("opened", 1, head, origin.main)
+    assert bot.deliver("pull_request", payload, secret=b"not-the-secret").status_code == 401
+    assert bot.deliver("pull_request", payload, signed=False).status_code == 401
+    body = json.dumps(payload).encode()
+    tampered = body.replace(b'"opened"', b'"reopened"')
+    answer = requests.post(
+        f"{bot.url}/webhook",
+        data=tampered,
+        headers={
+            "X-GitHub-Event": "pull_request",
+            "X-GitHub-Delivery": "d-1",
+            "X-Hub-Signature-256": sign(SECRET, body),
+        },
+        timeout=10,
+    )
+    assert answer.status_code == 401
+    assert bot.wait_idle()["jobs"] == {}
+    assert github.requests == []
+    assert github.check_runs("octo/repo") == []
+
+
+def test_an_oversized_body_is_refused_with_413(bot: Bot) -> None:
+    big = b"{" + b" " * (26 * 1024 * 1024) + b"}"
+    assert bot.deliver("pull_request", big).status_code == 413
+    assert bot.health()["jobs"] == {}
+
+
+def test_unknown_and_informational_events_are_acknowledged_and_ignored(bot: Bot, github: FakeGitHub) -> None:
+    for event, payload in [
+        ("ping", load("ping")),
+        ("installation", load("installation.created")),
+        ("star", {"action": "created"}),
+        ("pull_request", load("pull_request.labeled")),
+    ]:
+        answer = bot.deliver(event, payload)
+        assert answer.status_code == 202, (event, answer.text)
+        assert answer.json()["message"].startswith("ignored"), (event, answer.text)
+    assert bot.health()["jobs"] == {}
+    assert github.requests == []
+
+
+def test_a_signed_body_that_is_no_payload_answers_400(bot: Bot) -> None:
+    assert bot.deliver("pull_request", b"not json").status_code == 400
+    assert bot.deliver("pull_request", {"action": "opened", "pull_request": {}}).status_code == 400
+    assert bot.health()["jobs"] == {}
+
+
+def test_healthz_answers_with_the_pool(bot: Bot) -> None:
+    health = bot.health()
+    assert health["status"] == "ok"
+    assert health["pool"]["workers"] == 4

@@ -1,0 +1,148 @@
+"""The bot's pure edges: which jobs a payload asks for, the signature check, the config, the manifest.
+
+Each case is a way a pull request's author (or anyone who can reach the webhook URL) could try to
+make the bot act on something it should not."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gate.bot import events
+from gate.bot.config import BotConfig, from_environment
+from gate.bot.manifest import EVENTS, PERMISSIONS, app_manifest
+from gate.bot.signature import is_signed_by, sign
+from gate.errors import UsageError
+from tests.support.webhooks import load, on_pull_request
+
+SECRET = b"s3cret"
+
+
+def test_a_signature_matches_only_its_body_and_secret() -> None:
+    body = b'{"action": "opened"}'
+    assert is_signed_by(SECRET, body, sign(SECRET, body))
+    assert not is_signed_by(SECRET, body + b" ", sign(SECRET, body))
+    assert not is_signed_by(b"other", body, sign(SECRET, body))
+    assert not is_signed_by(SECRET, body, None)
+    assert not is_signed_by(SECRET, body, sign(SECRET, body).removeprefix("sha256="))
+    assert not is_signed_by(b"", body, sign(b"", body))  # no secret configured: nothing is signed
+
+
+def test_an_opened_pull_request_is_one_judge_job_keyed_by_the_pull_request() -> None:
+    payload = load("pull_request.opened")
+    (job,) = events.plan("pull_request", payload)  # type: ignore[misc]
+    assert job.kind == events.JUDGE
+    assert job.pr == payload["number"]
+    assert job.head == payload["pull_request"]["head"]["sha"]
+    assert job.key == f"{payload['repository']['full_name']}#{payload['number']}"
+    assert job.installation == payload["installation"]["id"]
+
+
+def test_a_label_or_a_title_edit_judges_nothing_but_a_base_change_does() -> None:
+    assert isinstance(events.plan("pull_request", load("pull_request.labeled")), events.Ignored)
+    edited = dict(load("pull_request.opened"), action="edited", changes={"title": {"from": "x"}})
+    assert isinstance(events.plan("pull_request", edited), events.Ignored)
+    rebased = dict(edited, changes={"base": {"ref": {"from": "dev"}, "sha": {"from": "0" * 40}}})
+    assert isinstance(events.plan("pull_request", rebased), list)
+
+
+def test_only_a_command_on_a_pull_request_is_a_job() -> None:
+    on_issue = load("issue_comment.created")
+    assert isinstance(events.plan("issue_comment", on_issue), events.Ignored)
+    chatter = on_pull_request(on_issue, "please /oracle-gate rerun this")
+    assert isinstance(events.plan("issue_comment", chatter), events.Ignored)
+    (rerun,) = events.plan("issue_comment", on_pull_request(on_issue, "/oracle-gate rerun", login="m"))  # type: ignore[misc]
+    assert (rerun.kind, rerun.commenter) == (events.JUDGE, "m")
+    (explain,) = events.plan("issue_comment", on_pull_request(on_issue, "/oracle-gate explain"))  # type: ignore[misc]
+    assert explain.kind == events.EXPLAIN
+
+
+def test_a_merge_group_is_judged_on_its_own_sha_against_its_base() -> None:
+    payload = load("merge_group.checks_requested")
+    (job,) = events.plan("merge_group", payload)  # type: ignore[misc]
+    assert (job.head, job.base, job.pr) == (
+        payload["merge_group"]["head_sha"],
+        payload["merge_group"]["base_sha"],
+        None,
+    )
+    forged = json.loads(json.dumps(payload))
+    forged["merge_group"]["head_ref"] = "refs/heads/main"
+    with pytest.raises(events.PayloadError):
+        events.plan("merge_group", forged)
+
+
+def test_a_push_to_another_branch_changes_no_parent() -> None:
+    payload = load("push")
+    default = payload["repository"]["default_branch"]
+    assert isinstance(events.plan("push", dict(payload, ref="refs/heads/not-" + default)), events.Ignored)
+    on_default = dict(payload, ref=f"refs/heads/{default}")
+    (job,) = events.plan("push", on_default)  # type: ignore[misc]
+    assert (job.kind, job.base) == (events.DEFAULT_PUSH, payload["after"])
+
+
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        lambda p: p["pull_request"]["head"].update(sha="HEAD"),
+        lambda p: p["pull_request"]["head"].update(sha="-" * 40),
+        lambda p: p.pop("installation"),
+        lambda p: p["pull_request"].update(number=True),
+        lambda p: p["repository"].update(full_name="../../etc"),
+        lambda p: p["repository"].update(full_name="../etc"),
+        lambda p: p["repository"].update(full_name="octo/.."),
+        lambda p: p["repository"].update(full_name="octo/re po"),
+    ],
+)
+def test_a_payload_github_never_sends_is_refused(mutate: object) -> None:
+    payload = load("pull_request.opened")
+    mutate(payload)  # type: ignore[operator]
+    with pytest.raises(events.PayloadError):
+        events.plan("pull_request", payload)
+
+
+def test_a_job_survives_its_json_round_trip() -> None:
+    job = events.Job(events.JUDGE, "o/r", 1, "o/r#2", pr=2, head="a" * 40, commenter="x", comment_id=9)
+    assert events.Job.from_json(job.to_json()) == job
+
+
+def test_the_config_keeps_its_secrets_out_of_repr(tmp_path: Path) -> None:
+    key = tmp_path / "key.pem"
+    key.write_text("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")
+    config = from_environment(
+        {
+            "ORACLE_GATE_APP_ID": "12",
+            "ORACLE_GATE_PRIVATE_KEY_FILE": str(key),
+            "ORACLE_GATE_WEBHOOK_SECRET": "hunter2",
+            "ORACLE_GATE_API_URL": "https://ghe.example/api/v3",
+        }
+    )
+    assert isinstance(config, BotConfig)
+    assert "hunter2" not in repr(config)
+    assert "AAAA" not in repr(config)
+    assert config.clone_url("o/r") == "https://ghe.example/o/r.git"
+
+
+@pytest.mark.parametrize(
+    ("env", "names"),
+    [
+        ({}, "ORACLE_GATE_APP_ID"),
+        ({"ORACLE_GATE_APP_ID": "1"}, "ORACLE_GATE_PRIVATE_KEY_FILE"),
+        ({"ORACLE_GATE_APP_ID": "1", "ORACLE_GATE_PRIVATE_KEY_FILE": "/nonexistent"}, "cannot read"),
+    ],
+)
+def test_a_missing_setting_is_one_line_naming_it(env: dict[str, str], names: str) -> None:
+    with pytest.raises(UsageError, match=names):
+        from_environment(env)
+
+
+def test_the_manifest_asks_for_the_permissions_and_events_the_bot_uses() -> None:
+    manifest = json.loads(app_manifest("https://bot.example/webhook"))
+    assert manifest["default_permissions"] == PERMISSIONS
+    assert manifest["default_permissions"]["checks"] == "write"
+    assert manifest["default_permissions"]["contents"] == "read"
+    assert set(manifest["default_events"]) == set(EVENTS) >= set(events.PLANNERS)
+    assert manifest["hook_attributes"]["url"] == "https://bot.example/webhook"
+    with pytest.raises(UsageError):
+        app_manifest("javascript:alert(1)")
