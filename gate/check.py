@@ -18,6 +18,7 @@ from gate.git import Git, diff_blob_pairs
 from gate.judge.changes import TEXT_KINDS, ChangeSet, build_changes, kind_of
 from gate.judge.freeze import Freeze, check_bindings, parse_freeze
 from gate.judge.lock import FixtureLock, parse_lock
+from gate.judge.observer_rules import inner_touched, lines_to_ask, parse_parent_files, with_rebinding
 from gate.judge.policy import POLICY_PATH, Policy, parse_policy
 from gate.judge.verdict import Evidence, Provenance, Verdict, evaluate
 from gate.maps.read import load_parent_coverage
@@ -123,15 +124,19 @@ def gather(git: Git, request: CheckRequest) -> Evidence:
     parent, head = git.commit(request.base), git.commit(request.head)
     oracle = read_oracle(git, parent, request.extra_protected)
     changes = read_changes(git, parent, head)
-    ignored = oracle.policy.ignored()
+    parents = parse_parent_files(changes)  # v2: the changed .py files' parent side, parsed once
+    changes = with_rebinding(changes, parents)
+    ignored, tests = oracle.policy.ignored(), oracle.policy.test_files()
     scored = {path: lines for path, lines in changes.touched().items() if path not in ignored}
+    test_inner = {c.path: inner_touched(c, parents.get(c.path)) for c in changes.files if c.path in tests}
     coverage = load_parent_coverage(
         git,
         parent=parent,
         coverage=request.coverage,
         coverage_sha=request.coverage_sha,
-        touched=scored,
+        touched=lines_to_ask(scored, parents, test_inner),
         allow_failing_parent=request.allow_failing_parent,
+        frozen=[e.nodeid for e in oracle.freeze.entries],
     )
     protocol = Provenance(
         policy_sha256=oracle.policy_sha256,
@@ -150,6 +155,7 @@ def gather(git: Git, request: CheckRequest) -> Evidence:
         locked_blobs=read_locked_blobs(git, head, oracle.lock),
         coverage=coverage,
         protocol=protocol,
+        parents=parents,
     )
 
 

@@ -89,6 +89,10 @@ class FileChange:
     binary: bool = False
     touched: frozenset[int] = frozenset()
     added: tuple[AddedLine, ...] = ()
+    #: v2, for inner touched lines: the removed lines' parent numbers, and each pure insertion's
+    #: anchors (k, k + 1) in parent coordinates (k may be 0, k + 1 past the end: not clipped here).
+    removed: frozenset[int] = frozenset()
+    insertions: tuple[tuple[int, int], ...] = ()
 
     @property
     def path(self) -> str:
@@ -169,15 +173,21 @@ def build_changes(
                 pairs.append(pair)
         plan.append((change, old, new, binary, indexes))
     diff_text = differ(pairs) if pairs else ""
-    per_pair = _parse_pairs(diff_text, pairs)
+    shapes: dict[int, tuple[set[int], list[tuple[int, int]]]] = {}
+    per_pair = _parse_pairs(diff_text, pairs, shapes)
     files = []
     for change, old, new, binary, indexes in plan:
         touched: set[int] = set()
         added: list[AddedLine] = []
+        removed: set[int] = set()
+        insertions: list[tuple[int, int]] = []
         for i in indexes:
             t, a = per_pair.get(i, (set(), []))
             touched |= t
             added += a
+            r, ins = shapes.get(i, (set(), []))
+            removed |= r
+            insertions += ins
         files.append(
             FileChange(
                 status=STATUS_NAMES.get(change.status, FileStatus.MODIFIED),
@@ -190,6 +200,8 @@ def build_changes(
                 binary=binary,
                 touched=frozenset(touched),
                 added=tuple(added),
+                removed=frozenset(removed),
+                insertions=tuple(insertions) if len(indexes) == 1 else (),
             )
         )
     files.sort(key=lambda f: (f.path, f.new_path or ""))
@@ -216,7 +228,9 @@ def _line_pairs(change: RawChange, old: bytes | None, new: bytes | None) -> list
 
 
 def _parse_pairs(
-    diff_text: str, pairs: Sequence[tuple[bytes, bytes]]
+    diff_text: str,
+    pairs: Sequence[tuple[bytes, bytes]],
+    shapes: dict[int, tuple[set[int], list[tuple[int, int]]]] | None = None,
 ) -> dict[int, tuple[set[int], list[AddedLine]]]:
     try:
         patch = PatchSet(diff_text)
@@ -227,7 +241,22 @@ def _parse_pairs(
         index = int(patched.source_file.rsplit("/", 1)[-1])
         parent_lines = line_count(pairs[index][0])
         result[index] = _touched_and_added(patched, parent_lines)
+        if shapes is not None:
+            shapes[index] = _hunk_shape(patched)
     return result
+
+
+def _hunk_shape(patched: PatchedFile) -> tuple[set[int], list[tuple[int, int]]]:
+    """One pair's removed parent lines and the anchors (k, k + 1) of each pure insertion: contract
+    v2's inner touched lines must tell an insertion's anchors from removed lines."""
+    removed: set[int] = set()
+    insertions: list[tuple[int, int]] = []
+    for hunk in patched:
+        lines = [line.source_line_no for line in hunk if line.is_removed and line.source_line_no is not None]
+        removed.update(lines)
+        if not lines and hunk.added:
+            insertions.append((hunk.source_start, hunk.source_start + 1))
+    return removed, insertions
 
 
 def _touched_and_added(patched: PatchedFile, parent_lines: int) -> tuple[set[int], list[AddedLine]]:

@@ -136,3 +136,12 @@ def check_bindings(freeze: Freeze, binding_problem: Callable[[str], str | None])
                 Problem(freeze.source, f"{entry.label()}: bound_sha {sha} {verdicts[key]}", prefixed=False)
             )
     return replace(freeze, problems=tuple(problems))
+
+
+def nodeid_matches(nodeid: str, test_id: str) -> bool:
+    """Whether a freeze entry's ``nodeid`` matches ``test_id``: exactly, or as a prefix that ends at a
+    ``::`` or ``[`` boundary of ``test_id`` (the rule :meth:`Freeze.frozen_by` applies)."""
+    if not test_id.startswith(nodeid):
+        return False
+    rest = test_id[len(nodeid) :]
+    return rest == "" or rest.startswith(("::", "["))

@@ -22,6 +22,8 @@ class ParentCoverage:
     observers: Observers = field(default_factory=dict)
     digest: str | None = None
     problems: tuple[Problem, ...] = ()
+    #: v2: the freeze entries (as written) that match no test id the map knows ran; None: not checked.
+    unseen_frozen: frozenset[str] | None = None
 
     @property
     def usable(self) -> bool:

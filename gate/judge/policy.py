@@ -31,6 +31,7 @@ class Policy:
     tests: tuple[str, ...] = DEFAULT_TESTS
     forbid_skip_markers: bool = True
     protect_runner_config: bool = True
+    edited_observers: str = "unscored"  # v2: or "live", to let a test the change edits still count
     extra_protected: tuple[str, ...] = ()
     problems: tuple[Problem, ...] = field(default=())
 
@@ -58,6 +59,11 @@ class Policy:
     def test_files(self) -> GlobSet:
         return GlobSet(self.tests)
 
+    @property
+    def edited_tests_count(self) -> bool:
+        """Whether a live test the change edits still counts as a live observer (v2)."""
+        return self.edited_observers == "live"
+
 
 def _literal_globs(paths: Iterable[str]) -> list[str]:
     """Lock paths are literal paths: escape glob characters in them."""
@@ -67,6 +73,7 @@ def _literal_globs(paths: Iterable[str]) -> list[str]:
 _LISTS = {"protected": DEFAULT_PROTECTED, "ignore": (), "tests": DEFAULT_TESTS}
 _PATHS = {"freeze": "freeze.json", "fixture_lock": "fixture_lock.json"}
 _FLAGS = {"forbid_skip_markers": True, "protect_runner_config": True}
+_CHOICES = {"edited_observers": ("unscored", "live")}  # v2; a bad value keeps the first (the safe one)
 
 
 def parse_policy(data: bytes | None, source: str = POLICY_PATH) -> Policy:
@@ -93,6 +100,9 @@ def _apply_key(key: str, value: object, values: dict[str, Any]) -> str | None:
     if key in _PATHS:
         ok = isinstance(value, str) and _is_repo_path(value)
         problem = f"'{key}' must be a repo-relative path, got {_describe(value)}"
+    elif key in _CHOICES:
+        ok = value in _CHOICES[key]
+        problem = f"'{key}' must be one of {', '.join(map(repr, _CHOICES[key]))}, got {_describe(value)}"
     elif key in _FLAGS:
         ok = isinstance(value, bool)
         problem = f"'{key}' must be true or false, got {_describe(value)}"

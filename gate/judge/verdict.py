@@ -18,8 +18,16 @@ from gate.judge.changes import ChangeSet, FileChange, FileStatus, Kind
 from gate.judge.freeze import Freeze
 from gate.judge.globs import GlobSet
 from gate.judge.lock import FixtureLock, lock_breaks
+from gate.judge.observer_rules import (
+    ParsedFiles,
+    TouchedObservers,
+    edited_tests,
+    observers_of_touched,
+    parse_parent_files,
+)
 from gate.judge.observers import ParentCoverage
 from gate.judge.policy import Policy
+from gate.judge.problems import Problem
 from gate.judge.runner_config import runner_config_changes
 from gate.judge.skip_markers import added_skip_markers
 
@@ -42,8 +50,7 @@ class ReasonCode(StrEnum):
     ORACLE_INCOMPLETE = "oracle_incomplete"
     NO_ADDED_LINES = "no_added_lines"
     FREEZE_OVERLAP = "freeze_overlap"
-    # Contract v2 (unscored); not decided by this gate, so not in REASONS, but a stored verdict may carry it.
-    OBSERVER_EDITED = "observer_edited"
+    OBSERVER_EDITED = "observer_edited"  # contract v2
     LIVE_SURFACE_COVERS_DIFF = "live_surface_covers_diff"
 
 
@@ -63,6 +70,7 @@ REASONS = {
     ReasonCode.ORACLE_INCOMPLETE: Outcome.UNSCORED,
     ReasonCode.NO_ADDED_LINES: Outcome.UNSCORED,
     ReasonCode.FREEZE_OVERLAP: Outcome.UNSCORED,
+    ReasonCode.OBSERVER_EDITED: Outcome.UNSCORED,
     ReasonCode.LIVE_SURFACE_COVERS_DIFF: Outcome.PASS_CLEAN,
 }
 
@@ -101,6 +109,13 @@ class Verdict:
     protocol: Provenance
     # Not part of the JSON contract: the frozen tests behind each overlap line.
     overlap_observers: dict[str, dict[int, list[str]]] = field(default_factory=dict)
+    # v2: touched lines of non-test files observed only by tests this change edits (in the JSON).
+    edited_only: dict[str, list[int]] = field(default_factory=dict)
+    # Not in the JSON: the edited tests behind each edited_only line, and how each test was edited.
+    edited_observers: dict[str, dict[int, list[str]]] = field(default_factory=dict)
+    edited_tests: dict[str, str] = field(default_factory=dict)
+    # Not in the JSON: overlap lines no test runs, whose observers are those of the function around them.
+    inherited: dict[str, list[int]] = field(default_factory=dict)
 
     @property
     def codes(self) -> list[ReasonCode]:
@@ -131,11 +146,26 @@ class Evidence:
     locked_blobs: Mapping[str, bytes | None]
     coverage: ParentCoverage
     protocol: Provenance
+    #: v2: the parsed parent side of the changed ``.py`` files (None: parse them from the change set).
+    parents: ParsedFiles | None = None
+
+
+@dataclass(frozen=True)
+class Surfaces:
+    """The v2 surfaces over the touched lines: ``overlap`` and ``edited_only``, with their observers."""
+
+    overlap: dict[str, list[int]] = field(default_factory=dict)
+    overlap_observers: dict[str, dict[int, list[str]]] = field(default_factory=dict)
+    edited_only: dict[str, list[int]] = field(default_factory=dict)
+    edited_observers: dict[str, dict[int, list[str]]] = field(default_factory=dict)
+    edited_tests: dict[str, str] = field(default_factory=dict)
+    inherited: dict[str, list[int]] = field(default_factory=dict)
 
 
 def evaluate(ev: Evidence) -> Verdict:
     protected = ev.policy.protected_globs(ev.lock.named_paths)
-    overlap, observers = compute_overlap(ev.changes, ev.policy.ignored(), ev.coverage, ev.freeze)
+    surfaces = compute_surfaces(ev)
+    overlap = surfaces.overlap
     reasons = [
         *oracle_edit_forbidden(ev.changes, protected),
         *fixture_lock_broken(ev.lock, ev.locked_blobs),
@@ -144,6 +174,7 @@ def evaluate(ev: Evidence) -> Verdict:
         *oracle_incomplete(ev.policy, ev.freeze, ev.lock, ev.coverage),
         *no_added_lines(ev.changes, ev.policy),
         *freeze_overlap(overlap, ev.coverage),
+        *observer_edited(surfaces, ev.coverage),
     ]
     if not reasons:
         reasons.append(live_surface_covers_diff(ev.changes))
@@ -159,7 +190,11 @@ def evaluate(ev: Evidence) -> Verdict:
         parent=ev.changes.parent,
         head=ev.changes.head,
         protocol=ev.protocol,
-        overlap_observers=observers,
+        overlap_observers=surfaces.overlap_observers,
+        edited_only=surfaces.edited_only,
+        edited_observers=surfaces.edited_observers,
+        edited_tests=surfaces.edited_tests,
+        inherited=surfaces.inherited,
     )
 
 
@@ -260,6 +295,7 @@ def oracle_incomplete(
     policy: Policy, freeze: Freeze, lock: FixtureLock, coverage: ParentCoverage
 ) -> list[Reason]:
     problems = [*policy.problems, *freeze.problems, *lock.problems, *coverage.problems]
+    problems += freeze_visibility_problems(freeze, coverage)
     return [Reason(ReasonCode.ORACLE_INCOMPLETE, str(p), path=p.source) for p in problems]
 
 
@@ -283,6 +319,41 @@ def freeze_overlap(overlap: Mapping[str, list[int]], coverage: ParentCoverage) -
     ]
 
 
+def freeze_visibility_problems(freeze: Freeze, coverage: ParentCoverage) -> list[Problem]:
+    """v2: every freeze entry must match a test id the map knows ran (checked with a usable map only)."""
+    if not coverage.usable or coverage.unseen_frozen is None:
+        return []
+    return [
+        Problem(
+            freeze.source,
+            f"{entry.label()} matches no test the coverage map saw run: the map was built without "
+            "the frozen test, or the entry names nothing, so its overlap cannot be seen",
+        )
+        for entry in freeze.entries
+        if entry.nodeid in coverage.unseen_frozen
+    ]
+
+
+def observer_edited(surfaces: Surfaces, coverage: ParentCoverage) -> list[Reason]:
+    """v2: touched lines whose only observers are live tests this change edits."""
+    if not coverage.usable:
+        return []
+    reasons = []
+    for path, lines in surfaces.edited_only.items():
+        tests = sorted({t for line in lines for t in surfaces.edited_observers[path][line]})
+        named = ", ".join(tests[:5]) + (f" and {len(tests) - 5} more" if len(tests) > 5 else "")
+        reasons.append(
+            Reason(
+                ReasonCode.OBSERVER_EDITED,
+                f"{path}: {len(lines)} touched line(s) observed only by tests this change edits "
+                f"({named}): {ranges_text(lines)}",
+                path=path,
+                line=lines[0],
+            )
+        )
+    return reasons
+
+
 def live_surface_covers_diff(changes: ChangeSet) -> Reason:
     touched = changes.touched()
     return Reason(
@@ -290,6 +361,41 @@ def live_surface_covers_diff(changes: ChangeSet) -> Reason:
         f"{line_count(touched)} touched parent line(s) in {len(touched)} file(s); "
         "none is observed by frozen tests alone",
     )
+
+
+def compute_surfaces(ev: Evidence) -> Surfaces:
+    """``overlap`` and ``edited_only`` over the scored touched lines, with v2's observers: a line no
+    test observes in a parsed ``.py`` file takes its function's observers, and an edited live test
+    is neither live nor frozen (unless the policy says ``edited_observers = "live"``)."""
+    if not ev.coverage.usable:
+        return Surfaces()
+    parents = ev.parents if ev.parents is not None else parse_parent_files(ev.changes)
+    ignored, tests = ev.policy.ignored(), ev.policy.test_files()
+    scored = {path: lines for path, lines in ev.changes.touched().items() if path not in ignored}
+    seen = observers_of_touched(scored, ev.coverage.observers, parents)
+    candidates = {t for lines in seen.by_line.values() for ts in lines.values() for t in ts}
+    live_candidates = {t for t in candidates if not ev.freeze.is_frozen(t)}
+    edited: dict[str, str] = {}
+    if not ev.policy.edited_tests_count:
+        edited = edited_tests(sorted(live_candidates), ev.changes, parents, ev.coverage.observers, tests)
+    return _surfaces(seen, ev.freeze, edited, tests)
+
+
+def _surfaces(seen: TouchedObservers, freeze: Freeze, edited: Mapping[str, str], tests: GlobSet) -> Surfaces:
+    out = Surfaces(edited_tests={t: edited[t] for t in sorted(edited)})
+    for path, by_line in seen.by_line.items():
+        for line in sorted(by_line):
+            observers = by_line[line]
+            counting = [t for t in observers if t not in edited]
+            if counting and all(freeze.is_frozen(t) for t in counting):
+                out.overlap.setdefault(path, []).append(line)
+                out.overlap_observers.setdefault(path, {})[line] = sorted(counting)
+                if line in seen.inherited.get(path, ()):
+                    out.inherited.setdefault(path, []).append(line)
+            elif not counting and path not in tests:
+                out.edited_only.setdefault(path, []).append(line)
+                out.edited_observers.setdefault(path, {})[line] = sorted(observers)
+    return out
 
 
 def compute_overlap(

@@ -30,6 +30,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import coverage
 from coverage import CoverageData
@@ -105,7 +106,9 @@ def build_map(
             tests=outcome.tests,
             exit_status=run.exit_status,
             shard=shard,
+            tests_ran=tests_ran(run.finish),
             extra={
+                **frozen_seen(run.finish),
                 "created": now(),
                 "gate_version": __version__,
                 "seconds": round(seconds, 3),
@@ -132,6 +135,19 @@ def build_map(
         warnings=_outside_warning(outside),
         output_tail="" if outcome.passed else run.tail,
     )
+
+
+def tests_ran(finish: dict[str, Any]) -> tuple[str, ...] | None:
+    """v2: every test id the run executed (also those that measured no line), from the plugin's
+    report; None when the report did not say (a run that never finished)."""
+    ran = finish.get("ran")
+    return tuple(sorted(str(t) for t in ran)) if isinstance(ran, list) else None
+
+
+def frozen_seen(finish: dict[str, Any]) -> dict[str, Any]:
+    """v2: which frozen tests ran for the map and which were deselected (by ``-k``, ``-m``, ...)."""
+    ran, deselected = finish.get("frozen", []), finish.get("frozen_deselected", [])
+    return {"frozen": {"ran": sorted(map(str, ran)), "deselected": sorted(map(str, deselected))}}
 
 
 @dataclass(frozen=True)

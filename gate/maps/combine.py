@@ -68,6 +68,7 @@ def combine_maps(inputs: Sequence[Path], out: Path) -> MapResult:
             tests=sum(t for t in tests if t is not None) if None not in tests else None,
             exit_status=None,
             shard=None,
+            tests_ran=combined_tests_ran(manifests),
             extra={
                 "created": now(),
                 "gate_version": __version__,
@@ -134,3 +135,10 @@ def _check_shard_sets(manifests: Sequence[Manifest]) -> None:
     if missing:
         listed = ", ".join(f"{i}/{total}" for i in missing)
         raise MapError(f"shard(s) {listed} missing: a map without them would silently drop their tests")
+
+
+def combined_tests_ran(manifests: Sequence[Manifest]) -> tuple[str, ...] | None:
+    """v2: the union of the shards' test ids that ran; None when a shard did not record them."""
+    if any(m.tests_ran is None for m in manifests):
+        return None
+    return tuple(sorted({t for m in manifests for t in m.tests_ran or ()}))

@@ -146,6 +146,7 @@ class OracleGate:
         if settings.freeze_path is not None:
             self.freeze = load_freeze(settings.freeze_path, settings.freeze_source)
         self.frozen: list[Frozen] = []  # deselected, or run for the map
+        self.frozen_deselected: list[str] = []  # v2: frozen tests another filter (-k, -m) deselected
         self.policy_errors: list[str] = []
         self.selected = 0
         self.shard_deselected = 0
@@ -242,6 +243,12 @@ class OracleGate:
                 "contexts per test; set COVERAGE_CORE=ctrace"
             )
 
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        """v2: note frozen tests deselected by anything (``-k``, ``-m``, a plugin), so the map's
+        manifest can say the frozen test did not run."""
+        if self.freeze is not None:
+            self.frozen_deselected += [i.nodeid for i in items if self.freeze.frozen_by(i.nodeid)]
+
     # -- running ------------------------------------------------------------------------------------------
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -279,6 +286,8 @@ class OracleGate:
                 "exit_status": int(exitstatus),
                 "tests": self.selected,
                 "frozen": [f.nodeid for f in self.frozen],
+                "frozen_deselected": self.frozen_deselected if self.settings.map_mode else [],
+                "ran": sorted(self.finished),
                 "failed": self.failed,
                 "shard": list(self.settings.shard) if self.settings.shard else None,
                 "coverage_version": _coverage_version(),

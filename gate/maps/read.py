@@ -30,12 +30,14 @@ from coverage.exceptions import CoverageException
 
 from gate.errors import InputError, UnknownRevision
 from gate.git import Git
+from gate.judge.freeze import nodeid_matches
 from gate.judge.observers import MapReader, ParentCoverage, touched_observers
 from gate.judge.problems import Problem
 
 MANIFEST_KIND = "oracle-gate-map"
 MANIFEST_SCHEMA = 1
 MANIFEST_SUFFIX = ".manifest.json"
+TESTS_RAN_KEY = "tests_ran"  # v2: the test ids the run executed, for the freeze visibility rule
 SQLITE_MAGIC = b"SQLite format 3\0"
 
 
@@ -63,6 +65,8 @@ class Manifest:
     tests: int | None = None
     exit_status: int | None = None
     shard: tuple[int, int] | None = None  # (index, total), 1-based: one part of a sharded run
+    #: v2: every test id that ran (also those that measured no line); None when the map did not say.
+    tests_ran: tuple[str, ...] | None = None
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     def to_document(self) -> dict[str, Any]:
@@ -80,6 +84,8 @@ class Manifest:
             "exit_status": self.exit_status,
             "shard": {"index": self.shard[0], "total": self.shard[1]} if self.shard else None,
         }
+        if self.tests_ran is not None:
+            doc[TESTS_RAN_KEY] = list(self.tests_ran)
         doc.update({k: v for k, v in self.extra.items() if k not in doc})
         return doc
 
@@ -109,6 +115,26 @@ class CoverageDataMap:
                 "SELECT 1 FROM context WHERE context != '' AND context NOT LIKE '|%' LIMIT 1"
             ).fetchone()
         return row is not None
+
+    def ran_test_matching(self, nodeid: str) -> bool:
+        """Whether a context with measured lines (or arcs) is a test id ``nodeid`` matches.
+
+        Asks SQLite for the contexts in the prefix range of ``nodeid`` only, so a freeze of a few
+        entries costs a few index lookups however many tests the map holds.
+        """
+        uri = f"{self.path.resolve().as_uri()}?mode=ro"
+        with closing(sqlite3.connect(uri, uri=True)) as con:
+            has_arcs = con.execute("SELECT 1 FROM sqlite_master WHERE name = 'arc'").fetchone()
+            measured = "EXISTS (SELECT 1 FROM line_bits WHERE context_id = c.id)"
+            if has_arcs:
+                measured += " OR EXISTS (SELECT 1 FROM arc WHERE context_id = c.id)"
+            rows = con.execute(
+                f"SELECT c.context FROM context c WHERE c.context >= ? AND c.context < ? AND ({measured})",  # noqa: S608 -- fixed text
+                (nodeid, nodeid + "\U0010ffff"),
+            )
+            return any(
+                isinstance(ctx, str) and nodeid_matches(nodeid, test_id_of_context(ctx)) for (ctx,) in rows
+            )
 
     def tests_by_line(self, measured: str) -> dict[int, set[str]]:
         result: dict[int, set[str]] = {}
@@ -145,6 +171,11 @@ class JsonMap:
                     for n in lines:
                         per_line.setdefault(n, set()).add(nodeid)
         self._has_tests = any(nodeid for nodeid in doc)
+        self._measuring = frozenset(nodeid for nodeid, files in doc.items() if nodeid and any(files.values()))
+
+    def ran_test_matching(self, nodeid: str) -> bool:
+        """Whether a test id with at least one measured line is one ``nodeid`` matches."""
+        return any(nodeid_matches(nodeid, test) for test in self._measuring)
 
     def measured_files(self) -> Iterable[str]:
         return self._by_file.keys()
@@ -214,7 +245,8 @@ def read_manifest(path: Path) -> Manifest:
         tests=_optional_int(path, doc, "tests"),
         exit_status=_optional_int(path, doc, "exit_status"),
         shard=_shard(path, doc.get("shard")),
-        extra={k: v for k, v in doc.items() if k not in typed},
+        tests_ran=_tests_ran(path, doc.get(TESTS_RAN_KEY)),
+        extra={k: v for k, v in doc.items() if k not in typed and k != TESTS_RAN_KEY},
     )
 
 
@@ -225,6 +257,29 @@ def _optional_int(path: Path, doc: Mapping[str, Any], key: str) -> int | None:
     if not isinstance(value, int) or isinstance(value, bool):
         raise InputError(str(path), f"map manifest: {key!r} must be an integer or null, got {value!r}")
     return value
+
+
+def _tests_ran(path: Path, value: object) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise InputError(str(path), f"map manifest: {TESTS_RAN_KEY!r} must be a list of test ids or null")
+
+
+def unseen_frozen(frozen: Iterable[str], reader: MapReader, manifest: Manifest | None) -> frozenset[str]:
+    """v2: the freeze entries that match no test id the map knows ran (a context with measured
+    lines, or a test id the manifest lists as run)."""
+    listed = manifest.tests_ran if manifest is not None and manifest.tests_ran is not None else ()
+    unseen = set()
+    for nodeid in dict.fromkeys(frozen):
+        if any(nodeid_matches(nodeid, t) for t in listed):
+            continue
+        ran = getattr(reader, "ran_test_matching", None)
+        if ran is not None and ran(nodeid):
+            continue
+        unseen.add(nodeid)
+    return frozenset(unseen)
 
 
 def _shard(path: Path, value: object) -> tuple[int, int] | None:
@@ -329,6 +384,7 @@ def load_parent_coverage(
     coverage_sha: str | None,
     touched: Mapping[str, Iterable[int]],
     allow_failing_parent: bool = False,
+    frozen: Iterable[str] = (),
 ) -> ParentCoverage:
     """The edge: locate, bind and read the map; every problem becomes a reported problem."""
     if coverage is None:
@@ -351,10 +407,11 @@ def load_parent_coverage(
         return ParentCoverage(digest=digest, problems=tuple(problems))
     try:
         observers = touched_observers(reader, touched, lambda paths: git.existing_files(parent, paths))
+        unseen = unseen_frozen(frozen, reader, manifest)
     except (CoverageException, sqlite3.Error) as exc:
         problem = Problem(str(data_path), f"cannot read coverage rows ({exc})")
         return ParentCoverage(digest=digest, problems=(problem,))
-    return ParentCoverage(observers=observers, digest=digest)
+    return ParentCoverage(observers=observers, digest=digest, unseen_frozen=unseen)
 
 
 def _resolve_claim(git: Git, coverage_sha: str | None, source: str) -> str | None:

@@ -15,6 +15,7 @@ from gate.maps.read import SQLITE_MAGIC
 from tests.support.factories import (
     TEST_FILE,
     Project,
+    other_frozen_runs,
     sha256_hex,
     write_json_map,
     write_manifest,
@@ -70,7 +71,8 @@ def test_json_map_paths_that_name_no_file_are_dropped(
     """Measured paths naming no parent file observe nothing."""
     head, line = edit_line
     cov = write_json_map(
-        tmp_path / "map.json", {FROZEN: {"/ci/elsewhere/other.py": [line], "/ci/mod.py": [line]}}
+        tmp_path / "map.json",
+        {FROZEN: {"/ci/elsewhere/other.py": [line], "/ci/mod.py": [line]}, **other_frozen_runs()},
     )
     assert project.check(head, coverage=cov).verdict == "pass_clean"
 

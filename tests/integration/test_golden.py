@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from gate.report import format_verdict
-from tests.support.factories import TEST_FILE, Project, write_json_map
+from tests.support.factories import TEST_FILE, Project, other_frozen_runs, write_json_map
 from tests.support.golden import assert_matches_golden
 from tests.support.repo import Repo
 
@@ -42,6 +42,7 @@ def verdict_text(project: Project, tmp_path: Path, fmt: str) -> str:
     map_doc = {
         f"{TEST_FILE}::test_frozen": {MOD: [project.line("z = x - 1"), project.line("return z * 3")]},
         f"{TEST_FILE}::test_live": {MOD: [project.line("y = x + 1")]},
+        **other_frozen_runs(),
     }
     cov = write_json_map(tmp_path / "map.json", map_doc)
     return format_verdict(project.check(project.head(head), coverage=cov), fmt)

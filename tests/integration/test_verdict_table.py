@@ -87,12 +87,17 @@ def test_import_time_lines_belong_to_the_importing_test(project: Project) -> Non
     assert v.overlap == {LAZY: [line_of(project.repo.read(LAZY), "CONSTANT = 2 - 1")]}
 
 
-def test_lines_run_only_at_import_observe_nothing(project: Project) -> None:
-    """A def line run only at collection (context "") is observed by no test: no overlap."""
+def test_def_line_run_only_at_import_takes_its_functions_observers(project: Project) -> None:
+    """v2: a def line run only at collection (context "") has no observer of its own; it takes the
+    observers of its function, here the frozen test alone: freeze_overlap, shown as inherited."""
     head = project.head(project.replace(MOD, "def frozen_only(x):", "def frozen_only(x, unused=None):"))
     v = project.check(head)
-    assert v.touched == {MOD: [project.line("def frozen_only")]}
-    assert v.verdict == "pass_clean"
+    line = project.line("def frozen_only")
+    assert v.touched == {MOD: [line]}
+    assert (v.verdict, codes(v)) == ("unscored", ["freeze_overlap"])
+    assert v.overlap == {MOD: [line]}
+    assert v.inherited == {MOD: [line]}
+    assert v.overlap_observers == {MOD: {line: [f"{TEST_FILE}::test_frozen"]}}
 
 
 def test_unobserved_line_does_not_block(project: Project) -> None:

@@ -255,6 +255,16 @@ BASE_FILES = {
 }
 
 
+def other_frozen_runs() -> dict[str, dict[str, list[int]]]:
+    """JSON-map entries for the frozen tests besides ``test_frozen``, each on its own line, so a hand-
+    written map shows every freeze entry ran (contract v2's visibility rule)."""
+    return {
+        f"{TEST_FILE}::test_param[1]": {"src/pkg/mod.py": [line_of(MOD_PY, "return n + 100")]},
+        f"{TEST_FILE}::TestGroup::test_in_class": {"src/pkg/mod.py": [line_of(MOD_PY, 'return "class"')]},
+        f"{TEST_FILE}::test_lazy_import": {"src/pkg/lazy.py": [line_of(LAZY_PY, "CONSTANT = 1")]},
+    }
+
+
 def line_of(text: str, snippet: str) -> int:
     """The 1-based number of the only line of ``text`` that contains ``snippet``."""
     found = [i for i, line in enumerate(text.splitlines(), 1) if snippet in line]

@@ -12,7 +12,17 @@ from gate.exit_status import ExitStatus
 from gate.judge.verdict import Outcome, Provenance, Reason, ReasonCode, Verdict
 from gate.report import from_json, to_json, to_text
 
-CONTRACT_KEYS = ["verdict", "reasons", "overlap", "touched", "overlap_ratio", "parent", "head", "protocol"]
+CONTRACT_KEYS = [
+    "verdict",
+    "reasons",
+    "overlap",
+    "touched",
+    "edited_only",
+    "overlap_ratio",
+    "parent",
+    "head",
+    "protocol",
+]
 PROTOCOL_KEYS = {"policy_sha256", "freeze_sha256", "lock_sha256", "coverage_sha256", "gate_version"}
 
 
@@ -60,6 +70,30 @@ def test_json_round_trips() -> None:
     """A verdict written as JSON and read back renders the same JSON."""
     doc = to_json(verdict())
     assert to_json(from_json(json.loads(json.dumps(doc)))) == doc
+
+
+def test_json_edited_only_is_sorted_and_round_trips() -> None:
+    """v2: ``edited_only`` maps paths to sorted lines, drops empty files, and reads back."""
+    v = verdict(
+        reasons=(Reason(ReasonCode.OBSERVER_EDITED, "src/r.py: 2 touched line(s)", "src/r.py", 40),),
+        edited_only={"src/r.py": [41, 40], "empty.py": []},
+    )
+    doc = to_json(v)
+    assert doc["edited_only"] == {"src/r.py": [40, 41]}
+    assert doc["reasons"][0] == {
+        "code": "observer_edited",
+        "detail": "src/r.py: 2 touched line(s)",
+        "path": "src/r.py",
+        "line": 40,
+    }
+    back = from_json(json.loads(json.dumps(doc)))
+    assert back.edited_only == {"src/r.py": [40, 41]}
+    assert to_json(back) == doc
+
+
+def test_a_stored_edited_only_of_the_wrong_shape_is_refused() -> None:
+    with pytest.raises(StoredVerdictError, match="'edited_only' must map each path"):
+        from_json({"verdict": "unscored", "edited_only": {"a.py": ["1"]}})
 
 
 def test_reading_json_gives_the_closed_vocabularies() -> None:
