@@ -30,6 +30,7 @@ from gate.judge.verdict import (
     Reason,
     ReasonCode,
     Verdict,
+    line_count,
     line_ranges,
     range_text,
     ranges_text,
@@ -202,6 +203,9 @@ def to_text(v: Verdict) -> str:
         lines += [
             f"    {path}: {ranges_text(numbers)}" for path, numbers in sorted(v.overlap.items()) if numbers
         ]
+    if v.edited_only:
+        lines.append(f"  observed only by tests this change edits: {line_count(v.edited_only)} line(s)")
+        lines += [f"    {path}: {ranges_text(numbers)}" for path, numbers in sorted(v.edited_only.items())]
     return "\n".join(lines) + "\n"
 
 
@@ -274,8 +278,36 @@ def frozen_observers(v: Verdict) -> dict[str, list[str]]:
     }
 
 
+def inherited_ranges(v: Verdict) -> dict[str, list[tuple[int, int]]]:
+    """v2: overlap lines no test runs, whose observers are those of the function around them."""
+    return {path: line_ranges(lines) for path, lines in sorted(v.inherited.items()) if lines}
+
+
+def edited_ranges(v: Verdict) -> dict[str, list[tuple[int, int]]]:
+    return {path: line_ranges(lines) for path, lines in sorted(v.edited_only.items()) if lines}
+
+
+def edited_by_file(v: Verdict) -> dict[str, list[str]]:
+    """Per edited_only file, the edited tests that were the only observers of its lines."""
+    return {
+        path: sorted({t for tests in lines.values() for t in tests})
+        for path, lines in sorted(v.edited_observers.items())
+    }
+
+
+def edited_only_tests(v: Verdict) -> dict[str, str]:
+    """The edited tests that are the only observers of some touched line, each with how it was edited."""
+    only = {t for tests in edited_by_file(v).values() for t in tests}
+    return {t: how for t, how in sorted(v.edited_tests.items()) if t in only}
+
+
 def template_context(v: Verdict) -> dict[str, Any]:
     return {
+        "inherited_ranges": inherited_ranges(v),
+        "edited_ranges": edited_ranges(v),
+        "edited_by_file": edited_by_file(v),
+        "edited_only_tests": edited_only_tests(v),
+        "edited_count": line_count(v.edited_only),
         "frozen_observers": frozen_observers(v),
         "v": v,
         "icon": ICONS[v.verdict],
@@ -355,7 +387,12 @@ def check_annotations(v: Verdict) -> list[Annotation]:
     message says so: GitHub draws annotations on the head, where the same
     numbers may now point at other lines.
     """
-    return [*_failure_annotations(v), *_incomplete_annotations(v), *_overlap_annotations(v)]
+    return [
+        *_failure_annotations(v),
+        *_incomplete_annotations(v),
+        *_overlap_annotations(v),
+        *_edited_annotations(v),
+    ]
 
 
 def _failure_annotations(v: Verdict) -> list[Annotation]:
@@ -406,24 +443,74 @@ def _overlap_annotations(v: Verdict) -> list[Annotation]:
             tests = sorted({t for n in range(a, b + 1) for t in by_line.get(n, [])})
             out.append(
                 Annotation(
-                    path, a, b, AnnotationLevel.WARNING, OVERLAP_TITLE, _overlap_message(v, a, b, tests)
+                    path, a, b, AnnotationLevel.WARNING, OVERLAP_TITLE, _overlap_message(v, a, b, tests, path)
                 )
             )
     return out
 
 
-def _overlap_message(v: Verdict, a: int, b: int, tests: list[str]) -> str:
+def _overlap_message(v: Verdict, a: int, b: int, tests: list[str], path: str = "") -> str:
     lines, are = ("line", "is") if a == b else ("lines", "are")
     text = (
         f"Parent {lines} {range_text(a, b)} (numbered in the parent commit {v.parent[:12]}, "
         f"not in the head) {are} touched by this change and observed only by frozen tests: "
         "no live test checks them, so a green run proves nothing here."
     )
+    inherited = set(v.inherited.get(path, ()))
+    if inherited and inherited & set(range(a, b + 1)):
+        text += " No test runs this line; the function around it is observed only by frozen tests."
     if tests:
         named = ", ".join(tests[:_OBSERVERS_NAMED])
         more = f" and {len(tests) - _OBSERVERS_NAMED} more" if len(tests) > _OBSERVERS_NAMED else ""
         text += f" Frozen tests observing them: {named}{more}."
     return _cap_bytes(text, MAX_ANNOTATION_MESSAGE)
+
+
+EDITED_TITLE = "Observed only by tests this change edits (observer_edited)"
+EDITED_TEST_TITLE = "Test edited by this change (observer_edited)"
+
+
+def _edited_annotations(v: Verdict) -> list[Annotation]:
+    """v2: a warning on each run of edited_only lines naming the edited tests, and one on each of
+    those tests (at its parent ``def`` line, or line 1 when the gate could not place it)."""
+    out = []
+    for path, ranges in edited_ranges(v).items():
+        by_line = v.edited_observers.get(path, {})
+        for a, b in ranges:
+            tests = sorted({t for n in range(a, b + 1) for t in by_line.get(n, [])})
+            lines, are = ("line", "is") if a == b else ("lines", "are")
+            text = (
+                f"Parent {lines} {range_text(a, b)} (numbered in the parent commit {v.parent[:12]}) "
+                f"{are} touched by this change, and the only tests that observe these lines are tests this "
+                f"change edits: a green run proves nothing about them. Edited tests: {', '.join(tests)}."
+            )
+            out.append(
+                Annotation(
+                    path,
+                    a,
+                    b,
+                    AnnotationLevel.WARNING,
+                    EDITED_TITLE,
+                    _cap_bytes(text, MAX_ANNOTATION_MESSAGE),
+                )
+            )
+    for test, how in edited_only_tests(v).items():
+        line = v.edited_test_lines.get(test, 1)
+        text = (
+            f"{test}: {how}. It was the only observer of lines this change touches, so it does not count "
+            "as a live observer of them: a green run of it proves nothing about them."
+        )
+        out.append(
+            Annotation(
+                test.split("::", 1)[0],
+                line,
+                line,
+                AnnotationLevel.WARNING,
+                EDITED_TEST_TITLE,
+                _cap_bytes(text, MAX_ANNOTATION_MESSAGE),
+            )
+        )
+    return out
 
 
 def check_title(v: Verdict) -> str:

@@ -114,6 +114,7 @@ class Verdict:
     # Not in the JSON: the edited tests behind each edited_only line, and how each test was edited.
     edited_observers: dict[str, dict[int, list[str]]] = field(default_factory=dict)
     edited_tests: dict[str, str] = field(default_factory=dict)
+    edited_test_lines: dict[str, int] = field(default_factory=dict)  # test id -> its parent def line
     # Not in the JSON: overlap lines no test runs, whose observers are those of the function around them.
     inherited: dict[str, list[int]] = field(default_factory=dict)
 
@@ -159,6 +160,7 @@ class Surfaces:
     edited_only: dict[str, list[int]] = field(default_factory=dict)
     edited_observers: dict[str, dict[int, list[str]]] = field(default_factory=dict)
     edited_tests: dict[str, str] = field(default_factory=dict)
+    edited_test_lines: dict[str, int] = field(default_factory=dict)
     inherited: dict[str, list[int]] = field(default_factory=dict)
 
 
@@ -194,6 +196,7 @@ def evaluate(ev: Evidence) -> Verdict:
         edited_only=surfaces.edited_only,
         edited_observers=surfaces.edited_observers,
         edited_tests=surfaces.edited_tests,
+        edited_test_lines=surfaces.edited_test_lines,
         inherited=surfaces.inherited,
     )
 
@@ -378,11 +381,31 @@ def compute_surfaces(ev: Evidence) -> Surfaces:
     edited: dict[str, str] = {}
     if not ev.policy.edited_tests_count:
         edited = edited_tests(sorted(live_candidates), ev.changes, parents, ev.coverage.observers, tests)
-    return _surfaces(seen, ev.freeze, edited, tests)
+    return _surfaces(seen, ev.freeze, edited, tests, _test_lines(edited, parents))
 
 
-def _surfaces(seen: TouchedObservers, freeze: Freeze, edited: Mapping[str, str], tests: GlobSet) -> Surfaces:
-    out = Surfaces(edited_tests={t: edited[t] for t in sorted(edited)})
+def _test_lines(edited: Mapping[str, str], parents: ParsedFiles) -> dict[str, int]:
+    """Where each edited test's function starts in the parent (for the annotations)."""
+    lines = {}
+    for test in edited:
+        parsed = parents.get(test.split("::", 1)[0])
+        spans = parsed.test_functions(test) if parsed is not None else []
+        if spans:
+            lines[test] = spans[0].start
+    return lines
+
+
+def _surfaces(
+    seen: TouchedObservers,
+    freeze: Freeze,
+    edited: Mapping[str, str],
+    tests: GlobSet,
+    test_lines: Mapping[str, int],
+) -> Surfaces:
+    out = Surfaces(
+        edited_tests={t: edited[t] for t in sorted(edited)},
+        edited_test_lines={t: test_lines[t] for t in sorted(test_lines)},
+    )
     for path, by_line in seen.by_line.items():
         for line in sorted(by_line):
             observers = by_line[line]

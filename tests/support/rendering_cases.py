@@ -8,6 +8,7 @@ the judge's wording, and some carry markdown that must come out escaped.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 
 from gate.judge.verdict import Outcome, Provenance, Reason, ReasonCode, Verdict
 
@@ -134,9 +135,47 @@ def unscored_incomplete() -> Verdict:
     return _verdict(Outcome.UNSCORED, reasons, {}, {"src/pkg/mod.py": [5, 6]})
 
 
+_LIVE = "tests/test_mod.py::test_live"
+
+
+def unscored_edited() -> Verdict:
+    """v2: lines observed only by a live test the change edits (observer_edited), beside an overlap
+    line no test runs whose function only a frozen test observes (an inherited observer)."""
+    reasons = (
+        Reason(
+            ReasonCode.FREEZE_OVERLAP,
+            "src/pkg/mod.py: 1 touched line(s) observed only by frozen tests: 9",
+            "src/pkg/mod.py",
+        ),
+        Reason(
+            ReasonCode.OBSERVER_EDITED,
+            f"src/pkg/mod.py: 2 touched line(s) observed only by tests this change edits ({_LIVE}): 5-6",
+            "src/pkg/mod.py",
+            5,
+        ),
+    )
+    touched = {"src/pkg/mod.py": [5, 6, 9], "tests/test_mod.py": [7]}
+    verdict = _verdict(
+        Outcome.UNSCORED,
+        reasons,
+        {"src/pkg/mod.py": [9]},
+        touched,
+        observers={"src/pkg/mod.py": {9: [_FROZEN]}},
+    )
+    return replace(
+        verdict,
+        edited_only={"src/pkg/mod.py": [5, 6]},
+        edited_observers={"src/pkg/mod.py": {5: [_LIVE], 6: [_LIVE]}},
+        edited_tests={_LIVE: "this change edits its own function"},
+        edited_test_lines={_LIVE: 6},
+        inherited={"src/pkg/mod.py": [9]},
+    )
+
+
 VERDICT_KINDS = {
     "pass_clean": pass_clean,
     "fail": fail,
     "unscored_overlap": unscored_overlap,
     "unscored_incomplete": unscored_incomplete,
+    "unscored_edited": unscored_edited,
 }

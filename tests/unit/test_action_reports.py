@@ -163,3 +163,20 @@ def test_a_stored_verdict_may_carry_a_code_this_gate_does_not_decide(tmp_path: P
     path = tmp_path / "verdict.json"
     path.write_text('{"verdict": "unscored", "reasons": [{"code": "observer_edited", "detail": "d"}]}')
     assert read_stored_verdict(path).codes == ["observer_edited"]
+
+
+def test_observer_edited_annotates_the_lines_and_the_edited_test() -> None:
+    """v2: the edited_only lines get a warning naming the edited tests; each such test gets one at
+    its parent ``def`` line; an inherited overlap line says no test runs it."""
+    from gate.report import EDITED_TEST_TITLE, EDITED_TITLE, check_annotations
+    from tests.support.rendering_cases import unscored_edited
+
+    notes = check_annotations(unscored_edited())
+    edited = [a for a in notes if a.title == EDITED_TITLE]
+    assert [(a.path, a.start_line, a.end_line) for a in edited] == [("src/pkg/mod.py", 5, 6)]
+    assert "the only tests that observe these lines are tests this change edits" in edited[0].message
+    assert "tests/test_mod.py::test_live" in edited[0].message
+    tests = [a for a in notes if a.title == EDITED_TEST_TITLE]
+    assert [(a.path, a.start_line) for a in tests] == [("tests/test_mod.py", 6)]
+    overlap = [a for a in notes if a.path == "src/pkg/mod.py" and a.start_line == 9]
+    assert "the function around it is observed only by frozen tests" in overlap[0].message
