@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from gate.judge.changes import ChangeSet, FileChange, FileStatus
 from gate.judge.globs import GlobSet
 from gate.judge.observers import Observers
-from gate.judge.pyscope import PythonFile, parse_python, rebound_lines
+from gate.judge.pyscope import FunctionSpan, PythonFile, parse_python, rebound_lines
 
 ParsedFiles = Mapping[str, PythonFile]
 
@@ -78,10 +78,12 @@ def lines_to_ask(
     for path, lines in touched.items():
         ask = wanted.setdefault(path, set())
         parsed = parents.get(path)
+        spans: set[FunctionSpan] = set()
         for line in lines:
             ask.add(line)
             span = parsed.innermost_function(line) if parsed is not None else None
-            if span is not None:
+            if span is not None and span not in spans:
+                spans.add(span)
                 ask.update(range(span.start, span.end + 1))
     for path, lines in also.items():
         wanted.setdefault(path, set()).update(lines)
@@ -106,11 +108,16 @@ def observers_of_touched(
         measured = observers.get(path, {})
         parsed = parents.get(path)
         per_line: dict[int, frozenset[str]] = {}
+        of_span: dict[FunctionSpan, frozenset[str]] = {}  # each span's observers, gathered once
         for line in lines:
             tests = measured.get(line, frozenset())
             span = parsed.innermost_function(line) if parsed is not None and not tests else None
             if span is not None:
-                tests = frozenset(t for n in range(span.start, span.end + 1) for t in measured.get(n, ()))
+                if span not in of_span:
+                    of_span[span] = frozenset(
+                        t for n in range(span.start, span.end + 1) for t in measured.get(n, ())
+                    )
+                tests = of_span[span]
                 if tests:
                     result.inherited.setdefault(path, set()).add(line)
             if tests:

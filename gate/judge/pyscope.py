@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 #: Larger Python files are not parsed (no inheritance for them): the cost stays bounded per file.
 MAX_PARSE_BYTES = 2 * 1024 * 1024
@@ -60,8 +61,17 @@ class PythonFile:
 
     def innermost_function(self, line: int) -> FunctionSpan | None:
         """The smallest function span holding ``line`` (spans nest, so the smallest is innermost)."""
-        holding = [f for f in self.functions if line in f]
-        return min(holding, key=lambda f: f.end - f.start, default=None)
+        return self._innermost.get(line)
+
+    @cached_property
+    def _innermost(self) -> dict[int, FunctionSpan]:
+        """Line -> innermost span, painted largest first so inner spans overwrite outer ones: one
+        pass over the spans' lines instead of a scan of every function per asked line."""
+        by_line: dict[int, FunctionSpan] = {}
+        for span in sorted(self.functions, key=lambda f: f.start - f.end):
+            for line in range(span.start, span.end + 1):
+                by_line[line] = span
+        return by_line
 
     def test_functions(self, nodeid: str) -> list[FunctionSpan]:
         """The spans of the function a test id names: its last ``::`` part without ``[...]``,
