@@ -26,7 +26,17 @@ from tests.support.repo import Repo, clean_env, run_cli
 MOD = "src/pkg/mod.py"
 SOURCE = str(Path(gate.__file__).resolve().parent.parent)  # so `python -m gate` imports this checkout
 Cli = Callable[..., subprocess.CompletedProcess[str]]
-CONTRACT_KEYS = ["verdict", "reasons", "overlap", "touched", "overlap_ratio", "parent", "head", "protocol"]
+CONTRACT_KEYS = [
+    "verdict",
+    "reasons",
+    "overlap",
+    "touched",
+    "edited_only",  # contract v2
+    "overlap_ratio",
+    "parent",
+    "head",
+    "protocol",
+]
 
 
 def check(
