@@ -10,10 +10,10 @@ a :class:`MapSource` (no source, or no map for that parent: the verdict is ``uns
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Protocol
 
 from gate.action.client import GitHubUnavailable, PublishError, RateLimited, RetrySettings
@@ -24,26 +24,28 @@ from gate.bot import mirror
 from gate.bot.auth import AppAuth, installation_client
 from gate.bot.config import BotConfig
 from gate.bot.events import DEFAULT_PUSH, EXPLAIN, JUDGE, MAP_READY, Job
+from gate.bot.mapstore import MapLookup
 from gate.bot.store import DONE, FAILED, NO_MAP, SUPERSEDED, ClaimedJob, Store
 from gate.check import CheckRequest, run_check
 from gate.errors import GateError
 from gate.git import Git
-from gate.judge.verdict import Verdict
+from gate.judge.verdict import Outcome as Conclusion
+from gate.judge.verdict import Reason, ReasonCode, Verdict
 
 WRITERS = frozenset({"admin", "maintain", "write"})
 _log = logging.getLogger("gate.bot")
 
 
 class MapSource(Protocol):
-    def find(self, repo: str, parent: str, token: str) -> Path | None:
-        """The parent's verified map (data file with its manifest beside it), or None."""
+    def find(self, repo: str, parent: str, token: str) -> MapLookup:
+        """The parent's verified map (its manifest, the data file beside it), or why there is none."""
 
 
 class NoMaps:
     """No trusted store is configured: every pull request is unscored until one is."""
 
-    def find(self, repo: str, parent: str, token: str) -> Path | None:
-        return None
+    def find(self, repo: str, parent: str, token: str) -> MapLookup:
+        return MapLookup(None, "no trusted map store is configured", waiting=True)
 
 
 class Transient(Exception):
@@ -156,9 +158,20 @@ def _fetch_pull(git: Git, url: str, pull: PullInfo, token: str) -> tuple[str, st
 def _verdict(
     ctx: Context, git: Git, *, repo: str, parent: str, head: str, token: str
 ) -> tuple[Verdict, bool]:
-    coverage = ctx.maps.find(repo, parent, token)
-    request = CheckRequest(repo=git.repo, base=parent, head=head, coverage=coverage)
-    return run_check(request, git), coverage is not None
+    found = ctx.maps.find(repo, parent, token)
+    request = CheckRequest(repo=git.repo, base=parent, head=head, coverage=found.manifest)
+    verdict = run_check(request, git)
+    if found.manifest is None:
+        return without_map(verdict, found.why), False
+    return verdict, True
+
+
+def without_map(verdict: Verdict, why: str) -> Verdict:
+    """The verdict made with no map, saying why the trusted store gave none; never ``pass_clean``
+    (the core already makes a verdict without a map unscored at best: this holds even if it did not)."""
+    reason = Reason(ReasonCode.ORACLE_INCOMPLETE, f"trusted map store: {why}")
+    outcome = Conclusion.UNSCORED if verdict.verdict == Conclusion.PASS_CLEAN else verdict.verdict
+    return dataclasses.replace(verdict, verdict=outcome, reasons=(reason, *verdict.reasons))
 
 
 def _post_error(ctx: Context, claimed: ClaimedJob, publisher: Publisher, head: str, why: str) -> Outcome:

@@ -13,7 +13,8 @@ import uvicorn
 from gate.bot import logs
 from gate.bot.auth import AppAuth
 from gate.bot.config import BotConfig
-from gate.bot.judging import Context, NoMaps, run_job
+from gate.bot.judging import Context, run_job
+from gate.bot.mapstore import ArtifactMapStore, StoreSettings
 from gate.bot.server import make_app
 from gate.bot.store import Store
 from gate.bot.workers import Pool
@@ -27,11 +28,18 @@ def serve(config: BotConfig, *, grace: float = SHUTDOWN_GRACE) -> int:
     store = Store(config.database)
     recovered = store.recover()
     auth = AppAuth(config.app_id, config.private_key, config.api_url, seconds_between_requests=config.pacing)
-    ctx = Context(config=config, auth=auth, store=store, maps=NoMaps(), pacing=config.pacing)
+    maps = ArtifactMapStore(
+        StoreSettings(config.map_workflow, config.map_artifact, config.maps),
+        config.api_url,
+        pacing=config.pacing,
+    )
+    ctx = Context(config=config, auth=auth, store=store, maps=maps, pacing=config.pacing)
     pool = Pool(store, lambda claimed: run_job(ctx, claimed), config.concurrency)
     pool.start()
     _log.info("serving", extra={"detail": f"{config!r}; {recovered} interrupted job(s) queued again"})
-    app = make_app(store, config.webhook_secret, config.max_body, pool.wake, pool.stats)
+    app = make_app(
+        store, config.webhook_secret, config.max_body, pool.wake, pool.stats, map_workflow=config.map_workflow
+    )
     server = uvicorn.Server(
         uvicorn.Config(
             app,

@@ -58,6 +58,8 @@ def make_app(
     max_body: int,
     wake: Callable[[], None],
     pool_stats: Callable[[], dict[str, int]] = dict,
+    *,
+    map_workflow: str = events.DEFAULT_MAP_WORKFLOW,
 ) -> Starlette:
     async def verified_body(request: Request) -> bytes | Response:
         """The body when it is small enough and signed with the secret; else the refusal."""
@@ -79,7 +81,7 @@ def make_app(
         if not DELIVERY.fullmatch(delivery) or not EVENT.fullmatch(event):
             return _answer(400, "missing or malformed X-GitHub-Delivery / X-GitHub-Event", None)
         try:
-            planned = events.plan(event, json.loads(body))
+            planned = events.plan(event, json.loads(body), map_workflow=map_workflow)
         except (ValueError, events.PayloadError) as exc:
             return _answer(400, f"not a {event} payload: {exc}", delivery, event=event)
         jobs = [] if isinstance(planned, events.Ignored) else planned

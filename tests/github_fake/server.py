@@ -383,10 +383,15 @@ class FakeGitHub:
             run = WorkflowRunState(full_name, self.state.next_id(), path, head_sha, **fields)
             self.state.workflow_runs.append(run)
             for name, data in (artifacts or {}).items():
-                self.state.artifacts.append(
-                    ArtifactState(full_name, self.state.next_id(), run.id, name, data)
-                )
+                self.add_artifact(run, name, data)
             return run
+
+    def add_artifact(self, run: WorkflowRunState, name: str, zip_bytes: bytes) -> ArtifactState:
+        """An artifact ``name`` of ``run`` whose download is ``zip_bytes``."""
+        with self._lock:
+            item = ArtifactState(run.repo, self.state.next_id(), run.id, name, zip_bytes)
+            self.state.artifacts.append(item)
+            return item
 
     def add_hook_delivery(
         self, guid: str, event: str, status_code: int, *, action: str | None = None, age: float = 60.0
