@@ -26,13 +26,13 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from gate.action.defaults import DEFAULT_API_URL, DEFAULT_CHECK_NAME
+from gate.bot.events import DEFAULT_MAP_WORKFLOW
 from gate.errors import UsageError
 
 PREFIX = "ORACLE_GATE_"
 DEFAULT_STATE_DIR = Path("/var/lib/oracle-gate")
 DEFAULT_MAX_BODY = 25 * 1024 * 1024  # GitHub caps webhook payloads at 25 MB
 MAX_CONCURRENCY = 64
-DEFAULT_MAP_WORKFLOW = ".github/workflows/oracle-gate-map.yml"
 DEFAULT_MAP_ARTIFACT = "oracle-gate-map"
 WORKFLOW_PATH = re.compile(r"\.github/workflows/[A-Za-z0-9_.-]+\.ya?ml")
 ARTIFACT_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")
