@@ -15,6 +15,7 @@
 | ``ORACLE_GATE_REQUEST_PACING_MS`` | ms between one client's API requests (default 250) |
 | ``ORACLE_GATE_MAP_WORKFLOW`` | the map workflow's path (default ``.github/workflows/oracle-gate-map.yml``) |
 | ``ORACLE_GATE_MAP_ARTIFACT`` | the name of the artifact it uploads (default ``oracle-gate-map``) |
+| ``ORACLE_GATE_REDELIVER_HOURS`` | on start, redeliver failed deliveries this recent (default 24; 0: off) |
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ class BotConfig:
     pacing: float = 0.25  # seconds between one client's API requests
     map_workflow: str = DEFAULT_MAP_WORKFLOW
     map_artifact: str = DEFAULT_MAP_ARTIFACT
+    redeliver_hours: int = 24
 
     @property
     def database(self) -> Path:
@@ -156,4 +158,5 @@ def from_environment(env: Mapping[str, str]) -> BotConfig:
             env, "MAP_WORKFLOW", DEFAULT_MAP_WORKFLOW, WORKFLOW_PATH, "a file in .github/workflows/"
         ),
         map_artifact=_matching(env, "MAP_ARTIFACT", DEFAULT_MAP_ARTIFACT, ARTIFACT_NAME, "an artifact name"),
+        redeliver_hours=_int(env, "REDELIVER_HOURS", 24, 0, 72),
     )

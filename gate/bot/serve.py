@@ -7,6 +7,8 @@ stops, waiting up to ``grace`` seconds for running jobs and queueing the rest ag
 from __future__ import annotations
 
 import logging
+import threading
+import time
 
 import uvicorn
 
@@ -15,6 +17,7 @@ from gate.bot.auth import AppAuth
 from gate.bot.config import BotConfig
 from gate.bot.judging import Context, run_job
 from gate.bot.mapstore import ArtifactMapStore, StoreSettings
+from gate.bot.redeliver import redeliver_failed
 from gate.bot.server import make_app
 from gate.bot.store import Store
 from gate.bot.workers import Pool
@@ -50,6 +53,7 @@ def serve(config: BotConfig, *, grace: float = SHUTDOWN_GRACE) -> int:
             timeout_graceful_shutdown=int(grace),
         )
     )
+    _redeliver_once_listening(server, auth, store, config.redeliver_hours * 3600.0)
     try:
         server.run()
     finally:
@@ -57,3 +61,19 @@ def serve(config: BotConfig, *, grace: float = SHUTDOWN_GRACE) -> int:
         _log.info("stopped", extra={"detail": f"{requeued} running job(s) queued again"})
         store.close()
     return 0
+
+
+def _redeliver_once_listening(server: uvicorn.Server, auth: AppAuth, store: Store, window: float) -> None:
+    """In the background, once the server accepts deliveries (GitHub sends redeliveries at once)."""
+
+    def run() -> None:
+        deadline = time.monotonic() + 60
+        while not server.started and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if server.started:
+            try:
+                redeliver_failed(auth.app_requester(), store, window)
+            except Exception:  # noqa: BLE001 - redelivery is best effort; the server keeps serving
+                _log.exception("redelivery failed")
+
+    threading.Thread(target=run, name="oracle-gate-redeliver", daemon=True).start()

@@ -93,6 +93,12 @@ class Store:
                 raise
         return True
 
+    def seen(self, delivery: str) -> bool:
+        """Whether this delivery id was received (whatever came of it)."""
+        with self._lock:
+            row = self._db.execute("SELECT 1 FROM deliveries WHERE id = ?", (delivery,)).fetchone()
+        return row is not None
+
     def enqueue(self, delivery: str, jobs: Iterable[Job]) -> None:
         """Queue follow-up jobs a running job found (no delivery record: it is not a delivery)."""
         now = time.time()
