@@ -15,6 +15,7 @@
 | ``ORACLE_GATE_REQUEST_PACING_MS`` | ms between one client's API requests (default 250) |
 | ``ORACLE_GATE_MAP_WORKFLOW`` | the map workflow's path (default ``.github/workflows/oracle-gate-map.yml``) |
 | ``ORACLE_GATE_MAP_ARTIFACT`` | the name of the artifact it uploads (default ``oracle-gate-map``) |
+| ``ORACLE_GATE_PUBLIC_URL`` | the server's public base URL: checks link their explanation there (optional) |
 | ``ORACLE_GATE_REDELIVER_HOURS`` | on start, redeliver failed deliveries this recent (default 24; 0: off) |
 """
 
@@ -56,6 +57,7 @@ class BotConfig:
     map_workflow: str = DEFAULT_MAP_WORKFLOW
     map_artifact: str = DEFAULT_MAP_ARTIFACT
     redeliver_hours: int = 24
+    public_url: str | None = None
 
     @property
     def database(self) -> Path:
@@ -159,4 +161,15 @@ def from_environment(env: Mapping[str, str]) -> BotConfig:
         ),
         map_artifact=_matching(env, "MAP_ARTIFACT", DEFAULT_MAP_ARTIFACT, ARTIFACT_NAME, "an artifact name"),
         redeliver_hours=_int(env, "REDELIVER_HOURS", 24, 0, 72),
+        public_url=_public_url(env),
     )
+
+
+def _public_url(env: Mapping[str, str]) -> str | None:
+    url = env.get(PREFIX + "PUBLIC_URL", "").strip().rstrip("/")
+    if not url:
+        return None
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+        raise UsageError(f"{PREFIX}PUBLIC_URL must be an http(s) base URL, got {url!r}")
+    return url

@@ -121,6 +121,9 @@ def _judge(ctx: Context, claimed: ClaimedJob, number: int) -> Outcome:
         body, _ = explain_reply(verdict)
         publisher.reply(number, body)
         return Outcome(DONE, f"explained {verdict.verdict}")
+    if ctx.config.public_url:
+        token = ctx.store.save_explanation(job.repo, number, pull.head_sha, explain_reply(verdict)[0])
+        publisher.details_url = f"{ctx.config.public_url}/explanations/{token}"
     result = publisher.publish(
         check_content(verdict),
         head_sha=pull.head_sha,
