@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
+
+import github
 
 from gate.action.client import GitHubUnavailable, PublishError, RateLimited, RetrySettings
 from gate.action.content import check_content, error_check, explain_reply, sticky_comment
@@ -25,6 +28,7 @@ from gate.bot.auth import AppAuth, installation_client
 from gate.bot.config import BotConfig
 from gate.bot.events import DEFAULT_PUSH, EXPLAIN, JUDGE, MAP_READY, Job
 from gate.bot.mapstore import MapLookup
+from gate.bot.ratelimit import Budgets
 from gate.bot.store import DONE, FAILED, NO_MAP, SUPERSEDED, ClaimedJob, Store
 from gate.check import CheckRequest, run_check
 from gate.errors import GateError
@@ -66,10 +70,45 @@ class Context:
     maps: MapSource
     retry: RetrySettings | None = None
     pacing: float | None = 0.25
+    budgets: Budgets = field(default_factory=Budgets)
+    stopping: threading.Event = field(default_factory=threading.Event)
+    _clients: threading.local = field(default_factory=threading.local)
+
+    def track(self, installation: int, client: github.Github) -> None:
+        """Remember a job's client, so its last rate-limit headers are noted when the job ends."""
+        if not hasattr(self._clients, "seen"):
+            self._clients.seen = []
+        self._clients.seen.append((installation, client))
+
+    def note_budgets(self) -> None:
+        for installation, client in getattr(self._clients, "seen", []):
+            self.budgets.note(installation, client.requester)
+        self._clients.seen = []
 
 
 def run_job(ctx: Context, claimed: ClaimedJob) -> Outcome:
     """Run one claimed job; :class:`Transient` when it should be retried."""
+    job = claimed.job
+    _wait_for_budget(ctx, job)
+    try:
+        return _run(ctx, claimed)
+    finally:
+        ctx.note_budgets()
+
+
+def _wait_for_budget(ctx: Context, job: Job) -> None:
+    pause = ctx.budgets.pause_for(job.installation)
+    if pause <= 0:
+        return
+    _log.warning(
+        "rate limit nearly spent; waiting for its reset",
+        extra={"repo": job.repo, "detail": f"installation {job.installation}: {pause:.0f} s"},
+    )
+    if ctx.stopping.wait(pause):
+        raise Transient("stopped while waiting for the installation's rate limit to reset")
+
+
+def _run(ctx: Context, claimed: ClaimedJob) -> Outcome:
     job = claimed.job
     try:
         if job.kind == MAP_READY:
@@ -95,6 +134,7 @@ def _requeue_pulls(ctx: Context, claimed: ClaimedJob, pulls: list[tuple[int, int
 def _publisher(ctx: Context, job: Job) -> tuple[Publisher, str]:
     token = ctx.auth.token(job.installation)
     client = installation_client(token, ctx.config.api_url, retry=ctx.retry, pacing=ctx.pacing)
+    ctx.track(job.installation, client)
     publisher = Publisher(
         open_repo(client, job.repo), check_name=ctx.config.check_name, comment_author=ctx.auth.bot_login()
     )

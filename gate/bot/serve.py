@@ -57,6 +57,7 @@ def serve(config: BotConfig, *, grace: float = SHUTDOWN_GRACE) -> int:
     try:
         server.run()
     finally:
+        ctx.stopping.set()
         requeued = pool.stop(grace)
         _log.info("stopped", extra={"detail": f"{requeued} running job(s) queued again"})
         store.close()

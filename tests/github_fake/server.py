@@ -214,6 +214,8 @@ class FakeGitHub:
         self.faults: list[Fault] = []
         self.apps: dict[int, App] = {}
         self.installation_tokens: list[str] = []
+        #: overrides of the X-RateLimit-* headers of every answer (e.g. a nearly spent budget)
+        self.rate_limit_headers: dict[str, str] = {}
         self._lock = threading.RLock()
         self._stopping = threading.Event()
         self._server: BaseWSGIServer | None = None
@@ -522,6 +524,7 @@ class FakeGitHub:
             "X-RateLimit-Used": "1",
             "X-RateLimit-Resource": "core",
             "X-RateLimit-Reset": str(int(time.time()) + 3600),
+            **self.rate_limit_headers,
             **reply.headers,
         }
         if isinstance(reply.body, bytes):
