@@ -15,6 +15,7 @@
 | ``ORACLE_GATE_REQUEST_PACING_MS`` | ms between one client's API requests (default 250) |
 | ``ORACLE_GATE_MAP_WORKFLOW`` | the map workflow's path (default ``.github/workflows/oracle-gate-map.yml``) |
 | ``ORACLE_GATE_MAP_ARTIFACT`` | the name of the artifact it uploads (default ``oracle-gate-map``) |
+| ``ORACLE_GATE_SHUTDOWN_GRACE`` | seconds a stop waits for running jobs, then requeues them (default 30) |
 | ``ORACLE_GATE_PUBLIC_URL`` | the server's public base URL: checks link their explanation there (optional) |
 | ``ORACLE_GATE_REDELIVER_HOURS`` | on start, redeliver failed deliveries this recent (default 24; 0: off) |
 """
@@ -58,6 +59,7 @@ class BotConfig:
     map_artifact: str = DEFAULT_MAP_ARTIFACT
     redeliver_hours: int = 24
     public_url: str | None = None
+    shutdown_grace: int = 30
 
     @property
     def database(self) -> Path:
@@ -162,6 +164,7 @@ def from_environment(env: Mapping[str, str]) -> BotConfig:
         map_artifact=_matching(env, "MAP_ARTIFACT", DEFAULT_MAP_ARTIFACT, ARTIFACT_NAME, "an artifact name"),
         redeliver_hours=_int(env, "REDELIVER_HOURS", 24, 0, 72),
         public_url=_public_url(env),
+        shutdown_grace=_int(env, "SHUTDOWN_GRACE", 30, 1, 600),
     )
 
 

@@ -7,6 +7,7 @@ stops, waiting up to ``grace`` seconds for running jobs and queueing the rest ag
 from __future__ import annotations
 
 import logging
+import signal
 import threading
 import time
 
@@ -22,11 +23,11 @@ from gate.bot.server import make_app
 from gate.bot.store import Store
 from gate.bot.workers import Pool
 
-SHUTDOWN_GRACE = 30.0
 _log = logging.getLogger("gate.bot")
 
 
-def serve(config: BotConfig, *, grace: float = SHUTDOWN_GRACE) -> int:
+def serve(config: BotConfig, *, grace: float | None = None) -> int:
+    grace = float(config.shutdown_grace) if grace is None else grace
     logs.configure()
     store = Store(config.database)
     recovered = store.recover()
@@ -54,6 +55,7 @@ def serve(config: BotConfig, *, grace: float = SHUTDOWN_GRACE) -> int:
         )
     )
     _redeliver_once_listening(server, auth, store, config.redeliver_hours * 3600.0)
+    _survive_reraised_signals()
     try:
         server.run()
     finally:
@@ -78,3 +80,18 @@ def _redeliver_once_listening(server: uvicorn.Server, auth: AppAuth, store: Stor
                 _log.exception("redelivery failed")
 
     threading.Thread(target=run, name="oracle-gate-redeliver", daemon=True).start()
+
+
+def _survive_reraised_signals() -> None:
+    """uvicorn re-raises the stop signal after its own graceful shutdown, under the handlers that were
+    there before it started: with Python's default SIGTERM handler that kills the process before the
+    pool is stopped (running jobs neither finished nor requeued). A handler that only logs makes that
+    re-raise harmless, and ``serve`` returns through its ``finally``."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def noted(signum: int, frame: object) -> None:
+        _log.info("stop signal", extra={"detail": signal.Signals(signum).name})
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, noted)
