@@ -274,11 +274,17 @@ def extract(data: bytes, into: Path) -> list[Path]:
         members = archive.infolist()
         if len(members) != 2:
             raise Refused(f"the artifact holds {len(members)} file(s); a map is its data and its manifest")
+        if len({info.filename for info in members}) != len(members):
+            raise Refused("the artifact holds the same file name twice")
         for info in members:
             _check_member(info)
             target = into / info.filename
-            with archive.open(info) as source, target.open("xb") as sink:
-                total += _copy_capped(source, sink, MAX_FILE_BYTES, info.filename)
+            try:
+                with archive.open(info) as source, target.open("xb") as sink:
+                    total += _copy_capped(source, sink, MAX_FILE_BYTES, info.filename)
+            except (zipfile.BadZipFile, NotImplementedError, RuntimeError, EOFError, OSError) as exc:
+                # a bad CRC, an unknown compression, an encrypted member, a truncated stream
+                raise Refused(f"the artifact's {info.filename!r} cannot be unpacked ({exc})") from exc
             if total > MAX_ZIP_BYTES * 8:
                 raise Refused("the artifact unpacks to more than the bound allows")
             written.append(target)

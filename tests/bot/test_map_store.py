@@ -5,7 +5,10 @@ Every test but the first is a way a pull request could try to get its own map us
 
 from __future__ import annotations
 
+import io
 import json
+import warnings
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -210,3 +213,21 @@ def test_garbage_expired_and_missing_artifacts_are_refused(
     assert "expired" in find(store, github).why
     github.state.artifacts.clear()
     assert f"no artifact named {ARTIFACT!r}" in find(store, github).why
+
+
+def test_a_zip_that_cannot_be_unpacked_is_refused_not_a_crash(
+    store: ArtifactMapStore, github: FakeGitHub
+) -> None:
+    # The same name twice (a later member would silently replace the checked one).
+    out = io.BytesIO()
+    with warnings.catch_warnings(), zipfile.ZipFile(out, "w") as archive:
+        warnings.simplefilter("ignore")  # zipfile warns about the duplicate it is told to write
+        archive.writestr(MANIFEST_NAME, b"{}")
+        archive.writestr(MANIFEST_NAME, b"{}")
+    _zip_run(github, out.getvalue())
+    assert "the same file name twice" in find(store, github).why
+    # A member whose bytes do not match its CRC (flipped inside the stored data).
+    corrupt = bytearray(zipped({DATA_NAME: b"A" * 64, MANIFEST_NAME: b"{}"}))
+    corrupt[corrupt.index(b"A" * 64) + 3] ^= 0xFF
+    github.state.artifacts[-1].zip_bytes = bytes(corrupt)
+    assert "cannot be unpacked" in find(store, github).why
