@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from gate.bot import mapstore
+from gate.bot import artifacts, mapstore
 from gate.bot.mapstore import ArtifactMapStore, MapLookup, StoreSettings, run_problems
 from tests.bot.maps import (
     ARTIFACT,
@@ -197,10 +197,10 @@ def test_an_artifact_that_is_not_exactly_a_map_is_refused(
 def test_sizes_are_bounded_whatever_the_zip_declares(
     store: ArtifactMapStore, github: FakeGitHub, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(mapstore, "MAX_FILE_BYTES", 1000)
+    monkeypatch.setattr(artifacts, "MAX_FILE_BYTES", 1000)
     trusted(github, data=json.dumps({"t": {"src/app.py": list(range(1, 400))}}).encode())
     assert "larger than 1000 bytes" in find(store, github).why
-    monkeypatch.setattr(mapstore, "MAX_ZIP_BYTES", 100)
+    monkeypatch.setattr(artifacts, "MAX_ZIP_BYTES", 100)
     assert "larger than 100 bytes" in find(store, github, parent=PARENT).why
 
 
