@@ -11,6 +11,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 import github
 from github import Auth, GithubIntegration
@@ -62,6 +63,10 @@ class AppAuth:
             with github_call("read the App (GET /app)"):
                 self._slug = str(self._integration.get_app().slug)
         return self._slug
+
+    def app_requester(self) -> Any:
+        """PyGithub's requester authenticated with the App's JWT (for ``/app/...`` endpoints)."""
+        return self._integration.requester
 
     def bot_login(self) -> str:
         return f"{self.slug()}[bot]"

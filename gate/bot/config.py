@@ -13,22 +13,32 @@
 | ``ORACLE_GATE_CHECK_NAME`` | the check run's name (default "Oracle Gate") |
 | ``ORACLE_GATE_HOST`` / ``ORACLE_GATE_PORT`` | where to listen (default 0.0.0.0:8080) |
 | ``ORACLE_GATE_REQUEST_PACING_MS`` | ms between one client's API requests (default 250) |
+| ``ORACLE_GATE_MAP_WORKFLOW`` | the map workflow's path (default ``.github/workflows/oracle-gate-map.yml``) |
+| ``ORACLE_GATE_MAP_ARTIFACT`` | the name of the artifact it uploads (default ``oracle-gate-map``) |
+| ``ORACLE_GATE_SHUTDOWN_GRACE`` | seconds a stop waits for running jobs, then requeues them (default 30) |
+| ``ORACLE_GATE_PUBLIC_URL`` | the server's public base URL: checks link their explanation there (optional) |
+| ``ORACLE_GATE_REDELIVER_HOURS`` | on start, redeliver failed deliveries this recent (default 24; 0: off) |
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from gate.action.defaults import DEFAULT_API_URL, DEFAULT_CHECK_NAME
+from gate.bot.events import DEFAULT_MAP_WORKFLOW
 from gate.errors import UsageError
 
 PREFIX = "ORACLE_GATE_"
 DEFAULT_STATE_DIR = Path("/var/lib/oracle-gate")
 DEFAULT_MAX_BODY = 25 * 1024 * 1024  # GitHub caps webhook payloads at 25 MB
 MAX_CONCURRENCY = 64
+DEFAULT_MAP_ARTIFACT = "oracle-gate-map"
+WORKFLOW_PATH = re.compile(r"\.github/workflows/[A-Za-z0-9_.-]+\.ya?ml")
+ARTIFACT_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 
 
 @dataclass(frozen=True)
@@ -45,6 +55,11 @@ class BotConfig:
     host: str = "0.0.0.0"  # noqa: S104 - a container's server listens on every interface
     port: int = 8080
     pacing: float = 0.25  # seconds between one client's API requests
+    map_workflow: str = DEFAULT_MAP_WORKFLOW
+    map_artifact: str = DEFAULT_MAP_ARTIFACT
+    redeliver_hours: int = 24
+    public_url: str | None = None
+    shutdown_grace: int = 30
 
     @property
     def database(self) -> Path:
@@ -53,6 +68,11 @@ class BotConfig:
     @property
     def mirrors(self) -> Path:
         return self.state_dir / "mirrors"
+
+    @property
+    def maps(self) -> Path:
+        """Verified maps, kept per repository and parent SHA."""
+        return self.state_dir / "maps"
 
     def clone_url(self, repo: str) -> str:
         return self.git_url.replace("{repo}", repo)
@@ -109,6 +129,13 @@ def _api_url(env: Mapping[str, str]) -> str:
     return url
 
 
+def _matching(env: Mapping[str, str], name: str, default: str, pattern: re.Pattern[str], what: str) -> str:
+    value = env.get(PREFIX + name, "").strip() or default
+    if not pattern.fullmatch(value):
+        raise UsageError(f"{PREFIX}{name} must be {what}, got {value!r}")
+    return value
+
+
 def from_environment(env: Mapping[str, str]) -> BotConfig:
     """The settings, or :class:`UsageError` naming the first variable that is missing or wrong."""
     app_id = env.get(PREFIX + "APP_ID", "").strip()
@@ -131,4 +158,21 @@ def from_environment(env: Mapping[str, str]) -> BotConfig:
         host=env.get(PREFIX + "HOST", "").strip() or "0.0.0.0",  # noqa: S104
         port=_int(env, "PORT", 8080, 0, 65535),
         pacing=_int(env, "REQUEST_PACING_MS", 250, 0, 10_000) / 1000,
+        map_workflow=_matching(
+            env, "MAP_WORKFLOW", DEFAULT_MAP_WORKFLOW, WORKFLOW_PATH, "a file in .github/workflows/"
+        ),
+        map_artifact=_matching(env, "MAP_ARTIFACT", DEFAULT_MAP_ARTIFACT, ARTIFACT_NAME, "an artifact name"),
+        redeliver_hours=_int(env, "REDELIVER_HOURS", 24, 0, 72),
+        public_url=_public_url(env),
+        shutdown_grace=_int(env, "SHUTDOWN_GRACE", 30, 1, 600),
     )
+
+
+def _public_url(env: Mapping[str, str]) -> str | None:
+    url = env.get(PREFIX + "PUBLIC_URL", "").strip().rstrip("/")
+    if not url:
+        return None
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+        raise UsageError(f"{PREFIX}PUBLIC_URL must be an http(s) base URL, got {url!r}")
+    return url

@@ -18,6 +18,7 @@ COMMAND = re.compile(r"^\s*/oracle-gate\s+(rerun|explain)\s*$", re.MULTILINE)
 PULL_ACTIONS = frozenset({"opened", "synchronize", "reopened"})
 SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 JUDGE, EXPLAIN, MAP_READY, DEFAULT_PUSH = "judge", "explain", "map_ready", "default_push"
+DEFAULT_MAP_WORKFLOW = ".github/workflows/oracle-gate-map.yml"
 
 
 class PayloadError(ValueError):
@@ -164,10 +165,18 @@ def _issue_comment(payload: dict[str, Any]) -> list[Job] | Ignored:
     ]
 
 
-def _workflow_run(payload: dict[str, Any]) -> list[Job] | Ignored:
+def _workflow_run(payload: dict[str, Any], map_workflow: str = DEFAULT_MAP_WORKFLOW) -> list[Job] | Ignored:
+    """A map workflow's push run on the default branch succeeded: the pull requests waiting for that
+    parent's map are judged again (the map itself is then found and checked through the API)."""
     run = _get(payload, "workflow_run")
     if payload.get("action") != "completed" or run.get("event") != "push":
         return Ignored("only a completed push run of the map workflow can bring a map")
+    if str(run.get("path") or "").split("@", 1)[0] != map_workflow:
+        return Ignored(f"the run is of {run.get('path')!r}, not of the map workflow {map_workflow}")
+    if run.get("conclusion") != "success":
+        return Ignored(f"the map workflow's run concluded {run.get('conclusion')!r}: no map")
+    if run.get("head_branch") != _get(payload, "repository", "default_branch"):
+        return Ignored("the map workflow ran on a branch other than the default one")
     repo = _repo(payload)
     sha = _sha(_get(run, "head_sha"), "workflow_run.head_sha")
     return [Job(MAP_READY, repo, _installation(payload), f"{repo}!map", base=sha)]
@@ -201,7 +210,7 @@ PLANNERS = {
 ACKNOWLEDGED = frozenset({"ping", "installation", "installation_repositories"})
 
 
-def plan(event: str, payload: Any) -> list[Job] | Ignored:
+def plan(event: str, payload: Any, *, map_workflow: str = DEFAULT_MAP_WORKFLOW) -> list[Job] | Ignored:
     """The jobs of one delivery, or why none; :class:`PayloadError` for a payload GitHub never sends."""
     if event in ACKNOWLEDGED:
         return Ignored(f"{event}: nothing to judge")
@@ -210,4 +219,6 @@ def plan(event: str, payload: Any) -> list[Job] | Ignored:
         return Ignored(f"event {event!r} is not one the bot handles")
     if not isinstance(payload, dict):
         raise PayloadError("the payload is not a JSON object")
+    if event == "workflow_run":
+        return _workflow_run(payload, map_workflow)
     return planner(payload)

@@ -10,11 +10,14 @@ a :class:`MapSource` (no source, or no map for that parent: the verdict is ``uns
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+import threading
 from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Protocol
+
+import github
 
 from gate.action.client import GitHubUnavailable, PublishError, RateLimited, RetrySettings
 from gate.action.content import check_content, error_check, explain_reply, sticky_comment
@@ -24,26 +27,29 @@ from gate.bot import mirror
 from gate.bot.auth import AppAuth, installation_client
 from gate.bot.config import BotConfig
 from gate.bot.events import DEFAULT_PUSH, EXPLAIN, JUDGE, MAP_READY, Job
+from gate.bot.mapstore import MapLookup
+from gate.bot.ratelimit import Budgets
 from gate.bot.store import DONE, FAILED, NO_MAP, SUPERSEDED, ClaimedJob, Store
 from gate.check import CheckRequest, run_check
 from gate.errors import GateError
 from gate.git import Git
-from gate.judge.verdict import Verdict
+from gate.judge.verdict import Outcome as Conclusion
+from gate.judge.verdict import Reason, ReasonCode, Verdict
 
 WRITERS = frozenset({"admin", "maintain", "write"})
 _log = logging.getLogger("gate.bot")
 
 
 class MapSource(Protocol):
-    def find(self, repo: str, parent: str, token: str) -> Path | None:
-        """The parent's verified map (data file with its manifest beside it), or None."""
+    def find(self, repo: str, parent: str, token: str) -> MapLookup:
+        """The parent's verified map (its manifest, the data file beside it), or why there is none."""
 
 
 class NoMaps:
     """No trusted store is configured: every pull request is unscored until one is."""
 
-    def find(self, repo: str, parent: str, token: str) -> Path | None:
-        return None
+    def find(self, repo: str, parent: str, token: str) -> MapLookup:
+        return MapLookup(None, "no trusted map store is configured", waiting=True)
 
 
 class Transient(Exception):
@@ -64,10 +70,45 @@ class Context:
     maps: MapSource
     retry: RetrySettings | None = None
     pacing: float | None = 0.25
+    budgets: Budgets = field(default_factory=Budgets)
+    stopping: threading.Event = field(default_factory=threading.Event)
+    _clients: threading.local = field(default_factory=threading.local)
+
+    def track(self, installation: int, client: github.Github) -> None:
+        """Remember a job's client, so its last rate-limit headers are noted when the job ends."""
+        if not hasattr(self._clients, "seen"):
+            self._clients.seen = []
+        self._clients.seen.append((installation, client))
+
+    def note_budgets(self) -> None:
+        for installation, client in getattr(self._clients, "seen", []):
+            self.budgets.note(installation, client.requester)
+        self._clients.seen = []
 
 
 def run_job(ctx: Context, claimed: ClaimedJob) -> Outcome:
     """Run one claimed job; :class:`Transient` when it should be retried."""
+    job = claimed.job
+    _wait_for_budget(ctx, job)
+    try:
+        return _run(ctx, claimed)
+    finally:
+        ctx.note_budgets()
+
+
+def _wait_for_budget(ctx: Context, job: Job) -> None:
+    pause = ctx.budgets.pause_for(job.installation)
+    if pause <= 0:
+        return
+    _log.warning(
+        "rate limit nearly spent; waiting for its reset",
+        extra={"repo": job.repo, "detail": f"installation {job.installation}: {pause:.0f} s"},
+    )
+    if ctx.stopping.wait(pause):
+        raise Transient("stopped while waiting for the installation's rate limit to reset")
+
+
+def _run(ctx: Context, claimed: ClaimedJob) -> Outcome:
     job = claimed.job
     try:
         if job.kind == MAP_READY:
@@ -93,6 +134,7 @@ def _requeue_pulls(ctx: Context, claimed: ClaimedJob, pulls: list[tuple[int, int
 def _publisher(ctx: Context, job: Job) -> tuple[Publisher, str]:
     token = ctx.auth.token(job.installation)
     client = installation_client(token, ctx.config.api_url, retry=ctx.retry, pacing=ctx.pacing)
+    ctx.track(job.installation, client)
     publisher = Publisher(
         open_repo(client, job.repo), check_name=ctx.config.check_name, comment_author=ctx.auth.bot_login()
     )
@@ -119,6 +161,9 @@ def _judge(ctx: Context, claimed: ClaimedJob, number: int) -> Outcome:
         body, _ = explain_reply(verdict)
         publisher.reply(number, body)
         return Outcome(DONE, f"explained {verdict.verdict}")
+    if ctx.config.public_url:
+        token = ctx.store.save_explanation(job.repo, number, pull.head_sha, explain_reply(verdict)[0])
+        publisher.details_url = f"{ctx.config.public_url}/explanations/{token}"
     result = publisher.publish(
         check_content(verdict),
         head_sha=pull.head_sha,
@@ -156,9 +201,20 @@ def _fetch_pull(git: Git, url: str, pull: PullInfo, token: str) -> tuple[str, st
 def _verdict(
     ctx: Context, git: Git, *, repo: str, parent: str, head: str, token: str
 ) -> tuple[Verdict, bool]:
-    coverage = ctx.maps.find(repo, parent, token)
-    request = CheckRequest(repo=git.repo, base=parent, head=head, coverage=coverage)
-    return run_check(request, git), coverage is not None
+    found = ctx.maps.find(repo, parent, token)
+    request = CheckRequest(repo=git.repo, base=parent, head=head, coverage=found.manifest)
+    verdict = run_check(request, git)
+    if found.manifest is None:
+        return without_map(verdict, found.why), False
+    return verdict, True
+
+
+def without_map(verdict: Verdict, why: str) -> Verdict:
+    """The verdict made with no map, saying why the trusted store gave none; never ``pass_clean``
+    (the core already makes a verdict without a map unscored at best: this holds even if it did not)."""
+    reason = Reason(ReasonCode.ORACLE_INCOMPLETE, f"trusted map store: {why}")
+    outcome = Conclusion.UNSCORED if verdict.verdict == Conclusion.PASS_CLEAN else verdict.verdict
+    return dataclasses.replace(verdict, verdict=outcome, reasons=(reason, *verdict.reasons))
 
 
 def _post_error(ctx: Context, claimed: ClaimedJob, publisher: Publisher, head: str, why: str) -> Outcome:

@@ -7,31 +7,43 @@ stops, waiting up to ``grace`` seconds for running jobs and queueing the rest ag
 from __future__ import annotations
 
 import logging
+import signal
+import threading
+import time
 
 import uvicorn
 
 from gate.bot import logs
 from gate.bot.auth import AppAuth
 from gate.bot.config import BotConfig
-from gate.bot.judging import Context, NoMaps, run_job
+from gate.bot.judging import Context, run_job
+from gate.bot.mapstore import ArtifactMapStore, StoreSettings
+from gate.bot.redeliver import redeliver_failed
 from gate.bot.server import make_app
 from gate.bot.store import Store
 from gate.bot.workers import Pool
 
-SHUTDOWN_GRACE = 30.0
 _log = logging.getLogger("gate.bot")
 
 
-def serve(config: BotConfig, *, grace: float = SHUTDOWN_GRACE) -> int:
+def serve(config: BotConfig, *, grace: float | None = None) -> int:
+    grace = float(config.shutdown_grace) if grace is None else grace
     logs.configure()
     store = Store(config.database)
     recovered = store.recover()
     auth = AppAuth(config.app_id, config.private_key, config.api_url, seconds_between_requests=config.pacing)
-    ctx = Context(config=config, auth=auth, store=store, maps=NoMaps(), pacing=config.pacing)
+    maps = ArtifactMapStore(
+        StoreSettings(config.map_workflow, config.map_artifact, config.maps),
+        config.api_url,
+        pacing=config.pacing,
+    )
+    ctx = Context(config=config, auth=auth, store=store, maps=maps, pacing=config.pacing)
     pool = Pool(store, lambda claimed: run_job(ctx, claimed), config.concurrency)
     pool.start()
     _log.info("serving", extra={"detail": f"{config!r}; {recovered} interrupted job(s) queued again"})
-    app = make_app(store, config.webhook_secret, config.max_body, pool.wake, pool.stats)
+    app = make_app(
+        store, config.webhook_secret, config.max_body, pool.wake, pool.stats, map_workflow=config.map_workflow
+    )
     server = uvicorn.Server(
         uvicorn.Config(
             app,
@@ -42,10 +54,44 @@ def serve(config: BotConfig, *, grace: float = SHUTDOWN_GRACE) -> int:
             timeout_graceful_shutdown=int(grace),
         )
     )
+    _redeliver_once_listening(server, auth, store, config.redeliver_hours * 3600.0)
+    _survive_reraised_signals()
     try:
         server.run()
     finally:
+        ctx.stopping.set()
         requeued = pool.stop(grace)
         _log.info("stopped", extra={"detail": f"{requeued} running job(s) queued again"})
         store.close()
     return 0
+
+
+def _redeliver_once_listening(server: uvicorn.Server, auth: AppAuth, store: Store, window: float) -> None:
+    """In the background, once the server accepts deliveries (GitHub sends redeliveries at once)."""
+
+    def run() -> None:
+        deadline = time.monotonic() + 60
+        while not server.started and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if server.started:
+            try:
+                redeliver_failed(auth.app_requester(), store, window)
+            except Exception:  # noqa: BLE001 - redelivery is best effort; the server keeps serving
+                _log.exception("redelivery failed")
+
+    threading.Thread(target=run, name="oracle-gate-redeliver", daemon=True).start()
+
+
+def _survive_reraised_signals() -> None:
+    """uvicorn re-raises the stop signal after its own graceful shutdown, under the handlers that were
+    there before it started: with Python's default SIGTERM handler that kills the process before the
+    pool is stopped (running jobs neither finished nor requeued). A handler that only logs makes that
+    re-raise harmless, and ``serve`` returns through its ``finally``."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def noted(signum: int, frame: object) -> None:
+        _log.info("stop signal", extra={"detail": signal.Signals(signum).name})
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, noted)

@@ -9,6 +9,7 @@ already seen. ``GET /healthz``: 200 with the queue's counts while the database a
 
 from __future__ import annotations
 
+import html
 import json
 import logging
 import re
@@ -17,7 +18,7 @@ from contextlib import asynccontextmanager
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from gate.bot import events, signature
@@ -25,6 +26,14 @@ from gate.bot.store import Store
 
 DELIVERY = re.compile(r"[A-Za-z0-9-]{1,100}")
 EVENT = re.compile(r"[a-z_]{1,64}")
+TOKEN = re.compile(r"[A-Za-z0-9_-]{20,64}")
+# The page shows text a pull request wrote (paths, test names): no script, no style, nothing loaded.
+PAGE_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
 _log = logging.getLogger("gate.bot")
 
 
@@ -52,12 +61,23 @@ def _answer(status: int, message: str, delivery: str | None, **extra: object) ->
     return JSONResponse({"message": message}, status_code=status)
 
 
+def explanation_page(repo: str, pr: int, head: str, markdown: str) -> str:
+    """The explanation as preformatted text; every character of it escaped."""
+    title = html.escape(f"Oracle Gate: {repo}#{pr} at {head[:12]}")
+    return (
+        f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title></head>"
+        f"<body><h1>{title}</h1><pre>{html.escape(markdown)}</pre></body></html>"
+    )
+
+
 def make_app(
     store: Store,
     secret: bytes,
     max_body: int,
     wake: Callable[[], None],
     pool_stats: Callable[[], dict[str, int]] = dict,
+    *,
+    map_workflow: str = events.DEFAULT_MAP_WORKFLOW,
 ) -> Starlette:
     async def verified_body(request: Request) -> bytes | Response:
         """The body when it is small enough and signed with the secret; else the refusal."""
@@ -79,7 +99,7 @@ def make_app(
         if not DELIVERY.fullmatch(delivery) or not EVENT.fullmatch(event):
             return _answer(400, "missing or malformed X-GitHub-Delivery / X-GitHub-Event", None)
         try:
-            planned = events.plan(event, json.loads(body))
+            planned = events.plan(event, json.loads(body), map_workflow=map_workflow)
         except (ValueError, events.PayloadError) as exc:
             return _answer(400, f"not a {event} payload: {exc}", delivery, event=event)
         jobs = [] if isinstance(planned, events.Ignored) else planned
@@ -89,6 +109,14 @@ def make_app(
             return _answer(202, f"ignored: {planned.why}", delivery, event=event)
         wake()
         return _answer(202, f"queued {len(jobs)} job(s)", delivery, event=event)
+
+    async def explanation(request: Request) -> Response:
+        """A check's ``details_url``: the stored explanation, HTML-escaped, under an unguessable token."""
+        token = str(request.path_params.get("token", ""))
+        found = store.explanation(token) if TOKEN.fullmatch(token) else None
+        if found is None:
+            return Response("not found\n", status_code=404, media_type="text/plain")
+        return HTMLResponse(explanation_page(*found), headers=PAGE_HEADERS)
 
     async def healthz(request: Request) -> Response:
         return JSONResponse({"status": "ok", "jobs": store.counts(), "pool": pool_stats()})
@@ -102,6 +130,7 @@ def make_app(
             Route("/webhook", webhook, methods=["POST"]),
             Route("/", webhook, methods=["POST"]),
             Route("/healthz", healthz, methods=["GET"]),
+            Route("/explanations/{token}", explanation, methods=["GET"]),
         ],
         lifespan=lifespan,
     )

@@ -15,6 +15,7 @@ One connection, guarded by a lock (calls are short); WAL so readers do not block
 
 from __future__ import annotations
 
+import secrets
 import sqlite3
 import threading
 import time
@@ -45,6 +46,12 @@ CREATE TABLE IF NOT EXISTS verdicts (
     PRIMARY KEY (repo, pr, parent, head)
 );
 """
+SCHEMA_EXPLANATIONS = """
+CREATE TABLE IF NOT EXISTS explanations (
+    token TEXT PRIMARY KEY, repo TEXT NOT NULL, pr INTEGER NOT NULL, head TEXT NOT NULL,
+    body TEXT NOT NULL, at REAL NOT NULL
+);
+"""
 QUEUED, RUNNING, DONE, FAILED, SUPERSEDED = "queued", "running", "done", "failed", "superseded"
 NO_MAP = "no_map"  # the verdict value recorded when a pull request waits for its parent's map
 MAX_ATTEMPTS = 3
@@ -67,6 +74,7 @@ class Store:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(SCHEMA)
+            self._db.executescript(SCHEMA_EXPLANATIONS)
 
     def close(self) -> None:
         with self._lock:
@@ -92,6 +100,30 @@ class Store:
                 self._db.execute("ROLLBACK")
                 raise
         return True
+
+    def save_explanation(self, repo: str, pr: int, head: str, body: str) -> str:
+        """Keep a verdict's explanation under a new unguessable token (its page's address)."""
+        token = secrets.token_urlsafe(24)
+        with self._lock:
+            self._db.execute(
+                "INSERT INTO explanations VALUES (?, ?, ?, ?, ?, ?)",
+                (token, repo, pr, head, body, time.time()),
+            )
+        return token
+
+    def explanation(self, token: str) -> tuple[str, int, str, str] | None:
+        """(repo, pull request, head, markdown) kept under ``token``."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT repo, pr, head, body FROM explanations WHERE token = ?", (token,)
+            ).fetchone()
+        return None if row is None else (str(row[0]), int(row[1]), str(row[2]), str(row[3]))
+
+    def seen(self, delivery: str) -> bool:
+        """Whether this delivery id was received (whatever came of it)."""
+        with self._lock:
+            row = self._db.execute("SELECT 1 FROM deliveries WHERE id = ?", (delivery,)).fetchone()
+        return row is not None
 
     def enqueue(self, delivery: str, jobs: Iterable[Job]) -> None:
         """Queue follow-up jobs a running job found (no delivery record: it is not a delivery)."""

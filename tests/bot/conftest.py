@@ -34,8 +34,10 @@ def bot_factory(tmp_path: Path, github: FakeGitHub, app_key: AppKey, origin: Ori
     key_file.write_text(app_key.private_pem)
     started: list[Bot] = []
 
-    def start(concurrency: int = 4, state: Path | None = None) -> Bot:
-        bot = Bot(state or tmp_path / "state", github, key_file, origin, concurrency).start()
+    def start(concurrency: int = 4, state: Path | None = None, env: dict[str, str] | None = None) -> Bot:
+        bot = Bot(state or tmp_path / "state", github, key_file, origin, concurrency)
+        bot.env.update(env or {})
+        bot.start()
         started.append(bot)
         return bot
 

@@ -230,3 +230,28 @@ class Bot:
 
 BotFactory = Callable[..., Bot]
 """Starts a bot with settings overridden by keyword (the ``bot_factory`` fixture)."""
+
+
+def workflow_run_completed(path: str, head_sha: str, **run: Any) -> dict[str, Any]:
+    """The example ``workflow_run.completed``, made a successful push run of ``path`` on main.
+
+    The package's example has no ``installation`` (it is a repository hook's delivery); GitHub adds
+    ``installation`` to every delivery it sends to an App, so :func:`pointed` adds it, as GitHub does.
+    """
+    out = pointed(load("workflow_run.completed"))
+    out["workflow_run"].update(
+        path=path,
+        head_sha=head_sha,
+        head_branch="main",
+        event="push",
+        status="completed",
+        conclusion="success",
+    )
+    out["workflow_run"].update(run)
+    return out
+
+
+def push_event(after: str, ref: str = "refs/heads/main") -> dict[str, Any]:
+    out = pointed(load("push"))
+    out.update(ref=ref, after=after)
+    return out

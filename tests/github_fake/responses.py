@@ -10,6 +10,7 @@ shape is GitHub's; the server validates each response against the spec too.
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import zlib
 from base64 import b64encode
@@ -17,13 +18,16 @@ from typing import Any
 
 from tests.github_fake.spec import example
 from tests.github_fake.state import (
+    ArtifactState,
     CheckRunState,
     CommentState,
+    HookDeliveryState,
     PullFileState,
     PullState,
     ReactionState,
     RepoState,
     StatusState,
+    WorkflowRunState,
 )
 
 HTML = "https://github.com"
@@ -324,3 +328,62 @@ def error(message: str, status: int, errors: list[dict[str, Any]] | None = None)
     if errors:
         body["errors"] = errors
     return body
+
+
+def workflow_run(run: WorkflowRunState, repo: RepoState, api: str) -> dict[str, Any]:
+    """One run of ``actions/list-workflow-runs``: the ``workflow-run-paginated`` example's run."""
+    data: dict[str, Any] = _rebased("workflow-run-paginated", api, repo.full_name)["workflow_runs"][0]
+    data.update(
+        id=run.id,
+        path=run.path,
+        head_sha=run.head_sha,
+        head_branch=run.head_branch,
+        event=run.event,
+        status=run.status,
+        conclusion=run.conclusion,
+        url=f"{api}/repos/{repo.full_name}/actions/runs/{run.id}",
+        artifacts_url=f"{api}/repos/{repo.full_name}/actions/runs/{run.id}/artifacts",
+    )
+    _name_repository(data["repository"], repo.full_name, repo.id, fork=False)
+    head_repo = run.head_repo or repo.full_name
+    _name_repository(
+        data["head_repository"], head_repo, stable_id(head_repo), fork=head_repo != repo.full_name
+    )
+    data["head_commit"]["id"] = run.head_sha
+    return data
+
+
+def artifact(item: ArtifactState, run: WorkflowRunState, repo: RepoState, api: str) -> dict[str, Any]:
+    """One artifact of ``actions/list-workflow-run-artifacts``, from the ``artifact-paginated`` example."""
+    data: dict[str, Any] = _rebased("artifact-paginated", api, repo.full_name)["artifacts"][0]
+    base = f"{api}/repos/{repo.full_name}/actions/artifacts/{item.id}"
+    data.update(
+        id=item.id,
+        name=item.name,
+        size_in_bytes=len(item.zip_bytes),
+        expired=item.expired,
+        url=base,
+        archive_download_url=f"{base}/zip",
+        digest="sha256:" + hashlib.sha256(item.zip_bytes).hexdigest(),
+    )
+    data["workflow_run"].update(id=run.id, head_sha=run.head_sha, head_branch=run.head_branch)
+    data["workflow_run"].update(repository_id=repo.id, head_repository_id=repo.id)
+    return data
+
+
+def hook_delivery(item: HookDeliveryState, api: str) -> dict[str, Any]:
+    """One item of ``apps/list-webhook-deliveries``, from the ``hook-delivery-items`` example."""
+    data: dict[str, Any] = dict(_rebased_value("hook-delivery-items", api, "octocat/Hello-World")[0])
+    data.update(
+        id=item.id,
+        guid=item.guid,
+        event=item.event,
+        action=item.action,
+        status=item.status,
+        status_code=item.status_code,
+        delivered_at=item.delivered_at,
+        installation_id=item.installation_id,
+        repository_id=item.repository_id,
+        redelivery=item.redelivery,
+    )
+    return data

@@ -43,19 +43,24 @@ from werkzeug.wrappers import Request, Response
 from tests.github_fake import responses, rules, spec
 from tests.github_fake.state import (
     PERMISSIONS,
+    ArtifactState,
     CheckRunState,
     CommentState,
+    HookDeliveryState,
     PullFileState,
     PullState,
     ReactionState,
     RepoState,
     State,
     StatusState,
+    WorkflowRunState,
     now_iso,
 )
 
 DEFAULT_TOKEN = "ghs_FakeInstallationToken0123456789abcdef"  # noqa: S105 - a fake token for a fake server
 DEFAULT_PER_PAGE = 30
+# Where artifacts/{id}/zip redirects: like GitHub's pre-signed blob URL, outside the API, no token needed.
+BLOB_PREFIX = "/_fake-blob/artifacts/"
 MAX_LISTED_PULL_FILES = 3000  # pulls/list-files: "Responses include a maximum of 3000 files."
 WRITE_METHODS = frozenset({"POST", "PATCH", "PUT", "DELETE"})
 NOT_ACCESSIBLE = "Resource not accessible by integration"
@@ -209,6 +214,8 @@ class FakeGitHub:
         self.faults: list[Fault] = []
         self.apps: dict[int, App] = {}
         self.installation_tokens: list[str] = []
+        #: overrides of the X-RateLimit-* headers of every answer (e.g. a nearly spent budget)
+        self.rate_limit_headers: dict[str, str] = {}
         self._lock = threading.RLock()
         self._stopping = threading.Event()
         self._server: BaseWSGIServer | None = None
@@ -360,6 +367,44 @@ class FakeGitHub:
         with self._lock:
             self._repo_or_raise(full_name).permissions[login] = permission
 
+    def add_workflow_run(
+        self,
+        full_name: str,
+        path: str,
+        head_sha: str,
+        *,
+        artifacts: dict[str, bytes] | None = None,
+        **fields: Any,
+    ) -> WorkflowRunState:
+        """A run of the workflow file ``path`` (``.github/workflows/F``) and its artifacts (name -> zip).
+
+        ``fields`` override the run's ``head_branch``, ``event``, ``status``, ``conclusion``, ``head_repo``.
+        """
+        with self._lock:
+            self._repo_or_raise(full_name)
+            run = WorkflowRunState(full_name, self.state.next_id(), path, head_sha, **fields)
+            self.state.workflow_runs.append(run)
+            for name, data in (artifacts or {}).items():
+                self.add_artifact(run, name, data)
+            return run
+
+    def add_artifact(self, run: WorkflowRunState, name: str, zip_bytes: bytes) -> ArtifactState:
+        """An artifact ``name`` of ``run`` whose download is ``zip_bytes``."""
+        with self._lock:
+            item = ArtifactState(run.repo, self.state.next_id(), run.id, name, zip_bytes)
+            self.state.artifacts.append(item)
+            return item
+
+    def add_hook_delivery(
+        self, guid: str, event: str, status_code: int, *, action: str | None = None, age: float = 60.0
+    ) -> HookDeliveryState:
+        """A delivery of the App's webhook ``age`` seconds ago (listed newest first)."""
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - age))
+        with self._lock:
+            item = HookDeliveryState(self.state.next_id(), guid, event, action, status_code, stamp)
+            self.state.hook_deliveries.append(item)
+            return item
+
     def _repo_or_raise(self, full_name: str) -> RepoState:
         try:
             return self.state.repos[full_name]
@@ -479,8 +524,13 @@ class FakeGitHub:
             "X-RateLimit-Used": "1",
             "X-RateLimit-Resource": "core",
             "X-RateLimit-Reset": str(int(time.time()) + 3600),
+            **self.rate_limit_headers,
             **reply.headers,
         }
+        if isinstance(reply.body, bytes):
+            return Response(
+                reply.body, status=reply.status, headers=reply.headers, mimetype="application/zip"
+            )
         data = b"" if reply.body is None else json.dumps(reply.body).encode()
         mimetype = "application/json" if reply.body is not None else None
         return Response(data, status=reply.status, headers=headers, mimetype=mimetype)
@@ -497,6 +547,8 @@ class FakeGitHub:
         record = RecordedRequest(method, raw, query, None, dict(request.headers.items()))
         with self._lock:
             self.requests.append(record)
+        if raw.startswith(BLOB_PREFIX):
+            return self._blob(record)
         reply = self._answer(record, data)
         record.status = reply.status
         return reply
@@ -834,6 +886,94 @@ class FakeGitHub:
     def _rate_limit(self, call: Call) -> Reply:
         return Reply(200, responses.rate_limit(self.url))
 
+    def _workflow_runs_list(self, call: Call) -> Reply:
+        """Runs of one workflow file (by file name or id), newest first, filtered as GitHub filters."""
+        repo = self.state.repos.get(call.repo)
+        if repo is None:
+            return self._not_found()
+        wanted = call.params["workflow_id"]
+        runs = [
+            r
+            for r in reversed(self.state.workflow_runs)
+            if r.repo == call.repo and wanted in (r.path.rsplit("/", 1)[-1], str(responses.stable_id(r.path)))
+        ]
+        q = call.query
+        runs = [
+            r
+            for r in runs
+            if q.get("branch", r.head_branch) == r.head_branch
+            and q.get("event", r.event) == r.event
+            and q.get("head_sha", r.head_sha) == r.head_sha
+            and q.get("status", r.status) in (r.status, r.conclusion)
+        ]
+        page, headers = self._page(call, runs)
+        body = {
+            "total_count": len(runs),
+            "workflow_runs": [responses.workflow_run(r, repo, self.url) for r in page],
+        }
+        return Reply(200, body, headers)
+
+    def _run_artifacts_list(self, call: Call) -> Reply:
+        repo = self.state.repos.get(call.repo)
+        run_id = call.int_param("run_id")
+        run = next((r for r in self.state.workflow_runs if r.repo == call.repo and r.id == run_id), None)
+        if repo is None or run is None:
+            return self._not_found()
+        items = [a for a in self.state.artifacts if a.run_id == run_id]
+        if "name" in call.query:
+            items = [a for a in items if a.name == call.query["name"]]
+        page, headers = self._page(call, items)
+        body = {
+            "total_count": len(items),
+            "artifacts": [responses.artifact(a, run, repo, self.url) for a in page],
+        }
+        return Reply(200, body, headers)
+
+    def _artifact_download(self, call: Call) -> Reply:
+        """302 to a pre-signed blob URL (served by the fake itself), 410 once the artifact expired."""
+        if call.params["archive_format"] != "zip":
+            self._violate("GET", call.path, "archive_format must be zip (the only format GitHub serves)")
+            return self._not_found()
+        artifact_id = call.int_param("artifact_id")
+        item = next((a for a in self.state.artifacts if a.repo == call.repo and a.id == artifact_id), None)
+        if item is None:
+            return self._not_found()
+        if item.expired:
+            return Reply(410, responses.error("Artifact has expired", 410))
+        return Reply(302, None, {"Location": f"{self.host_url}{BLOB_PREFIX}{item.id}?sig=fake"})
+
+    def _blob(self, record: RecordedRequest) -> Reply:
+        """The pre-signed URL's answer: the zip's bytes. GitHub's blob store wants no token; a client
+        that sends one there leaks it, so it is a violation."""
+        if record.headers.get("Authorization"):
+            self._violate(record.method, record.path, "a token was sent to the artifact's blob URL")
+        found = record.path[len(BLOB_PREFIX) :]
+        with self._lock:
+            item = next((a for a in self.state.artifacts if str(a.id) == found), None)
+        record.status = 200 if item else 404
+        return Reply(200, item.zip_bytes) if item else Reply(404, responses.error("BlobNotFound", 404))
+
+    def _hook_deliveries_list(self, call: Call) -> Reply:
+        """Newest first; ``cursor`` is the id to continue after (GitHub's is opaque, from the Link header)."""
+        items = sorted(self.state.hook_deliveries, key=lambda d: -d.id)
+        if "cursor" in call.query:
+            items = [d for d in items if d.id < int(call.query["cursor"])]
+        if "status" in call.query:
+            items = [d for d in items if d.status.lower() == call.query["status"]]
+        per_page = int(call.query.get("per_page", DEFAULT_PER_PAGE))
+        page, headers = items[:per_page], {}
+        if len(items) > per_page:
+            cursor = urlencode({**call.query, "cursor": page[-1].id})
+            headers["Link"] = f'<{self.url}{call.path}?{cursor}>; rel="next"'
+        return Reply(200, [responses.hook_delivery(d, self.url) for d in page], headers)
+
+    def _hook_redeliver(self, call: Call) -> Reply:
+        delivery_id = call.int_param("delivery_id")
+        if all(d.id != delivery_id for d in self.state.hook_deliveries):
+            return self._not_found()
+        self.state.redelivered.append(delivery_id)
+        return Reply(202, {})
+
 
 def _apply_check_run(run: CheckRunState, body: dict[str, Any]) -> None:
     """Create/update semantics: a conclusion completes the run; annotations are appended."""
@@ -874,4 +1014,9 @@ _HANDLERS: dict[str, Callable[[FakeGitHub, Call], Reply]] = {
     "repos/get-collaborator-permission-level": FakeGitHub._permission_get,
     "issues/list-labels-on-issue": FakeGitHub._labels_list,
     "rate-limit/get": FakeGitHub._rate_limit,
+    "actions/list-workflow-runs": FakeGitHub._workflow_runs_list,
+    "actions/list-workflow-run-artifacts": FakeGitHub._run_artifacts_list,
+    "actions/download-artifact": FakeGitHub._artifact_download,
+    "apps/list-webhook-deliveries": FakeGitHub._hook_deliveries_list,
+    "apps/redeliver-webhook-delivery": FakeGitHub._hook_redeliver,
 }

@@ -120,6 +120,52 @@ class ReactionState:
 
 
 @dataclass
+class WorkflowRunState:
+    """One GitHub Actions run of a workflow file (``path``), as ``actions/list-workflow-runs`` lists it."""
+
+    repo: str
+    id: int
+    path: str  # .github/workflows/<file>
+    head_sha: str
+    head_branch: str = "main"
+    event: str = "push"
+    status: str = "completed"
+    conclusion: str | None = "success"
+    head_repo: str = ""  # the repository the head is in; the run's own repository when empty
+
+
+@dataclass
+class ArtifactState:
+    """An artifact of a run: its name and the zip ``actions/download-artifact`` redirects to."""
+
+    repo: str
+    id: int
+    run_id: int
+    name: str
+    zip_bytes: bytes
+    expired: bool = False
+
+
+@dataclass
+class HookDeliveryState:
+    """One delivery of the App's webhook, as ``apps/list-webhook-deliveries`` lists it (newest first)."""
+
+    id: int
+    guid: str
+    event: str
+    action: str | None
+    status_code: int
+    delivered_at: str
+    installation_id: int | None = None
+    repository_id: int | None = None
+    redelivery: bool = False
+
+    @property
+    def status(self) -> str:
+        return "OK" if 200 <= self.status_code < 300 else "failed"
+
+
+@dataclass
 class State:
     """Everything the fake knows; ids come from one counter, as unique as GitHub's."""
 
@@ -129,6 +175,10 @@ class State:
     check_runs: list[CheckRunState] = field(default_factory=list)
     statuses: list[StatusState] = field(default_factory=list)
     reactions: list[ReactionState] = field(default_factory=list)
+    workflow_runs: list[WorkflowRunState] = field(default_factory=list)
+    artifacts: list[ArtifactState] = field(default_factory=list)
+    hook_deliveries: list[HookDeliveryState] = field(default_factory=list)
+    redelivered: list[int] = field(default_factory=list)  # delivery ids asked to be delivered again
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1001))
 
     def next_id(self) -> int:

@@ -146,3 +146,61 @@ def test_the_manifest_asks_for_the_permissions_and_events_the_bot_uses() -> None
     assert manifest["hook_attributes"]["url"] == "https://bot.example/webhook"
     with pytest.raises(UsageError):
         app_manifest("javascript:alert(1)")
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("ORACLE_GATE_MAP_WORKFLOW", "../../etc/map.yml"),
+        ("ORACLE_GATE_MAP_WORKFLOW", ".github/workflows/sub/map.yml"),
+        ("ORACLE_GATE_MAP_ARTIFACT", "map/../x"),
+        ("ORACLE_GATE_PUBLIC_URL", "javascript:alert(1)"),
+        ("ORACLE_GATE_PUBLIC_URL", "https://bot.example/?q=1"),
+        ("ORACLE_GATE_REDELIVER_HOURS", "73"),
+        ("ORACLE_GATE_SHUTDOWN_GRACE", "0"),
+    ],
+)
+def test_a_bad_bot_setting_is_one_line_naming_it(tmp_path: Path, name: str, value: str) -> None:
+    key = tmp_path / "key.pem"
+    key.write_text("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")
+    env = {
+        "ORACLE_GATE_APP_ID": "1",
+        "ORACLE_GATE_PRIVATE_KEY_FILE": str(key),
+        "ORACLE_GATE_WEBHOOK_SECRET": "s",
+    }
+    assert from_environment(env).map_artifact == "oracle-gate-map"
+    with pytest.raises(UsageError, match=name) as caught:
+        from_environment({**env, name: value})
+    assert "\n" not in str(caught.value)
+
+
+def _workflow_run(**run: object) -> dict[str, object]:
+    payload = load("workflow_run.completed")
+    payload["installation"] = {"id": 7}  # GitHub adds it to an App's deliveries; the example lacks it
+    good = {
+        "path": events.DEFAULT_MAP_WORKFLOW,
+        "event": "push",
+        "conclusion": "success",
+        "head_branch": "main",
+    }
+    payload["workflow_run"].update({**good, **run})
+    return dict(payload)
+
+
+@pytest.mark.parametrize(
+    ("run", "why"),
+    [
+        ({"path": ".github/workflows/ci.yml"}, "not of the map workflow"),
+        ({"path": None}, "not of the map workflow"),
+        ({"event": "pull_request"}, "only a completed push run"),
+        ({"conclusion": "failure"}, "concluded 'failure'"),
+        ({"head_branch": "agent"}, "other than the default"),
+    ],
+)
+def test_only_the_map_workflows_successful_default_branch_push_run_brings_a_map(
+    run: dict[str, object], why: str
+) -> None:
+    assert isinstance(events.plan("workflow_run", _workflow_run()), list)
+    ignored = events.plan("workflow_run", _workflow_run(**run))
+    assert isinstance(ignored, events.Ignored)
+    assert why in ignored.why

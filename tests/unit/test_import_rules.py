@@ -72,6 +72,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "gate.check",
         "gate.judge",
         "gate.maps.read",
+        "gate.maps.provenance",
         "gate.report",
         "gate.action.content",
         "gate.action.publisher",
