@@ -36,6 +36,7 @@ class ActionConfig:
     api_url: str = DEFAULT_API_URL
     server_url: str = "https://github.com"
     run_url: str | None = None
+    run_id: str | None = None  # GITHUB_RUN_ID: a map this very run built is trusted (map_trust)
     working_directory: str = "."
     coverage_file: str | None = None
     coverage_sha: str | None = None
@@ -73,6 +74,7 @@ class ActionConfig:
             api_url=clean_url("GITHUB_API_URL", env.get("GITHUB_API_URL") or DEFAULT_API_URL),
             server_url=server,
             run_url=f"{server}/{repository}/actions/runs/{run_id}" if run_id.isdigit() else None,
+            run_id=run_id if run_id.isdigit() else None,
             working_directory=clean_working_directory(input_value(env, "working-directory") or "."),
             coverage_file=input_value(env, "coverage-file") or None,
             coverage_sha=input_value(env, "coverage-sha") or None,

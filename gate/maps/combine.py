@@ -15,15 +15,19 @@ from coverage.exceptions import CoverageException
 from gate import __version__
 from gate.errors import InputError
 from gate.maps.mapfile import MAX_LISTED, MapError, MapResult, map_test_ids, now, publish_map
+from gate.maps.provenance import PRODUCER_KEY, Producer
 from gate.maps.read import MANIFEST_SUFFIX, Manifest, locate, read_manifest
 
 
-def combine_maps(inputs: Sequence[Path], out: Path) -> MapResult:
+def combine_maps(inputs: Sequence[Path], out: Path, *, producer: Producer | None = None) -> MapResult:
     """Merge maps measured at one commit (a full set of shards, whole maps, or both) into ``out``.
 
     Every input needs its manifest; the data must match its digest; all must
     name the same commit and coverage.py version; shards must form complete
     sets (1..N, each once), since a missing shard would silently drop tests.
+
+    The combined map's ``producer`` is the combining run; each input's producer is kept in its
+    ``combined`` entry, so a reader trusts the combined map only when every part is trusted too.
     """
     if not inputs:
         raise MapError("--combine needs at least one map to merge")
@@ -68,6 +72,7 @@ def combine_maps(inputs: Sequence[Path], out: Path) -> MapResult:
             tests=sum(t for t in tests if t is not None) if None not in tests else None,
             exit_status=None,
             shard=None,
+            producer=producer,
             extra={
                 "created": now(),
                 "gate_version": __version__,
@@ -80,6 +85,7 @@ def combine_maps(inputs: Sequence[Path], out: Path) -> MapResult:
                         "tests_passed": m.tests_passed,
                         "exit_status": m.exit_status,
                         "command": list(m.command),
+                        PRODUCER_KEY: m.producer.to_document() if m.producer else None,
                     }
                     for m in manifests
                 ],

@@ -32,6 +32,7 @@ from gate.errors import InputError, UnknownRevision
 from gate.git import Git
 from gate.judge.observers import MapReader, ParentCoverage, touched_observers
 from gate.judge.problems import Problem
+from gate.maps.provenance import PRODUCER_KEY, Producer
 
 MANIFEST_KIND = "oracle-gate-map"
 MANIFEST_SCHEMA = 1
@@ -63,6 +64,7 @@ class Manifest:
     tests: int | None = None
     exit_status: int | None = None
     shard: tuple[int, int] | None = None  # (index, total), 1-based: one part of a sharded run
+    producer: Producer | None = None  # the GitHub Actions run that built it (None: built elsewhere)
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     def to_document(self) -> dict[str, Any]:
@@ -80,6 +82,8 @@ class Manifest:
             "exit_status": self.exit_status,
             "shard": {"index": self.shard[0], "total": self.shard[1]} if self.shard else None,
         }
+        if self.producer is not None:
+            doc[PRODUCER_KEY] = self.producer.to_document()
         doc.update({k: v for k, v in self.extra.items() if k not in doc})
         return doc
 
@@ -202,7 +206,7 @@ def read_manifest(path: Path) -> Manifest:
     command = doc.get("command") or []
     version = doc.get("coverage_version")
     typed = {"kind", "schema", "sha", "data", "data_sha256", "coverage_version", "command", "tests_passed"}
-    typed |= {"tests", "exit_status", "shard"}
+    typed |= {"tests", "exit_status", "shard", PRODUCER_KEY}
     return Manifest(
         path=path,
         data=(path.parent / data),
@@ -214,6 +218,7 @@ def read_manifest(path: Path) -> Manifest:
         tests=_optional_int(path, doc, "tests"),
         exit_status=_optional_int(path, doc, "exit_status"),
         shard=_shard(path, doc.get("shard")),
+        producer=Producer.from_document(doc.get(PRODUCER_KEY)),
         extra={k: v for k, v in doc.items() if k not in typed},
     )
 

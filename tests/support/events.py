@@ -25,7 +25,7 @@ def _renamed(payload: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = json.loads(text)
     owner, name = REPO.split("/")
     for repo in _repositories(out):
-        repo.update(full_name=REPO, name=name)
+        repo.update(full_name=REPO, name=name, default_branch="main")
         repo["owner"]["login"] = owner
     return out
 
