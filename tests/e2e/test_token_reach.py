@@ -1,0 +1,59 @@
+"""No child of the action can read the token: not from its own environment, and not from the
+``/proc/<pid>/environ`` of the action or any other ancestor (TRUST.md invariant 9)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.github_fake import FakeGitHub
+from tests.support import events
+from tests.support.harness import Runner
+from tests.support.project import Project
+
+#: Run as the coverage-command: every environment block this process can reach, raw, into argv[1].
+PROBE = """
+import json, os, sys
+blocks, pid = {}, os.getpid()
+while pid > 1:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as handle:
+            blocks[str(pid)] = handle.read().decode("utf-8", "replace")
+        with open(f"/proc/{pid}/stat") as handle:
+            pid = int(handle.read().rsplit(")", 1)[1].split()[1])
+    except OSError:
+        break
+blocks["os.environ"] = "\\0".join(f"{k}={v}" for k, v in os.environ.items())
+with open(sys.argv[1], "w") as out:
+    json.dump(blocks, out)
+"""
+
+
+def probe(tmp_path: Path) -> tuple[str, Path]:
+    script, out = tmp_path / "probe.py", tmp_path / "probe.json"
+    script.write_text(PROBE)
+    return f"python {script} {out}", out
+
+
+def test_a_coverage_command_finds_the_token_in_no_environment_it_can_read(
+    project: Project, fake: FakeGitHub, tmp_path: Path
+) -> None:
+    """entrypoint.py as the Docker action runs it; the map build's command reads its own environment
+    and every ancestor's /proc/<pid>/environ up the tree (the action's included)."""
+    runner = Runner(project, fake, tmp_path)  # a subprocess: the real entrypoint
+    command, out = probe(tmp_path)
+    pr = project.pulls[2]
+    result = runner.run(
+        "pull_request_target",
+        events.pull_request(project, pr),
+        runner.workspace(at="base"),
+        sha=project.main,
+        inputs={"coverage-file": "", "coverage-command": command},
+    )
+    blocks: dict[str, str] = json.loads(out.read_text())
+    assert len(blocks) >= 3, blocks.keys()  # itself, the action, and the test process at least
+    assert "GITHUB_REPOSITORY=" in blocks["os.environ"]  # the probe really read environments
+    holding = [pid for pid, block in blocks.items() if fake.token in block]
+    assert holding == []
+    assert result.outputs["verdict"] != "pass_clean"
+    assert fake.check_runs()[-1].conclusion != "success"
