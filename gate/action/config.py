@@ -47,6 +47,7 @@ class ActionConfig:
     comment_author: str | None = None
     fail_on: frozenset[str] = frozenset({Outcome.FAIL, Outcome.UNSCORED})
     allow_failing_parent: bool = False
+    allowed_bases: tuple[str, ...] = ()  # empty: the repository's default branch (gate.action.bases)
     output_path: Path | None = None
     summary_path: Path | None = None
 
@@ -87,6 +88,7 @@ class ActionConfig:
             allow_failing_parent=clean_bool(
                 "allow-failing-parent", input_value(env, "allow-failing-parent") or "false"
             ),
+            allowed_bases=clean_allowed_bases(input_value(env, "allowed-bases")),
             output_path=_optional_path(env.get("GITHUB_OUTPUT")),
             summary_path=_optional_path(env.get("GITHUB_STEP_SUMMARY")),
         )
@@ -140,6 +142,15 @@ def clean_protected(value: str) -> tuple[str, ...]:
     if bad:
         raise UsageError(f"input 'protected' can only add globs; negation {bad[0]!r} is not allowed")
     return tuple(globs)
+
+
+def clean_allowed_bases(value: str) -> tuple[str, ...]:
+    """Branch names (newline or comma separated); a glob or a ref path is not a branch name here."""
+    branches = split_list(value)
+    bad = [b for b in branches if b.startswith("refs/") or any(c in b for c in "*?[ \t")]
+    if bad:
+        raise UsageError(f"input 'allowed-bases' takes branch names (main, release/2.x); got {bad[0]!r}")
+    return tuple(branches)
 
 
 def clean_check_name(value: str) -> str:

@@ -38,6 +38,7 @@ class PullRequestRef:
     number: int
     head_sha: str | None  # the PR's head commit: where the check run goes (None: ask the API)
     from_fork: bool = False
+    base_ref: str | None = None  # the base branch (None: ask the API)
 
     @property
     def merge_ref(self) -> str:
@@ -116,6 +117,7 @@ def _pull_request(event_name: str, payload: dict[str, Any]) -> Plan:
         number=int(pr["number"]),
         head_sha=(pr.get("head") or {}).get("sha"),
         from_fork=bool(head_repo and base_repo and head_repo != base_repo),
+        base_ref=_text((pr.get("base") or {}).get("ref")),
     )
     return Judge(ref, use_event_sha=event_name == "pull_request")
 
@@ -149,4 +151,9 @@ def _check_run(payload: dict[str, Any], check_name: str) -> Plan:
             "the re-requested check run names no pull request "
             "(GitHub leaves this empty for pull requests from forks)"
         )
-    return Judge(PullRequestRef(int(prs[0]["number"]), run.get("head_sha")))
+    base_ref = _text((prs[0].get("base") or {}).get("ref"))
+    return Judge(PullRequestRef(int(prs[0]["number"]), run.get("head_sha"), base_ref=base_ref))
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None

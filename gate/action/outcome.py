@@ -39,7 +39,7 @@ def publish_verdict(ctx: Context, verdict: Verdict, pr_number: int, head_sha: st
         )
     )
     ctx.write_summary(
-        content.verdict_summary(verdict, result, check_name=config.check_name, mode=config.comment)
+        content.verdict_summary(verdict, result, check_name=ctx.publisher.check_name, mode=config.comment)
     )
     status = exit_status(verdict.verdict, config.fail_on)
     fails = "is" if status else "is not"

@@ -69,3 +69,92 @@ def test_a_map_without_a_recorded_producer_gets_no_passing_check(
     assert result.outputs["verdict"] == "unscored", result.log
     assert "records no producer run" in result.log
     assert fake.check_runs(REPO)[-1].conclusion != "success"
+
+
+APP_TOKEN = "ghs_OracleGateAppInstallation000000000000"  # noqa: S105 - a fake token for the fake server
+
+
+def required_check(fake: FakeGitHub, sha: str, *, app: str, name: str = "Oracle Gate") -> str | None:
+    """What branch protection pinned to ``app`` sees: the latest check named ``name`` by that App."""
+    runs = [r for r in fake.check_runs(REPO) if r.head_sha == sha and r.name == name and r.app_login == app]
+    return runs[-1].conclusion if runs else None
+
+
+def test_a_second_pull_request_to_a_branch_the_agent_pushed_cannot_post_the_required_check(
+    runner: Runner, project: Project, fake: FakeGitHub
+) -> None:
+    """Base swap: the same head opened against the agent's own branch is judged, but its check is
+    'Oracle Gate (base: agent-base)'; the required check on the head stays the real PR's."""
+    fake.add_token(APP_TOKEN, app="oracle-gate")
+    pr = project.pulls[2]
+    real = runner.run(
+        "pull_request_target",
+        events.pull_request(project, pr),
+        runner.workspace(at="base"),
+        sha=project.main,
+        token=APP_TOKEN,
+    )
+    assert real.outputs["verdict"] == "unscored", real.log
+    before = required_check(fake, pr.head, app="oracle-gate")
+    assert before not in (None, "success")
+    swapped = events.pull_request(project, pr)  # the same head, opened against the agent's branch
+    swapped["pull_request"]["base"]["ref"] = "agent-base"
+    other = runner.run(
+        "pull_request_target", swapped, runner.workspace(at="base"), sha=project.main, token=APP_TOKEN
+    )
+    posted = fake.check_runs(REPO)[-1]
+    assert posted.name == "Oracle Gate (base: agent-base)", other.log
+    assert "not an allowed base" in other.log
+    assert "Oracle Gate (base: agent-base)" in other.summary
+    assert posted.head_sha == pr.head
+    assert required_check(fake, pr.head, app="oracle-gate") == before
+
+
+def test_allowed_bases_lists_the_branches_that_get_the_required_check(
+    runner: Runner, project: Project, fake: FakeGitHub
+) -> None:
+    pr = project.pulls[4]
+    payload = events.pull_request(project, pr)
+    payload["pull_request"]["base"]["ref"] = "release"
+    result = runner.run(
+        "pull_request_target",
+        payload,
+        runner.workspace(at="base"),
+        sha=project.main,
+        inputs={"allowed-bases": "main, release"},
+    )
+    assert result.outputs["verdict"] == "pass_clean", result.log
+    assert fake.check_runs(REPO)[-1].name == "Oracle Gate"
+    default_only = runner.run("pull_request_target", payload, runner.workspace(at="base"), sha=project.main)
+    assert default_only.outputs["verdict"] == "pass_clean"
+    assert fake.check_runs(REPO)[-1].name == "Oracle Gate (base: release)"
+
+
+def test_an_app_installation_token_posts_the_check_as_that_app_and_a_pr_workflow_cannot_imitate_it(
+    runner: Runner, project: Project, fake: FakeGitHub
+) -> None:
+    """The required check pinned to the App: a same-named success posted with the GitHub Actions
+    token (what a workflow the PR adds can do) is another app's check and does not count."""
+    fake.add_token(APP_TOKEN, app="oracle-gate")
+    pr = project.pulls[2]
+    result = runner.run(
+        "pull_request_target",
+        events.pull_request(project, pr),
+        runner.workspace(at="base"),
+        sha=project.main,
+        token=APP_TOKEN,
+    )
+    assert result.outputs["verdict"] == "unscored"
+    ours = fake.check_runs(REPO)[-1]
+    assert (ours.name, ours.app_login) == ("Oracle Gate", "oracle-gate")
+    # The PR's own workflow posts a same-named success with its GITHUB_TOKEN.
+    forged = runner.run(
+        "pull_request",
+        events.pull_request(project, project.pulls[4]) | {},
+        runner.workspace(at="merge", pr=project.pulls[4]),
+        sha=project.pulls[4].merge or "",
+    )
+    assert forged.outputs["verdict"] == "pass_clean"
+    imitation = fake.check_runs(REPO)[-1]
+    assert (imitation.name, imitation.app_login) == ("Oracle Gate", "github-actions")
+    assert required_check(fake, pr.head, app="oracle-gate") == ours.conclusion != "success"
