@@ -33,6 +33,11 @@ def judge_pull_request(ctx: Context, pr: PullRequestRef, head_sha: str, *, use_e
         f"oracle-gate: judging pull request #{pr.number}: test merge {commits.merge[:12]} against its "
         f"first parent {commits.parent[:12]} (head {head_sha[:12]})"
     )
+    return judge_commits(ctx, commits)
+
+
+def judge_commits(ctx: Context, commits: Commits) -> Verdict:
+    """The verdict of ``commits.merge`` against ``commits.parent`` with the parent's map."""
     with tempfile.TemporaryDirectory(prefix="oracle-gate-action-") as tmp:
         coverage = parent_map(ctx, commits, Path(tmp))
         refused = given_map_problems(ctx) if ctx.config.coverage_file else []

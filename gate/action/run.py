@@ -24,10 +24,11 @@ from gate.action.bases import allowed_bases, check_name_for_base
 from gate.action.commands import answer
 from gate.action.config import ActionConfig
 from gate.action.context import Context, MapBuilder, RunState
-from gate.action.events import Command, EventError, Ignore, Judge, Plan, PullRequestRef, plan_for
+from gate.action.events import Command, EventError, Ignore, Judge, MergeGroup, Plan, PullRequestRef, plan_for
 from gate.action.judging import judge_pull_request
 from gate.action.map_trust import default_branch_of
 from gate.action.merge_commit import HeadUnknown, head_sha_of
+from gate.action.merge_queue import judge_merge_group
 from gate.action.outcome import cannot_run, nothing_to_do, publish_verdict
 from gate.action.publisher import Publisher, PublishError
 from gate.action.workflow_io import Log, read_event
@@ -72,6 +73,8 @@ def follow(ctx: Context, plan: Plan) -> ExitStatus:
             return follow(ctx, then) if isinstance(then, Judge) else then
         case Judge(pr=pr, use_event_sha=use_event_sha):
             return judge(ctx, pr, use_event_sha=use_event_sha)
+        case MergeGroup():
+            return judge_merge_group(ctx, plan)
 
 
 def name_the_check_for_its_base(ctx: Context, pr: PullRequestRef) -> None:

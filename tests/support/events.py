@@ -73,3 +73,13 @@ def check_run_rerequested(project: Project, pr: PullRequest, *, name: str) -> di
     }
     run["pull_requests"] = [copy.deepcopy(template)]
     return payload
+
+
+def merge_group(project: Project, *, head_sha: str, head_ref: str, base: str = "main") -> dict[str, Any]:
+    """``merge_group.checks_requested``: the queue's merge commit ``head_sha`` on ``head_ref``, built
+    on ``base``'s tip (the project's main)."""
+    payload = _renamed(load("merge_group.checks_requested"))
+    payload["merge_group"].update(
+        head_sha=head_sha, head_ref=head_ref, base_sha=project.main, base_ref=f"refs/heads/{base}"
+    )
+    return payload
