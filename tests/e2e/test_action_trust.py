@@ -158,3 +158,31 @@ def test_an_app_installation_token_posts_the_check_as_that_app_and_a_pr_workflow
     imitation = fake.check_runs(REPO)[-1]
     assert (imitation.name, imitation.app_login) == ("Oracle Gate", "github-actions")
     assert required_check(fake, pr.head, app="oracle-gate") == ours.conclusion != "success"
+
+
+def test_a_stale_success_is_replaced_when_the_base_moves_under_the_same_head(
+    runner: Runner, project: Project, fake: FakeGitHub
+) -> None:
+    """A verdict is about one (parent, head) pair: the same head re-judged on a base that moved gets a
+    new check (here unscored: the only map is the old parent's), and that one counts."""
+    fake.add_token(APP_TOKEN, app="oracle-gate")
+    pr = project.pulls[4]
+    assert pr.merge is not None
+    first = runner.run(
+        "pull_request_target", events.pull_request(project, pr), runner.workspace(at="base"),
+        sha=project.main, token=APP_TOKEN,
+    )  # fmt: skip
+    assert first.outputs["verdict"] == "pass_clean", first.log
+    assert required_check(fake, pr.head, app="oracle-gate") == "success"
+    # main moves on (an empty commit), and GitHub recomputes the PR's test merge on the new tip.
+    moved = project.git("commit-tree", f"{project.main}^{{tree}}", "-p", project.main, "-m", "main moves on")
+    merge = project.git("commit-tree", f"{pr.merge}^{{tree}}", "-p", moved, "-p", pr.head, "-m", "test merge")
+    project.point_pull(replace(pr, merge=merge))
+    again = runner.run(
+        "pull_request_target", events.pull_request(project, pr), runner.workspace(at="base"),
+        sha=project.main, token=APP_TOKEN,
+    )  # fmt: skip
+    assert again.verdict_json()["parent"] == moved
+    assert again.verdict_json()["head"] == merge
+    assert again.outputs["verdict"] == "unscored"
+    assert required_check(fake, pr.head, app="oracle-gate") not in (None, "success")
