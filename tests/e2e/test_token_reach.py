@@ -10,28 +10,11 @@ from tests.github_fake import FakeGitHub
 from tests.support import events
 from tests.support.harness import Runner
 from tests.support.project import Project
-
-#: Run as the coverage-command: every environment block this process can reach, raw, into argv[1].
-PROBE = """
-import json, os, sys
-blocks, pid = {}, os.getpid()
-while pid > 1:
-    try:
-        with open(f"/proc/{pid}/environ", "rb") as handle:
-            blocks[str(pid)] = handle.read().decode("utf-8", "replace")
-        with open(f"/proc/{pid}/stat") as handle:
-            pid = int(handle.read().rsplit(")", 1)[1].split()[1])
-    except OSError:
-        break
-blocks["os.environ"] = "\\0".join(f"{k}={v}" for k, v in os.environ.items())
-with open(sys.argv[1], "w") as out:
-    json.dump(blocks, out)
-"""
+from tests.support.token_probe import write_probe
 
 
 def probe(tmp_path: Path) -> tuple[str, Path]:
-    script, out = tmp_path / "probe.py", tmp_path / "probe.json"
-    script.write_text(PROBE)
+    script, out = write_probe(tmp_path), tmp_path / "probe.json"
     return f"python {script} {out}", out
 
 
