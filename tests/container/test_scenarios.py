@@ -168,3 +168,19 @@ def test_a_coverage_command_in_the_image_finds_no_token(
     assert "GITHUB_REPOSITORY=" in blocks["os.environ"]
     assert [pid for pid, block in blocks.items() if fake.token in block] == []
     assert result.outputs["verdict"] != "pass_clean"
+
+
+def test_a_merge_group_in_the_image_is_judged_and_leaves_the_workspace_usable(
+    runner: ContainerRunner, project: Project, fake: FakeGitHub
+) -> None:
+    """merge_group fetches the queue's merge commit into the workspace as root: the runner's user
+    can still use everything afterwards."""
+    pr = project.pulls[1]
+    assert pr.merge is not None
+    ws = runner.workspace(at="base")
+    payload = events.merge_group(project, head_sha=pr.merge, head_ref=f"refs/pull/{pr.number}/merge")
+    result = runner.run("merge_group", payload, ws, sha=pr.merge)
+    assert result.outputs["verdict"] == "pass_clean", result.log
+    (run,) = fake.check_runs(REPO)
+    assert (run.name, run.head_sha, run.conclusion) == ("Oracle Gate", pr.merge, "success")
+    assert_usable_by_runner_user(result.workspace)
