@@ -1,7 +1,9 @@
 """The Docker action's entrypoint: the process's environment in, exit status out.
 
-Everything else is :func:`gate.action.entry.main` (configuration, clients, the run, failing closed),
-which the end-to-end tests also call in-process.
+First the token leaves the process environment for good (:mod:`gate.action.token_handoff`: a re-exec
+without it, the token passed through a pipe), so no child can read it, not even from
+``/proc/<this pid>/environ``. Everything else is :func:`gate.action.entry.main` (configuration,
+clients, the run, failing closed), which the end-to-end tests also call in-process.
 """
 
 from __future__ import annotations
@@ -10,6 +12,21 @@ import os
 import sys
 
 from gate.action.entry import main
+from gate.action.token_handoff import TOKEN_FD, HandoffError, environ_with_token, reexec_without_token
+from gate.action.workflow_io import workflow_command
+from gate.exit_status import ExitStatus
+
+
+def start() -> int:
+    try:
+        reexec_without_token(os.environ, sys.orig_argv)
+        environ = environ_with_token(os.environ)
+    except (HandoffError, OSError) as exc:
+        print(workflow_command("error", f"Oracle Gate: {exc}"), flush=True)
+        return ExitStatus.CANNOT_RUN
+    os.environ.pop(TOKEN_FD, None)
+    return main(environ)
+
 
 if __name__ == "__main__":
-    sys.exit(main(os.environ))
+    sys.exit(start())

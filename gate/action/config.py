@@ -36,6 +36,7 @@ class ActionConfig:
     api_url: str = DEFAULT_API_URL
     server_url: str = "https://github.com"
     run_url: str | None = None
+    run_id: str | None = None  # GITHUB_RUN_ID: a map this very run built is trusted (map_trust)
     working_directory: str = "."
     coverage_file: str | None = None
     coverage_sha: str | None = None
@@ -46,6 +47,7 @@ class ActionConfig:
     comment_author: str | None = None
     fail_on: frozenset[str] = frozenset({Outcome.FAIL, Outcome.UNSCORED})
     allow_failing_parent: bool = False
+    allowed_bases: tuple[str, ...] = ()  # empty: the repository's default branch (gate.action.bases)
     output_path: Path | None = None
     summary_path: Path | None = None
 
@@ -73,6 +75,7 @@ class ActionConfig:
             api_url=clean_url("GITHUB_API_URL", env.get("GITHUB_API_URL") or DEFAULT_API_URL),
             server_url=server,
             run_url=f"{server}/{repository}/actions/runs/{run_id}" if run_id.isdigit() else None,
+            run_id=run_id if run_id.isdigit() else None,
             working_directory=clean_working_directory(input_value(env, "working-directory") or "."),
             coverage_file=input_value(env, "coverage-file") or None,
             coverage_sha=input_value(env, "coverage-sha") or None,
@@ -85,6 +88,7 @@ class ActionConfig:
             allow_failing_parent=clean_bool(
                 "allow-failing-parent", input_value(env, "allow-failing-parent") or "false"
             ),
+            allowed_bases=clean_allowed_bases(input_value(env, "allowed-bases")),
             output_path=_optional_path(env.get("GITHUB_OUTPUT")),
             summary_path=_optional_path(env.get("GITHUB_STEP_SUMMARY")),
         )
@@ -138,6 +142,15 @@ def clean_protected(value: str) -> tuple[str, ...]:
     if bad:
         raise UsageError(f"input 'protected' can only add globs; negation {bad[0]!r} is not allowed")
     return tuple(globs)
+
+
+def clean_allowed_bases(value: str) -> tuple[str, ...]:
+    """Branch names (newline or comma separated); a glob or a ref path is not a branch name here."""
+    branches = split_list(value)
+    bad = [b for b in branches if b.startswith("refs/") or any(c in b for c in "*?[ \t")]
+    if bad:
+        raise UsageError(f"input 'allowed-bases' takes branch names (main, release/2.x); got {bad[0]!r}")
+    return tuple(branches)
 
 
 def clean_check_name(value: str) -> str:

@@ -1,6 +1,7 @@
 """What a workflow event asks the Action to do. Pure: payload in, a typed plan out.
 
-A plan is one of three values: :class:`Judge` (compute the verdict and publish it), :class:`Command`
+A plan is one of four values: :class:`Judge` (compute the verdict and publish it), :class:`MergeGroup`
+(judge a merge queue's merge commit), :class:`Command`
 (a ``/oracle-gate`` bot command in a comment) or :class:`Ignore` (nothing to do, and why). A payload
 that is not JSON, or lacks what its event carries, raises :class:`EventError`.
 """
@@ -38,6 +39,7 @@ class PullRequestRef:
     number: int
     head_sha: str | None  # the PR's head commit: where the check run goes (None: ask the API)
     from_fork: bool = False
+    base_ref: str | None = None  # the base branch (None: ask the API)
 
     @property
     def merge_ref(self) -> str:
@@ -63,13 +65,24 @@ class Command:
 
 
 @dataclass(frozen=True)
+class MergeGroup:
+    """``merge_group`` ``checks_requested``: judge the queue's merge commit ``head_sha`` against the
+    queue's base ``base_sha`` and post the check on ``head_sha`` (TRUST.md invariant 6)."""
+
+    head_sha: str
+    base_sha: str
+    head_ref: str  # refs/heads/gh-readonly-queue/<base>/pr-<n>-<sha>: where the merge commit is fetched
+    base_ref: str  # refs/heads/<base>
+
+
+@dataclass(frozen=True)
 class Ignore:
     """Nothing to do, and why."""
 
     why: str
 
 
-Plan: TypeAlias = Judge | Command | Ignore
+Plan: TypeAlias = Judge | Command | MergeGroup | Ignore
 
 
 def parse_payload(data: bytes, source: str) -> dict[str, Any]:
@@ -99,10 +112,22 @@ def _plan(event_name: str, payload: dict[str, Any], check_name: str) -> Plan:
         return _issue_comment(payload)
     if event_name == "check_run":
         return _check_run(payload, check_name)
+    if event_name == "merge_group":
+        return _merge_group(payload)
     return Ignore(
         f"event '{event_name}' is not one oracle-gate handles "
-        "(pull_request, pull_request_target, issue_comment, check_run)"
+        "(pull_request, pull_request_target, merge_group, issue_comment, check_run)"
     )
+
+
+def _merge_group(payload: dict[str, Any]) -> Plan:
+    if payload.get("action") != "checks_requested":
+        return Ignore(f"merge_group {payload.get('action')}: only 'checks_requested' asks for checks")
+    group = payload["merge_group"]
+    fields = [group["head_sha"], group["base_sha"], group["head_ref"], group["base_ref"]]
+    if not all(isinstance(value, str) and value for value in fields):
+        raise ValueError("merge_group needs head_sha, base_sha, head_ref and base_ref")
+    return MergeGroup(*fields)
 
 
 def _pull_request(event_name: str, payload: dict[str, Any]) -> Plan:
@@ -116,6 +141,7 @@ def _pull_request(event_name: str, payload: dict[str, Any]) -> Plan:
         number=int(pr["number"]),
         head_sha=(pr.get("head") or {}).get("sha"),
         from_fork=bool(head_repo and base_repo and head_repo != base_repo),
+        base_ref=_text((pr.get("base") or {}).get("ref")),
     )
     return Judge(ref, use_event_sha=event_name == "pull_request")
 
@@ -149,4 +175,9 @@ def _check_run(payload: dict[str, Any], check_name: str) -> Plan:
             "the re-requested check run names no pull request "
             "(GitHub leaves this empty for pull requests from forks)"
         )
-    return Judge(PullRequestRef(int(prs[0]["number"]), run.get("head_sha")))
+    base_ref = _text((prs[0].get("base") or {}).get("ref"))
+    return Judge(PullRequestRef(int(prs[0]["number"]), run.get("head_sha"), base_ref=base_ref))
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None

@@ -17,8 +17,9 @@ from gate.judge.verdict import Verdict
 VERDICT_FILE = "verdict.json"
 
 
-def publish_verdict(ctx: Context, verdict: Verdict, pr_number: int, head_sha: str) -> ExitStatus:
-    """Write and post the verdict everywhere; the exit status says whether it is one of ``fail-on``."""
+def publish_verdict(ctx: Context, verdict: Verdict, pr_number: int | None, head_sha: str) -> ExitStatus:
+    """Write and post the verdict everywhere (no comment without ``pr_number``: a merge group); the exit
+    status says whether it is one of ``fail-on``."""
     config = ctx.config
     rel = write_verdict_json(ctx, verdict)
     ctx.log.untrusted(content.log_text(verdict))
@@ -39,7 +40,7 @@ def publish_verdict(ctx: Context, verdict: Verdict, pr_number: int, head_sha: st
         )
     )
     ctx.write_summary(
-        content.verdict_summary(verdict, result, check_name=config.check_name, mode=config.comment)
+        content.verdict_summary(verdict, result, check_name=ctx.publisher.check_name, mode=config.comment)
     )
     status = exit_status(verdict.verdict, config.fail_on)
     fails = "is" if status else "is not"

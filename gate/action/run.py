@@ -20,14 +20,17 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
+from gate.action.bases import allowed_bases, check_name_for_base
 from gate.action.commands import answer
 from gate.action.config import ActionConfig
 from gate.action.context import Context, MapBuilder, RunState
-from gate.action.events import Command, EventError, Ignore, Judge, Plan, PullRequestRef, plan_for
+from gate.action.events import Command, EventError, Ignore, Judge, MergeGroup, Plan, PullRequestRef, plan_for
 from gate.action.judging import judge_pull_request
+from gate.action.map_trust import default_branch_of
 from gate.action.merge_commit import HeadUnknown, head_sha_of
+from gate.action.merge_queue import judge_merge_group
 from gate.action.outcome import cannot_run, nothing_to_do, publish_verdict
-from gate.action.publisher import Publisher
+from gate.action.publisher import Publisher, PublishError
 from gate.action.workflow_io import Log, read_event
 from gate.errors import GateError
 from gate.exit_status import ExitStatus
@@ -70,6 +73,21 @@ def follow(ctx: Context, plan: Plan) -> ExitStatus:
             return follow(ctx, then) if isinstance(then, Judge) else then
         case Judge(pr=pr, use_event_sha=use_event_sha):
             return judge(ctx, pr, use_event_sha=use_event_sha)
+        case MergeGroup():
+            return judge_merge_group(ctx, plan)
+
+
+def name_the_check_for_its_base(ctx: Context, pr: PullRequestRef) -> None:
+    """Post the required check's name only for an allowed base (:mod:`gate.action.bases`)."""
+    base = pr.base_ref or ctx.publisher.pull_request(pr.number).base_ref
+    allowed = allowed_bases(ctx.config.allowed_bases, default_branch_of(read_event(ctx.config.event_path)))
+    name = check_name_for_base(ctx.config.check_name, base, allowed)
+    if name != ctx.config.check_name:
+        ctx.log.notice(
+            f"Oracle Gate: base {base!r} is not an allowed base ({', '.join(allowed) or 'none known'}): "
+            f"the verdict is posted as {name!r}, not as the required check {ctx.config.check_name!r}"
+        )
+    ctx.publisher.check_name = name
 
 
 def judge(ctx: Context, pr: PullRequestRef, *, use_event_sha: bool) -> ExitStatus:
@@ -80,6 +98,10 @@ def judge(ctx: Context, pr: PullRequestRef, *, use_event_sha: bool) -> ExitStatu
     except HeadUnknown as exc:
         return cannot_run(ctx, str(exc))
     ctx.state.head_sha = head_sha
+    try:
+        name_the_check_for_its_base(ctx, pr)
+    except PublishError as exc:
+        return cannot_run(ctx, f"cannot learn the base branch of pull request #{pr.number}: {exc}")
     try:
         verdict = judge_pull_request(ctx, pr, head_sha, use_event_sha=use_event_sha)
     except GateError as exc:

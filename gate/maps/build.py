@@ -43,6 +43,7 @@ from gate.judge.freeze import Freeze
 from gate.maps.combine import combine_maps
 from gate.maps.command import run_map_cli
 from gate.maps.mapfile import MAX_LISTED, MapError, MapResult, map_test_ids, now, publish_map
+from gate.maps.provenance import Producer
 from gate.maps.read import MANIFEST_SUFFIX, Manifest
 from gate.maps.runner import (
     EXIT_NO_TESTS,
@@ -69,13 +70,16 @@ def build_map(
     progress: Progress | None = None,
     show_output: bool = False,
     poll_seconds: float = 0.2,
+    producer: Producer | None = None,
 ) -> MapResult:
     """Measure the per-test coverage of ``rev`` and write ``out`` plus ``out.manifest.json``.
 
     Raises :class:`MapError` (or another :class:`GateError`) when no map can be
     made; a parent whose tests fail still gets a map, with ``tests_passed``
     false, which ``check`` refuses unless told ``--allow-failing-parent``.
-    This is the function the Action calls for its ``coverage-command`` input.
+    This is the function the Action calls for its ``coverage-command`` input. ``producer`` is the
+    GitHub Actions run building the map (``oracle-gate map`` passes ``Producer.from_environ``), which
+    readers of the map check before trusting it (:mod:`gate.maps.provenance`).
     """
     git.check_repository()
     sha = git.commit(rev)
@@ -107,6 +111,7 @@ def build_map(
             exit_status=run.exit_status,
             shard=shard,
             tests_ran=tests_ran(run.finish),
+            producer=producer,
             extra={
                 **frozen_seen(run.finish),
                 "created": now(),

@@ -15,15 +15,19 @@ from coverage.exceptions import CoverageException
 from gate import __version__
 from gate.errors import InputError
 from gate.maps.mapfile import MAX_LISTED, MapError, MapResult, map_test_ids, now, publish_map
+from gate.maps.provenance import PRODUCER_KEY, Producer
 from gate.maps.read import MANIFEST_SUFFIX, Manifest, locate, read_manifest
 
 
-def combine_maps(inputs: Sequence[Path], out: Path) -> MapResult:
+def combine_maps(inputs: Sequence[Path], out: Path, *, producer: Producer | None = None) -> MapResult:
     """Merge maps measured at one commit (a full set of shards, whole maps, or both) into ``out``.
 
     Every input needs its manifest; the data must match its digest; all must
     name the same commit and coverage.py version; shards must form complete
     sets (1..N, each once), since a missing shard would silently drop tests.
+
+    The combined map's ``producer`` is the combining run; each input's producer is kept in its
+    ``combined`` entry, so a reader trusts the combined map only when every part is trusted too.
     """
     if not inputs:
         raise MapError("--combine needs at least one map to merge")
@@ -69,6 +73,7 @@ def combine_maps(inputs: Sequence[Path], out: Path) -> MapResult:
             exit_status=None,
             shard=None,
             tests_ran=combined_tests_ran(manifests),
+            producer=producer,
             extra={
                 "created": now(),
                 "gate_version": __version__,
@@ -81,6 +86,7 @@ def combine_maps(inputs: Sequence[Path], out: Path) -> MapResult:
                         "tests_passed": m.tests_passed,
                         "exit_status": m.exit_status,
                         "command": list(m.command),
+                        PRODUCER_KEY: m.producer.to_document() if m.producer else None,
                     }
                     for m in manifests
                 ],

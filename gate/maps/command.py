@@ -12,6 +12,7 @@ from gate.errors import UsageError
 from gate.git import Git
 from gate.maps.combine import combine_maps
 from gate.maps.mapfile import MapError, MapResult
+from gate.maps.provenance import Producer
 from gate.maps.runner import default_command
 from gate.maps.shards import parse_shard
 
@@ -72,7 +73,16 @@ def run_map_cli(args: Any, say: Callable[[str], None]) -> int:
     from gate.maps.build import build_map
 
     try:
-        result = build_map(git, sha, args.out, command, shard=shard, progress=bar, show_output=args.verbose)
+        result = build_map(
+            git,
+            sha,
+            args.out,
+            command,
+            shard=shard,
+            progress=bar,
+            show_output=args.verbose,
+            producer=Producer.from_environ(os.environ),
+        )
     except MapError as exc:
         if exc.output_tail and not args.verbose:
             print(_indent(exc.output_tail), file=sys.stderr)
@@ -84,7 +94,7 @@ def run_map_cli(args: Any, say: Callable[[str], None]) -> int:
 
 
 def _combine_cli(out: Path, inputs: list[Path], say: Callable[[str], None]) -> int:
-    result = combine_maps(inputs, out)
+    result = combine_maps(inputs, out, producer=Producer.from_environ(os.environ))
     say(
         f"combined {len(inputs)} map(s) measured at {result.sha[:12]}: {result.tests} tests; "
         f"wrote {result.data} and {result.manifest.name}"

@@ -33,6 +33,7 @@ from gate.git import Git
 from gate.judge.freeze import nodeid_matches
 from gate.judge.observers import MapReader, ParentCoverage, touched_observers
 from gate.judge.problems import Problem
+from gate.maps.provenance import PRODUCER_KEY, Producer
 
 MANIFEST_KIND = "oracle-gate-map"
 MANIFEST_SCHEMA = 1
@@ -67,6 +68,7 @@ class Manifest:
     shard: tuple[int, int] | None = None  # (index, total), 1-based: one part of a sharded run
     #: v2: every test id that ran (also those that measured no line); None when the map did not say.
     tests_ran: tuple[str, ...] | None = None
+    producer: Producer | None = None  # the GitHub Actions run that built it (None: built elsewhere)
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     def to_document(self) -> dict[str, Any]:
@@ -86,6 +88,8 @@ class Manifest:
         }
         if self.tests_ran is not None:
             doc[TESTS_RAN_KEY] = list(self.tests_ran)
+        if self.producer is not None:
+            doc[PRODUCER_KEY] = self.producer.to_document()
         doc.update({k: v for k, v in self.extra.items() if k not in doc})
         return doc
 
@@ -233,7 +237,7 @@ def read_manifest(path: Path) -> Manifest:
     command = doc.get("command") or []
     version = doc.get("coverage_version")
     typed = {"kind", "schema", "sha", "data", "data_sha256", "coverage_version", "command", "tests_passed"}
-    typed |= {"tests", "exit_status", "shard"}
+    typed |= {"tests", "exit_status", "shard", PRODUCER_KEY}
     return Manifest(
         path=path,
         data=(path.parent / data),
@@ -246,6 +250,7 @@ def read_manifest(path: Path) -> Manifest:
         exit_status=_optional_int(path, doc, "exit_status"),
         shard=_shard(path, doc.get("shard")),
         tests_ran=_tests_ran(path, doc.get(TESTS_RAN_KEY)),
+        producer=Producer.from_document(doc.get(PRODUCER_KEY)),
         extra={k: v for k, v in doc.items() if k not in typed and k != TESTS_RAN_KEY},
     )
 

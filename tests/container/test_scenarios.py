@@ -4,6 +4,7 @@ received, the outputs file, the job summary, the exit status, and a workspace th
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from tests.support.container import ContainerRunner
 from tests.support.harness import RUN_ID, Result, Runner
 from tests.support.project import FUNCTIONS, REPO, Project
 from tests.support.runner_user import assert_usable_by_runner_user
+from tests.support.token_probe import holders, write_probe
 
 pytestmark = pytest.mark.container
 
@@ -141,3 +143,41 @@ def test_the_image_agrees_with_entrypoint_py_run_directly(
     record_property("seconds_to_check_run_host", round(host_seconds, 2))
     record_property("seconds_to_check_run_image", round(image_seconds, 2))
     print(f"\nstart -> check run posted: entrypoint.py {host_seconds:.2f} s, image {image_seconds:.2f} s")
+
+
+def test_a_coverage_command_in_the_image_finds_no_token(
+    runner: ContainerRunner, project: Project, fake: FakeGitHub
+) -> None:
+    """TRUST.md 9 in the real image: the map build's command reads its own environment and every
+    ancestor's /proc/<pid>/environ (the action's entrypoint included) and finds no token."""
+    pr = project.pulls[2]
+    ws = runner.workspace(at="base")
+    write_probe(ws)
+    result = runner.run(
+        "pull_request_target",
+        events.pull_request(project, pr),
+        ws,
+        sha=project.main,
+        inputs={
+            "coverage-file": "",
+            "coverage-command": "python /github/workspace/token_probe.py /github/workspace/probe.json",
+        },
+    )
+    assert holders(json.loads((ws / "probe.json").read_text()), fake.token) == []
+    assert result.outputs["verdict"] != "pass_clean"
+
+
+def test_a_merge_group_in_the_image_is_judged_and_leaves_the_workspace_usable(
+    runner: ContainerRunner, project: Project, fake: FakeGitHub
+) -> None:
+    """merge_group fetches the queue's merge commit into the workspace as root: the runner's user
+    can still use everything afterwards."""
+    pr = project.pulls[1]
+    assert pr.merge is not None
+    ws = runner.workspace(at="base")
+    payload = events.merge_group(project, head_sha=pr.merge, head_ref=f"refs/pull/{pr.number}/merge")
+    result = runner.run("merge_group", payload, ws, sha=pr.merge)
+    assert result.outputs["verdict"] == "pass_clean", result.log
+    (run,) = fake.check_runs(REPO)
+    assert (run.name, run.head_sha, run.conclusion) == ("Oracle Gate", pr.merge, "success")
+    assert_usable_by_runner_user(result.workspace)

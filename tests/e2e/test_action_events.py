@@ -115,9 +115,7 @@ def test_ignored_events_say_why_and_exit_0(runner: Runner, project: Project, fak
     pr = project.pulls[1]
     payload = events.pull_request(project, pr, action="synchronize")
     payload["action"] = "closed"
-    result = runner.run(
-        "pull_request", payload, runner.workspace(at="base", coverage=False), sha=project.main
-    )
+    result = runner.run("pull_request", payload, runner.workspace(at="base"), sha=project.main)
     assert result.status == 0
     assert result.commands("notice") == [
         "Oracle Gate has nothing to do: pull request closed: nothing to judge"
@@ -130,7 +128,7 @@ def test_ignored_events_say_why_and_exit_0(runner: Runner, project: Project, fak
 def test_a_malformed_event_payload_is_one_line_and_exit_3(
     runner: Runner, project: Project, fake: FakeGitHub
 ) -> None:
-    ws = runner.workspace(at="base", coverage=False)
+    ws = runner.workspace(at="base")
     broken = runner.run("pull_request", '{"action": "opened", "pull_request": {', ws, sha=project.main)
     assert broken.status == 3
     (error,) = broken.commands("error")
@@ -169,7 +167,7 @@ def test_coverage_command_builds_the_parents_map(runner: Runner, project: Projec
     """No coverage-file: the map of the parent is measured inside the action with coverage-command."""
     pr = project.pulls[2]
     assert pr.merge is not None
-    ws = runner.workspace(at="merge", pr=pr, coverage=False)
+    ws = runner.workspace(at="merge", pr=pr)
     command = "python -m pytest -q -p no:cacheprovider --cov=. --cov-context=test --cov-report="
     result = runner.run(
         "pull_request",
@@ -191,7 +189,7 @@ def test_coverage_command_builds_the_parents_map(runner: Runner, project: Projec
 def test_without_any_map_the_verdict_is_unscored(runner: Runner, project: Project, fake: FakeGitHub) -> None:
     pr = project.pulls[1]
     assert pr.merge is not None
-    ws = runner.workspace(at="merge", pr=pr, coverage=False)
+    ws = runner.workspace(at="merge", pr=pr)
     result = runner.run(
         "pull_request",
         events.pull_request(project, pr),
@@ -207,19 +205,19 @@ def test_without_any_map_the_verdict_is_unscored(runner: Runner, project: Projec
 def test_a_map_file_the_change_brings_along_is_refused(
     runner: Runner, project: Project, fake: FakeGitHub
 ) -> None:
-    """#4 commits a file where the workflow keeps the parent's map: unless the workflow wrote over
-    it, the gate refuses to let the change vouch for itself (and says so on a failure check)."""
+    """#4 commits a file where a workflow might keep the parent's map: a map inside the checkout is
+    refused (oracle_incomplete, saying why) whatever its bytes, and a trusted map outside it is used."""
     pr = project.pulls[4]
     assert pr.merge is not None
-    ws = runner.workspace(at="merge", pr=pr, coverage=False)
+    ws = runner.workspace(at="merge", pr=pr)
     assert (ws / MAP_PATH).read_text() == "a map the change brings along\n"
-    refused = runner.run("pull_request", events.pull_request(project, pr), ws, sha=pr.merge)
-    assert refused.status == 3
-    (error,) = refused.commands("error")
-    assert "coverage file .oracle-gate/map.coverage is the pull request's own version" in error
-    assert fake.check_runs(REPO)[-1].conclusion == "failure"
-    overwritten = runner.workspace(at="merge", pr=pr)  # the workflow restored the real map over it
-    accepted = runner.run("pull_request", events.pull_request(project, pr), overwritten, sha=pr.merge)
+    refused = runner.run(
+        "pull_request", events.pull_request(project, pr), ws, sha=pr.merge, inputs={"coverage-file": MAP_PATH}
+    )
+    assert refused.outputs["verdict"] == "unscored", refused.log
+    assert "the map lies inside the repository's checkout" in refused.outputs["reasons"] + refused.log
+    assert fake.check_runs(REPO)[-1].conclusion != "success"
+    accepted = runner.run("pull_request", events.pull_request(project, pr), ws, sha=pr.merge)
     assert accepted.status == 0, accepted.log
     assert accepted.outputs["verdict"] == "pass_clean"
 
@@ -230,13 +228,14 @@ def test_a_map_symlink_the_change_brings_along_is_refused(
     """#6 makes the map path a symlink to a file of its own."""
     pr = project.pulls[6]
     assert pr.merge is not None
-    ws = runner.workspace(at="merge", pr=pr, coverage=False)
+    ws = runner.workspace(at="merge", pr=pr)
     assert (ws / MAP_PATH).is_symlink()
-    result = runner.run("pull_request", events.pull_request(project, pr), ws, sha=pr.merge)
-    assert result.status == 3
-    (error,) = result.commands("error")
-    assert "is the pull request's own version of that file" in error
-    assert fake.check_runs(REPO)[-1].conclusion == "failure"
+    result = runner.run(
+        "pull_request", events.pull_request(project, pr), ws, sha=pr.merge, inputs={"coverage-file": MAP_PATH}
+    )
+    assert result.outputs["verdict"] == "unscored", result.log
+    assert "inside the repository's checkout" in result.log
+    assert fake.check_runs(REPO)[-1].conclusion != "success"
 
 
 def test_explain_that_cannot_compute_replies_why(runner: Runner, project: Project, fake: FakeGitHub) -> None:

@@ -268,12 +268,22 @@ class FakeGitHub:
 
     # -- seeding ---------------------------------------------------------------------------------
 
-    def add_token(self, token: str, kind: TokenKind | str = TokenKind.APP, login: str | None = None) -> None:
-        """Accept ``token`` (or change what an accepted one may do); comments it writes are by ``login``."""
+    def add_token(
+        self,
+        token: str,
+        kind: TokenKind | str = TokenKind.APP,
+        login: str | None = None,
+        *,
+        app: str | None = None,
+    ) -> None:
+        """Accept ``token`` (or change what an accepted one may do); comments it writes are by ``login``;
+        with ``app`` it is an installation token of that App (its check runs are that App's)."""
         kind = TokenKind(kind)
         default_login = "github-actions[bot]" if kind != TokenKind.PAT else "a-maintainer"
+        if app is not None:
+            default_login = f"{app}[bot]"
         with self._lock:
-            self.tokens[token] = Token(kind, login or default_login)
+            self.tokens[token] = Token(kind, login or default_login, app=app)
 
     def add_app(self, app_id: int, public_key_pem: str, slug: str = "oracle-gate") -> App:
         """A GitHub App: its JWTs (RS256, ``iss`` = ``app_id``) may call ``apps/*``; the installation

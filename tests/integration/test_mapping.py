@@ -388,3 +388,47 @@ def test_a_shard_the_hash_leaves_empty_is_an_empty_part_not_an_error(repo: Repo,
     combined = tmp_path / "combined.coverage"
     assert run_cli("map", "--combine", str(combined), str(maps[1]), str(maps[2])).returncode == 0
     assert per_line(combined) == per_line(maps[full])
+
+
+def actions_env(run_id: str, event: str = "push") -> dict[str, str]:
+    """The variables GitHub Actions gives a step of run ``run_id`` on the default branch."""
+    return clean_env(
+        GITHUB_ACTIONS="true",
+        GITHUB_REPOSITORY="octo-org/agent-repo",
+        GITHUB_WORKFLOW_REF="octo-org/agent-repo/.github/workflows/map.yml@refs/heads/main",
+        GITHUB_RUN_ID=run_id,
+        GITHUB_EVENT_NAME=event,
+        GITHUB_JOB="map",
+        GITHUB_REF="refs/heads/main",
+        GITHUB_SHA="f" * 40,
+    )
+
+
+def test_map_records_its_producer_and_combine_keeps_every_parts(repo: Repo, tmp_path: Path) -> None:
+    """The producer is what a reader trusts a map by: a shard's run, and the combining run."""
+    parent = make_parent(repo, extra_tests=8)
+    shards = []
+    for index in (1, 2):
+        shard = tmp_path / f"shard-{index}" / "parent.coverage"
+        proc = run_cli(
+            "map", "--repo", str(repo.root), "--sha", parent, "--out", str(shard), "--shard", f"{index}/2",
+            env=actions_env(f"10{index}"),
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        shards.append(shard)
+    first = json.loads(shards[0].with_name("parent.coverage.manifest.json").read_text())
+    assert first["producer"]["run_id"] == "101"
+    assert first["producer"]["event"] == "push"
+    combined = tmp_path / "combined.coverage"
+    proc = run_cli("map", "--combine", str(combined), *map(str, shards), env=actions_env("200"))
+    assert proc.returncode == 0, proc.stderr
+    manifest = json.loads(combined.with_name("combined.coverage.manifest.json").read_text())
+    assert manifest["producer"]["run_id"] == "200"
+    assert [part["producer"]["run_id"] for part in manifest["combined"]] == ["101", "102"]
+    outside = tmp_path / "local.coverage"
+    local = {k: v for k, v in clean_env().items() if k != "GITHUB_ACTIONS"}  # not in GitHub Actions
+    assert (
+        run_cli("map", "--repo", str(repo.root), "--sha", parent, "--out", str(outside), env=local).returncode
+        == 0
+    )
+    assert "producer" not in json.loads(outside.with_name("local.coverage.manifest.json").read_text())

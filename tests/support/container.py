@@ -269,5 +269,5 @@ class ContainerRunner(Runner):
             "CI": "true",
             "PATH": "/not/passed",  # dropped by run_action: the image's own PATH applies
         }
-        mounts = Mounts(workspace, run_dir, run_dir, self.home, (self.project.origin,))
+        mounts = Mounts(workspace, run_dir, run_dir, self.home, (self.project.origin, self.maps))
         return run_action(self.image, env, mounts, timeout=timeout)

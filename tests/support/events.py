@@ -25,7 +25,7 @@ def _renamed(payload: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = json.loads(text)
     owner, name = REPO.split("/")
     for repo in _repositories(out):
-        repo.update(full_name=REPO, name=name)
+        repo.update(full_name=REPO, name=name, default_branch="main")
         repo["owner"]["login"] = owner
     return out
 
@@ -72,4 +72,14 @@ def check_run_rerequested(project: Project, pr: PullRequest, *, name: str) -> di
         "base": {"ref": "main", "sha": project.main, "repo": {"id": 1, "name": "widgets", "url": ""}},
     }
     run["pull_requests"] = [copy.deepcopy(template)]
+    return payload
+
+
+def merge_group(project: Project, *, head_sha: str, head_ref: str, base: str = "main") -> dict[str, Any]:
+    """``merge_group.checks_requested``: the queue's merge commit ``head_sha`` on ``head_ref``, built
+    on ``base``'s tip (the project's main)."""
+    payload = _renamed(load("merge_group.checks_requested"))
+    payload["merge_group"].update(
+        head_sha=head_sha, head_ref=head_ref, base_sha=project.main, base_ref=f"refs/heads/{base}"
+    )
     return payload

@@ -12,18 +12,21 @@ start-up; the end-to-end tier does so for all but a few smoke tests.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import yaml  # type: ignore[import-untyped]  # PyYAML ships no stubs; types-PyYAML is not pinned
 
+from gate.maps.provenance import Producer
+from gate.maps.read import MANIFEST_SUFFIX, Manifest
 from tests.github_fake import FakeGitHub
 from tests.support.in_process import run_action
 from tests.support.project import OTHER_UID, REPO, Project, PullRequest, chown_tree, git
@@ -33,6 +36,16 @@ ENTRYPOINT = ROOT / "entrypoint.py"
 ACTION_YML = ROOT / "action.yml"
 RUN_ID = "4242"
 MAP_PATH = ".oracle-gate/map.coverage"
+#: The default-branch push run that built the parent's map the tests give the action (a trusted store).
+MAP_PRODUCER = Producer(
+    repository=REPO,
+    workflow_ref=f"{REPO}/.github/workflows/oracle-gate-map.yml@refs/heads/main",
+    run_id="1000",
+    event="push",
+    job="map",
+    ref="refs/heads/main",
+    sha="",
+)
 
 
 def action_defaults() -> dict[str, str]:
@@ -97,6 +110,9 @@ class Runner:
         self.home.mkdir(exist_ok=True)
         self.runs = 0
         self.started = 0.0
+        self.maps = tmp / "maps"  # outside every workspace: where a trusted job left the parent's map
+        self.maps.mkdir(exist_ok=True)
+        self.map_manifest = self.write_map(MAP_PRODUCER)
 
     # -- workspaces, as actions/checkout leaves them -------------------------------------------
 
@@ -108,14 +124,13 @@ class Runner:
         depth: int | None = 1,
         url: str | None = None,
         auth_header: str | None = None,
-        coverage: bool = True,
     ) -> Path:
         """A checkout of ``pr``'s test merge (``at="merge"``, pull_request) or of main (``at="base"``).
 
         Made like actions/checkout with ``persist-credentials: false``: ``git init``, a remote,
-        a fetch of one commit (``depth``), a detached checkout. Then the parent's map is copied in
-        and everything is given to another user. ``auth_header`` is used for that one fetch only,
-        as actions/checkout does with ``persist-credentials: false``.
+        a fetch of one commit (``depth``), a detached checkout. Then everything is given to another
+        user (the parent's map is kept outside the checkout, under ``maps``). ``auth_header`` is used
+        for that one fetch only, as actions/checkout does with ``persist-credentials: false``.
         """
         ws = self.tmp / f"workspace-{len(list(self.tmp.glob('workspace-*')))}"
         origin = url or f"file://{self.project.origin}"
@@ -132,11 +147,28 @@ class Runner:
         auth = ["-c", f"http.extraHeader=AUTHORIZATION: {auth_header}"] if auth_header else []
         git(ws, *auth, "fetch", "-q", "--no-tags", *deep, "origin", refspec)
         git(ws, "checkout", "-q", "--force", "--detach", ref)
-        if coverage:
-            (ws / MAP_PATH).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(self.project.coverage, ws / MAP_PATH)
         chown_tree(ws)
         return ws
+
+    def write_map(
+        self, producer: Producer | None, *, name: str = "parent", content: bytes | None = None
+    ) -> Path:
+        """The project's measured parent map (or ``content``) with a manifest recording ``producer``,
+        under ``maps``; returns the manifest's path."""
+        data = self.maps / f"{name}.coverage"
+        if content is None:
+            shutil.copyfile(self.project.coverage, data)
+        else:
+            data.write_bytes(content)
+        manifest = Manifest(
+            path=data.with_name(data.name + MANIFEST_SUFFIX),
+            data=data,
+            sha=self.project.main,
+            data_sha256=hashlib.sha256(data.read_bytes()).hexdigest(),
+            producer=producer and replace(producer, sha=producer.sha or self.project.main),
+        )
+        manifest.path.write_text(json.dumps(manifest.to_document()))
+        return manifest.path
 
     # -- running the action --------------------------------------------------------------------
 
@@ -162,7 +194,7 @@ class Runner:
         output.touch()
         summary.touch()
         settings = action_defaults()
-        settings.update({"coverage-file": MAP_PATH, "coverage-sha": self.project.main})
+        settings.update({"coverage-file": str(self.map_manifest)})
         settings.update(inputs or {})
         token = token or self.fake.token
         env = {

@@ -1,0 +1,191 @@
+"""The attacks of issue #10 on the map, each one now held: the judged pull request cannot feed its map."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+from tests.github_fake import FakeGitHub
+from tests.support import events
+from tests.support.harness import MAP_PRODUCER, Runner
+from tests.support.project import FROZEN_TEST, REPO, Project
+
+#: A map in which the frozen test ran but observed nothing the change touches: accepted, it would make
+#: every change look unobserved (the frozen test is listed, so contract v2's visibility rule holds).
+FORGED = json.dumps(
+    {"tests/test_calc.py::test_add": {"src/calc.py": [1, 2]}, FROZEN_TEST: {"tests/test_frozen.py": [1]}}
+).encode()
+#: The run of the pull request's own workflow (refs/pull/N/merge scope) that saved the cache.
+PR_RUN = replace(
+    MAP_PRODUCER,
+    workflow_ref=f"{REPO}/.github/workflows/oracle-gate-map.yml@refs/pull/2/merge",
+    event="pull_request",
+    ref="refs/pull/2/merge",
+    run_id="777",
+)
+
+
+def test_a_forged_map_from_a_pull_requests_cache_scope_gets_no_passing_check(
+    runner: Runner, project: Project, fake: FakeGitHub
+) -> None:
+    """GitHub restores a PR's own cache scope first: a PR run can save 'oracle-gate-map-<parent>'.
+    The map it saved records that run as its producer, and the gate refuses it."""
+    pr = project.pulls[2]
+    payload = events.pull_request(project, pr)
+    forged_by_pr = runner.write_map(PR_RUN, name="from-pr-cache", content=FORGED)
+    refused = runner.run(
+        "pull_request_target",
+        payload,
+        runner.workspace(at="base"),
+        sha=project.main,
+        inputs={"coverage-file": str(forged_by_pr)},
+    )
+    assert refused.outputs["verdict"] == "unscored", refused.log
+    assert refused.outputs["reasons"] == "oracle_incomplete"
+    assert "built by a 'pull_request' run" in refused.log
+    assert fake.check_runs(REPO)[-1].conclusion != "success"
+
+    # The same bytes from a default-branch run would be used: the refusal is the producer's doing.
+    trusted_bytes = runner.write_map(MAP_PRODUCER, name="from-main", content=FORGED)
+    control = runner.run(
+        "pull_request_target",
+        payload,
+        runner.workspace(at="base"),
+        sha=project.main,
+        inputs={"coverage-file": str(trusted_bytes)},
+    )
+    assert control.outputs["verdict"] == "pass_clean", control.log  # what the attack would have won
+
+
+def test_a_map_without_a_recorded_producer_gets_no_passing_check(
+    runner: Runner, project: Project, fake: FakeGitHub
+) -> None:
+    pr = project.pulls[4]
+    unproven = runner.write_map(None, name="no-producer")
+    result = runner.run(
+        "pull_request_target",
+        events.pull_request(project, pr),
+        runner.workspace(at="base"),
+        sha=project.main,
+        inputs={"coverage-file": str(unproven)},
+    )
+    assert result.outputs["verdict"] == "unscored", result.log
+    assert "records no producer run" in result.log
+    assert fake.check_runs(REPO)[-1].conclusion != "success"
+
+
+APP_TOKEN = "ghs_OracleGateAppInstallation000000000000"  # noqa: S105 - a fake token for the fake server
+
+
+def required_check(fake: FakeGitHub, sha: str, *, app: str, name: str = "Oracle Gate") -> str | None:
+    """What branch protection pinned to ``app`` sees: the latest check named ``name`` by that App."""
+    runs = [r for r in fake.check_runs(REPO) if r.head_sha == sha and r.name == name and r.app_login == app]
+    return runs[-1].conclusion if runs else None
+
+
+def test_a_second_pull_request_to_a_branch_the_agent_pushed_cannot_post_the_required_check(
+    runner: Runner, project: Project, fake: FakeGitHub
+) -> None:
+    """Base swap: the same head opened against the agent's own branch is judged, but its check is
+    'Oracle Gate (base: agent-base)'; the required check on the head stays the real PR's."""
+    fake.add_token(APP_TOKEN, app="oracle-gate")
+    pr = project.pulls[2]
+    real = runner.run(
+        "pull_request_target",
+        events.pull_request(project, pr),
+        runner.workspace(at="base"),
+        sha=project.main,
+        token=APP_TOKEN,
+    )
+    assert real.outputs["verdict"] == "unscored", real.log
+    before = required_check(fake, pr.head, app="oracle-gate")
+    assert before not in (None, "success")
+    swapped = events.pull_request(project, pr)  # the same head, opened against the agent's branch
+    swapped["pull_request"]["base"]["ref"] = "agent-base"
+    other = runner.run(
+        "pull_request_target", swapped, runner.workspace(at="base"), sha=project.main, token=APP_TOKEN
+    )
+    posted = fake.check_runs(REPO)[-1]
+    assert posted.name == "Oracle Gate (base: agent-base)", other.log
+    assert "not an allowed base" in other.log
+    assert "Oracle Gate (base: agent-base)" in other.summary
+    assert posted.head_sha == pr.head
+    assert required_check(fake, pr.head, app="oracle-gate") == before
+
+
+def test_allowed_bases_lists_the_branches_that_get_the_required_check(
+    runner: Runner, project: Project, fake: FakeGitHub
+) -> None:
+    pr = project.pulls[4]
+    payload = events.pull_request(project, pr)
+    payload["pull_request"]["base"]["ref"] = "release"
+    result = runner.run(
+        "pull_request_target",
+        payload,
+        runner.workspace(at="base"),
+        sha=project.main,
+        inputs={"allowed-bases": "main, release"},
+    )
+    assert result.outputs["verdict"] == "pass_clean", result.log
+    assert fake.check_runs(REPO)[-1].name == "Oracle Gate"
+    default_only = runner.run("pull_request_target", payload, runner.workspace(at="base"), sha=project.main)
+    assert default_only.outputs["verdict"] == "pass_clean"
+    assert fake.check_runs(REPO)[-1].name == "Oracle Gate (base: release)"
+
+
+def test_an_app_installation_token_posts_the_check_as_that_app_and_a_pr_workflow_cannot_imitate_it(
+    runner: Runner, project: Project, fake: FakeGitHub
+) -> None:
+    """The required check pinned to the App: a same-named success posted with the GitHub Actions
+    token (what a workflow the PR adds can do) is another app's check and does not count."""
+    fake.add_token(APP_TOKEN, app="oracle-gate")
+    pr = project.pulls[2]
+    result = runner.run(
+        "pull_request_target",
+        events.pull_request(project, pr),
+        runner.workspace(at="base"),
+        sha=project.main,
+        token=APP_TOKEN,
+    )
+    assert result.outputs["verdict"] == "unscored"
+    ours = fake.check_runs(REPO)[-1]
+    assert (ours.name, ours.app_login) == ("Oracle Gate", "oracle-gate")
+    # The PR's own workflow posts a same-named success with its GITHUB_TOKEN.
+    forged = runner.run(
+        "pull_request",
+        events.pull_request(project, project.pulls[4]) | {},
+        runner.workspace(at="merge", pr=project.pulls[4]),
+        sha=project.pulls[4].merge or "",
+    )
+    assert forged.outputs["verdict"] == "pass_clean"
+    imitation = fake.check_runs(REPO)[-1]
+    assert (imitation.name, imitation.app_login) == ("Oracle Gate", "github-actions")
+    assert required_check(fake, pr.head, app="oracle-gate") == ours.conclusion != "success"
+
+
+def test_a_stale_success_is_replaced_when_the_base_moves_under_the_same_head(
+    runner: Runner, project: Project, fake: FakeGitHub
+) -> None:
+    """A verdict is about one (parent, head) pair: the same head re-judged on a base that moved gets a
+    new check (here unscored: the only map is the old parent's), and that one counts."""
+    fake.add_token(APP_TOKEN, app="oracle-gate")
+    pr = project.pulls[4]
+    assert pr.merge is not None
+    first = runner.run(
+        "pull_request_target", events.pull_request(project, pr), runner.workspace(at="base"),
+        sha=project.main, token=APP_TOKEN,
+    )  # fmt: skip
+    assert first.outputs["verdict"] == "pass_clean", first.log
+    assert required_check(fake, pr.head, app="oracle-gate") == "success"
+    # main moves on (an empty commit), and GitHub recomputes the PR's test merge on the new tip.
+    moved = project.git("commit-tree", f"{project.main}^{{tree}}", "-p", project.main, "-m", "main moves on")
+    merge = project.git("commit-tree", f"{pr.merge}^{{tree}}", "-p", moved, "-p", pr.head, "-m", "test merge")
+    project.point_pull(replace(pr, merge=merge))
+    again = runner.run(
+        "pull_request_target", events.pull_request(project, pr), runner.workspace(at="base"),
+        sha=project.main, token=APP_TOKEN,
+    )  # fmt: skip
+    assert again.verdict_json()["parent"] == moved
+    assert again.verdict_json()["head"] == merge
+    assert again.outputs["verdict"] == "unscored"
+    assert required_check(fake, pr.head, app="oracle-gate") not in (None, "success")
