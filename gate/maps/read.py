@@ -127,6 +127,8 @@ class JsonMap:
             doc = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise InputError(str(path), f"neither a coverage.py data file nor valid JSON ({exc})") from exc
+        except RecursionError as exc:  # v2 hostile input
+            raise InputError(str(path), "JSON map nested too deeply to parse") from exc
         self._by_file: dict[str, dict[int, set[str]]] = {}
         if not isinstance(doc, dict):
             raise InputError(str(path), "JSON map must be an object {nodeid: {path: [lines]}}")
@@ -188,6 +190,8 @@ def read_manifest(path: Path) -> Manifest:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InputError(str(path), f"unreadable map manifest ({exc})") from exc
+    except RecursionError as exc:  # v2 hostile input
+        raise InputError(str(path), "map manifest nested too deeply to parse") from exc
     if not isinstance(doc, dict) or doc.get("kind") != MANIFEST_KIND:
         raise InputError(str(path), f"not an oracle-gate map manifest (kind must be {MANIFEST_KIND!r})")
     sha, data, digest = doc.get("sha"), doc.get("data"), doc.get("data_sha256")
