@@ -19,6 +19,7 @@ from gate.judge.changes import TEXT_KINDS, ChangeSet, build_changes, kind_of
 from gate.judge.freeze import Freeze, check_bindings, parse_freeze
 from gate.judge.lock import FixtureLock, parse_lock
 from gate.judge.policy import POLICY_PATH, Policy, parse_policy
+from gate.judge.pytest_config import CONFIG_FILES, joined_addopts
 from gate.judge.verdict import Evidence, Provenance, Verdict, evaluate
 from gate.maps.read import load_parent_coverage
 
@@ -117,6 +118,18 @@ def read_locked_blobs(git: Git, head: str, lock: FixtureLock) -> dict[str, bytes
     }
 
 
+def read_addopts(git: Git, parent: str) -> str:
+    """v2: the parent's pytest ``addopts`` from its root configuration files, read with git."""
+    names = list(CONFIG_FILES)
+    objects = git.read([f"{parent}:{name}" for name in names])
+    return joined_addopts(
+        {
+            n: (o.data if o is not None and o.kind == "blob" else None)
+            for n, o in zip(names, objects, strict=True)
+        }
+    )
+
+
 def gather(git: Git, request: CheckRequest) -> Evidence:
     """Read the parent's oracle, the change and the map. Raises GateError if git cannot answer."""
     git.check_repository()
@@ -150,6 +163,7 @@ def gather(git: Git, request: CheckRequest) -> Evidence:
         locked_blobs=read_locked_blobs(git, head, oracle.lock),
         coverage=coverage,
         protocol=protocol,
+        addopts=read_addopts(git, parent),
     )
 
 

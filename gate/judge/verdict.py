@@ -21,7 +21,7 @@ from gate.judge.lock import FixtureLock, lock_breaks
 from gate.judge.observers import ParentCoverage
 from gate.judge.policy import Policy
 from gate.judge.runner_config import runner_config_changes
-from gate.judge.skip_markers import added_skip_markers
+from gate.judge.skip_markers import added_skip_markers, addopts_words
 
 
 class Outcome(StrEnum):
@@ -131,6 +131,8 @@ class Evidence:
     locked_blobs: Mapping[str, bytes | None]
     coverage: ParentCoverage
     protocol: Provenance
+    # v2: the parent's pytest ``addopts`` (read side: gate.check.read_addopts); its words name marks.
+    addopts: str = ""
 
 
 def evaluate(ev: Evidence) -> Verdict:
@@ -140,7 +142,7 @@ def evaluate(ev: Evidence) -> Verdict:
         *oracle_edit_forbidden(ev.changes, protected),
         *fixture_lock_broken(ev.lock, ev.locked_blobs),
         *runner_config_changed(ev.changes, ev.policy),
-        *skip_marker_added(ev.changes, ev.policy),
+        *skip_marker_added(ev.changes, ev.policy, ev.addopts),
         *oracle_incomplete(ev.policy, ev.freeze, ev.lock, ev.coverage),
         *no_added_lines(ev.changes, ev.policy),
         *freeze_overlap(overlap, ev.coverage),
@@ -240,10 +242,11 @@ def runner_config_changed(changes: ChangeSet, policy: Policy) -> list[Reason]:
     ]
 
 
-def skip_marker_added(changes: ChangeSet, policy: Policy) -> list[Reason]:
+def skip_marker_added(changes: ChangeSet, policy: Policy, addopts: str = "") -> list[Reason]:
     if not policy.forbid_skip_markers:
         return []
     tests = policy.test_files()
+    deselected = addopts_words(addopts)
     return [
         Reason(
             ReasonCode.SKIP_MARKER_ADDED,
@@ -252,7 +255,7 @@ def skip_marker_added(changes: ChangeSet, policy: Policy) -> list[Reason]:
             line=m.line,
         )
         for change in changes.files
-        for m in added_skip_markers(change, tests)
+        for m in added_skip_markers(change, tests, deselected)
     ]
 
 
