@@ -15,7 +15,18 @@ from pathlib import Path
 from gate import __version__
 from gate.errors import GitError
 from gate.git import Git, diff_blob_pairs
-from gate.judge.changes import TEXT_KINDS, ChangeSet, build_changes, kind_of
+from gate.judge.changes import (
+    MAX_BLOB,
+    TEXT_KINDS,
+    ChangeSet,
+    FileStatus,
+    RawChange,
+    build_changes,
+    kind_of,
+    line_count,
+    shadowed_module,
+    with_shadowed_modules,
+)
 from gate.judge.freeze import Freeze, check_bindings, parse_freeze
 from gate.judge.lock import FixtureLock, parse_lock
 from gate.judge.policy import POLICY_PATH, Policy, parse_policy
@@ -89,8 +100,13 @@ def binding_problem(git: Git, sha: str, parent: str) -> str | None:
     return None
 
 
-def read_changes(git: Git, parent: str, head: str) -> ChangeSet:
-    """Ask git for the change from ``parent`` to ``head`` and build the change set."""
+def read_changes(git: Git, parent: str, head: str, *, v2_reads: bool = True) -> ChangeSet:
+    """Ask git for the change from ``parent`` to ``head`` and build the change set.
+
+    Sizes are asked first: a blob larger than ``MAX_BLOB`` is never loaded whole (v2), only its
+    lines counted by streaming, so memory is bounded by the cap and not by the change.
+    ``v2_reads=False`` skips module shadowing (the benchmark's switch, bench/v2_change.py).
+    """
     raw = git.changes(parent, head)
     shas = sorted(
         {
@@ -100,12 +116,50 @@ def read_changes(git: Git, parent: str, head: str) -> ChangeSet:
             if s and kind_of(mode) in TEXT_KINDS
         }
     )
-    objects = dict(zip(shas, git.read(shas), strict=True))
-    blobs = {sha: obj.data for sha, obj in objects.items() if obj is not None}
-    missing = [sha for sha, obj in objects.items() if obj is None]
+    sizes = dict(zip(shas, git.sizes(shas), strict=True))
+    missing = [sha for sha, size in sizes.items() if size is None]
     if missing:
         raise GitError(f"blob {missing[0]} is missing from the repository (shallow or partial clone?)")
-    return build_changes(parent, head, raw, blobs, diff_blob_pairs)
+    small = [sha for sha in shas if (sizes[sha] or 0) <= MAX_BLOB]
+    objects = dict(zip(small, git.read(small), strict=True))
+    blobs = {sha: obj.data for sha, obj in objects.items() if obj is not None}
+    oversized = {sha: git.count_lines(sha) for sha in _oversized_parent_sides(raw, sizes)}
+    oversized.update({sha: 0 for sha in shas if (sizes[sha] or 0) > MAX_BLOB and sha not in oversized})
+    changes = build_changes(parent, head, raw, blobs, diff_blob_pairs, oversized=oversized)
+    return with_shadowed_modules(changes, read_shadowed(git, parent, changes)) if v2_reads else changes
+
+
+def _oversized_parent_sides(raw: list[RawChange], sizes: dict[str, int | None]) -> set[str]:
+    """Parent blobs whose lines must be counted: the old side of every change with an oversized side."""
+
+    def big(sha: str | None) -> bool:
+        return sha is not None and (sizes.get(sha) or 0) > MAX_BLOB
+
+    return {c.old_sha for c in raw if c.old_sha and c.old_sha in sizes and (big(c.old_sha) or big(c.new_sha))}
+
+
+def read_shadowed(git: Git, parent: str, changes: ChangeSet) -> dict[str, tuple[str, int]]:
+    """v2: parent modules ``D/M.py`` that an added path shadows -> (that path, the module's line count).
+
+    Only the candidate paths are asked of the parent tree; a module head deletes or renames away
+    is already wholly touched and is left out.
+    """
+    candidates: dict[str, str] = {}
+    for change in changes.files:
+        if change.new_path and change.status in (FileStatus.ADDED, FileStatus.RENAMED):
+            module = shadowed_module(change.new_path)
+            if module:
+                candidates.setdefault(module, change.new_path)
+    gone = {f.old_path for f in changes.files if f.old_path and f.new_path != f.old_path}
+    wanted = sorted(m for m in candidates if m not in gone)
+    specs = [f"{parent}:{m}" for m in wanted]
+    found: dict[str, tuple[str, int]] = {}
+    for module, size, spec in zip(wanted, git.sizes(specs), specs, strict=True):
+        if size is None or git.existing_files(parent, [module]) != {module}:
+            continue
+        count = git.count_lines(spec) if size > MAX_BLOB else line_count(git.read_blob(parent, module) or b"")
+        found[module] = (candidates[module], count)
+    return found
 
 
 def read_locked_blobs(git: Git, head: str, lock: FixtureLock) -> dict[str, bytes | None]:
