@@ -20,6 +20,7 @@ from gate.judge.changes import (
     TEXT_KINDS,
     ChangeSet,
     FileStatus,
+    Kind,
     RawChange,
     build_changes,
     kind_of,
@@ -31,7 +32,8 @@ from gate.judge.freeze import Freeze, check_bindings, parse_freeze
 from gate.judge.lock import FixtureLock, parse_lock
 from gate.judge.policy import POLICY_PATH, Policy, parse_policy
 from gate.judge.pytest_config import CONFIG_FILES, joined_addopts
-from gate.judge.verdict import Evidence, Provenance, Verdict, evaluate
+from gate.judge.symlinks import EntryKind, LinkResolution, resolve_link
+from gate.judge.verdict import Evidence, Provenance, Verdict, changed_link_target, evaluate
 from gate.maps.read import load_parent_coverage
 
 
@@ -162,6 +164,55 @@ def read_shadowed(git: Git, parent: str, changes: ChangeSet) -> dict[str, tuple[
     return found
 
 
+class HeadTree:
+    """Answers "what is PATH in head?" for the symlink resolver, one directory listing at a time.
+
+    Only the directories along the targets are listed (cached), and only links' blobs are read.
+    """
+
+    def __init__(self, git: Git, head: str) -> None:
+        self.git, self.head = git, head
+        self.kinds: dict[str, tuple[EntryKind, str | None]] = {"": (EntryKind.TREE, None)}
+
+    def lookup(self, path: str) -> tuple[EntryKind, str | None]:
+        if path in self.kinds:
+            return self.kinds[path]
+        parts = path.split("/")
+        for depth in range(1, len(parts) + 1):  # iterative: a 3000-segment path must not recurse
+            prefix, parent = "/".join(parts[:depth]), "/".join(parts[: depth - 1])
+            if prefix in self.kinds:
+                continue
+            if self.kinds.get(parent, (EntryKind.MISSING, None))[0] != EntryKind.TREE:
+                self.kinds[prefix] = (EntryKind.MISSING, None)
+                continue
+            self._list(parent)
+            self.kinds.setdefault(prefix, (EntryKind.MISSING, None))
+        return self.kinds[path]
+
+    def _list(self, directory: str) -> None:
+        entries = self.git.list_directory(self.head, directory)
+        links = {name: sha for name, (mode, sha) in entries.items() if kind_of(mode) == Kind.SYMLINK}
+        targets = dict(zip(links, self.git.read(list(links.values())), strict=True))
+        for name, (mode, _sha) in entries.items():
+            if name in links:
+                obj = targets[name]
+                target = obj.data.decode("utf-8", "surrogateescape") if obj is not None else ""
+                self.kinds[name] = (EntryKind.LINK, target)
+            else:
+                self.kinds[name] = (EntryKind.TREE if mode == "040000" else EntryKind.OTHER, None)
+
+
+def read_links(git: Git, head: str, changes: ChangeSet) -> dict[str, LinkResolution]:
+    """v2: where each symlink the change adds or re-points leads through head's tree."""
+    tree = HeadTree(git, head)
+    resolved = {}
+    for change in changes.files:
+        target = changed_link_target(change)
+        if target is not None and change.new_path is not None:
+            resolved[change.new_path] = resolve_link(change.new_path, target, tree.lookup)
+    return resolved
+
+
 def read_locked_blobs(git: Git, head: str, lock: FixtureLock) -> dict[str, bytes | None]:
     """The head bytes of every path the lock pins a digest for (None when missing)."""
     paths = [p for p, _ in lock.sha256]
@@ -218,6 +269,7 @@ def gather(git: Git, request: CheckRequest) -> Evidence:
         coverage=coverage,
         protocol=protocol,
         addopts=read_addopts(git, parent),
+        links=read_links(git, head, changes),
     )
 
 

@@ -186,6 +186,19 @@ class Git:
             raise GitError(f"git cat-file blob {sha} failed in {self.repo}")
         return newlines + (0 if last == b"\n" else 1)
 
+    def list_directory(self, rev: str, directory: str) -> dict[str, tuple[str, str]]:
+        """Entries of one directory of ``rev``'s tree (not recursive): full path -> (mode, object id)."""
+        spec = [f"{directory}/"] if directory else []
+        out = self.run(["--literal-pathspecs", "ls-tree", "-z", "--full-tree", rev, "--", *spec]).stdout
+        entries: dict[str, tuple[str, str]] = {}
+        for record in out.split(b"\0"):
+            if not record:
+                continue
+            meta, _, name = record.partition(b"\t")
+            mode, _kind, sha = meta.decode().split(" ")
+            entries[name.decode("utf-8", "surrogateescape")] = (mode, sha)
+        return entries
+
     def existing_files(self, rev: str, paths: Iterable[str]) -> set[str]:
         """Those of ``paths`` that name a blob in ``rev``'s tree."""
         wanted = sorted(set(paths))

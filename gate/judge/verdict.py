@@ -22,6 +22,7 @@ from gate.judge.observers import ParentCoverage
 from gate.judge.policy import Policy
 from gate.judge.runner_config import runner_config_changes
 from gate.judge.skip_markers import added_skip_markers, addopts_words
+from gate.judge.symlinks import LinkResolution, resolve_link
 
 
 class Outcome(StrEnum):
@@ -133,13 +134,16 @@ class Evidence:
     protocol: Provenance
     # v2: the parent's pytest ``addopts`` (read side: gate.check.read_addopts); its words name marks.
     addopts: str = ""
+    # v2: where each added or re-pointed symlink leads through head's links (gate.check.read_links);
+    # a link missing here is resolved textually.
+    links: Mapping[str, LinkResolution] = field(default_factory=dict)
 
 
 def evaluate(ev: Evidence) -> Verdict:
     protected = ev.policy.protected_globs(ev.lock.named_paths)
     overlap, observers = compute_overlap(ev.changes, ev.policy.ignored(), ev.coverage, ev.freeze)
     reasons = [
-        *oracle_edit_forbidden(ev.changes, protected),
+        *oracle_edit_forbidden(ev.changes, protected, ev.links),
         *fixture_lock_broken(ev.lock, ev.locked_blobs),
         *runner_config_changed(ev.changes, ev.policy),
         *skip_marker_added(ev.changes, ev.policy, ev.addopts),
@@ -165,8 +169,14 @@ def evaluate(ev: Evidence) -> Verdict:
     )
 
 
-def oracle_edit_forbidden(changes: ChangeSet, protected: GlobSet) -> list[Reason]:
-    """Any file-level change to a protected path, or a symlink made to point into one."""
+def oracle_edit_forbidden(
+    changes: ChangeSet, protected: GlobSet, links: Mapping[str, LinkResolution] | None = None
+) -> list[Reason]:
+    """Any file-level change to a protected path, or a symlink made to point into one.
+
+    v2: a new or re-pointed link is followed through head's links (``links``, from the read side);
+    one that is absolute, leaves the repository or loops cannot be judged and counts too.
+    """
     reasons = []
     for change in changes.files:
         for path in change.paths:
@@ -179,18 +189,44 @@ def oracle_edit_forbidden(changes: ChangeSet, protected: GlobSet) -> list[Reason
                         path=path,
                     )
                 )
-        target = symlink_target(change)
-        if target is not None:
-            glob = protected.match(target) or protected.may_match_below(target)
-            if glob and not any(r.path == change.new_path for r in reasons):
-                reasons.append(
-                    Reason(
-                        ReasonCode.ORACLE_EDIT_FORBIDDEN,
-                        f"{change.new_path}: symlink into protected '{target}' (protected by '{glob}')",
-                        path=change.new_path,
-                    )
-                )
+        link = link_resolution(change, links or {})
+        if link is not None and not any(r.path == change.new_path for r in reasons):
+            reasons += _link_reasons(link, protected)
     return reasons
+
+
+def link_resolution(change: FileChange, links: Mapping[str, LinkResolution]) -> LinkResolution | None:
+    """Where a new or re-pointed symlink leads (None for anything else)."""
+    raw = changed_link_target(change)
+    if raw is None or change.new_path is None:
+        return None
+    return links.get(change.new_path) or resolve_link(change.new_path, raw)
+
+
+def _link_reasons(link: LinkResolution, protected: GlobSet) -> list[Reason]:
+    if link.path is None:
+        detail = f"{link.link}: symlink whose target {link.escape} (it cannot be judged as a repository path)"
+        return [Reason(ReasonCode.ORACLE_EDIT_FORBIDDEN, detail, path=link.link)]
+    if not link.path:  # the repository root itself: not a path *in* a protected one (README choices)
+        return []
+    glob = protected.match(link.path) or protected.may_match_below(link.path)
+    if not glob:
+        return []
+    detail = f"{link.link}: symlink into protected '{link.path}' (protected by '{glob}')"
+    return [Reason(ReasonCode.ORACLE_EDIT_FORBIDDEN, detail, path=link.link)]
+
+
+def changed_link_target(change: FileChange) -> str | None:
+    """The target text of a symlink the change adds, re-points, renames or makes (None otherwise)."""
+    if change.new_kind != Kind.SYMLINK or change.new_blob is None or change.new_path is None:
+        return None
+    if (
+        change.old_kind == Kind.SYMLINK
+        and change.old_blob == change.new_blob
+        and change.status != FileStatus.RENAMED
+    ):
+        return None
+    return change.new_blob.decode("utf-8", "surrogateescape")
 
 
 def _what_happened(change: FileChange, path: str) -> str:
