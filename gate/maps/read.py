@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import time
 from collections.abc import Iterable, Mapping
 from contextlib import closing
 from dataclasses import dataclass, field
@@ -103,8 +104,7 @@ class CoverageDataMap:
         one row instead, on a read-only connection, after coverage.py has opened
         the file and checked its schema.
         """
-        uri = f"{self.path.resolve().as_uri()}?mode=ro"
-        with closing(sqlite3.connect(uri, uri=True)) as con:
+        with closing(connect_read_only(self.path)) as con:
             row = con.execute(
                 "SELECT 1 FROM context WHERE context != '' AND context NOT LIKE '|%' LIMIT 1"
             ).fetchone()
@@ -158,6 +158,67 @@ class JsonMap:
         return self._by_file.get(measured, {})
 
 
+MAX_NUMBITS = 4 * 1024 * 1024  # bytes of one line_bits row: 32M line numbers, twice the blob cap's lines
+MAX_ROWS = 50_000_000
+SQLITE_SECONDS = 60.0  # wall-clock bound of the pre-flight queries (a progress handler aborts them)
+
+
+def connect_read_only(path: Path, seconds: float = SQLITE_SECONDS) -> sqlite3.Connection:
+    """A read-only, immutable connection (no journal, no lock, no write) whose queries give up after
+    ``seconds``: a hostile map database must neither change nor hang the gate."""
+    uri = f"{path.resolve().as_uri()}?mode=ro&immutable=1"
+    con = sqlite3.connect(uri, uri=True)
+    deadline = time.monotonic() + seconds
+    con.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
+    return con
+
+
+def preflight_sqlite(path: Path, seconds: float = SQLITE_SECONDS) -> None:
+    """v2 hostile inputs: refuse a coverage database the gate cannot read within its limits.
+
+    Checked before coverage.py opens it: no views or triggers (a recursive view hangs a query),
+    ``line_bits.numbits`` and ``arc`` values of the right type, and no row larger than the caps.
+    Raises InputError naming the file and the problem.
+    """
+    try:
+        with closing(connect_read_only(path, seconds)) as con:
+            _check_database(path, con)
+    except sqlite3.Error as exc:
+        raise InputError(str(path), f"not a usable coverage.py data file ({exc})") from exc
+
+
+def _check_database(path: Path, con: sqlite3.Connection) -> None:
+    schema = dict(con.execute("SELECT name, type FROM sqlite_master WHERE type IN ('view', 'trigger')"))
+    if schema:
+        kinds = " and ".join(sorted({f"{kind}s" for kind in schema.values()}))
+        raise InputError(str(path), f"coverage database has {kinds} ({', '.join(sorted(schema))}): refused")
+    tables = {row[0] for row in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if "line_bits" in tables:
+        rows, bad, widest = con.execute(
+            "SELECT count(*), sum(typeof(numbits) != 'blob' OR typeof(file_id) != 'integer'"
+            " OR typeof(context_id) != 'integer'), max(length(numbits)) FROM line_bits"
+        ).fetchone()
+        if bad:
+            raise InputError(str(path), f"coverage database has {bad} line_bits row(s) of the wrong type")
+        if (widest or 0) > MAX_NUMBITS:
+            raise InputError(
+                str(path), f"coverage database has a numbits value of {widest} bytes (limit {MAX_NUMBITS})"
+            )
+        if rows > MAX_ROWS:
+            raise InputError(str(path), f"coverage database has {rows} line_bits rows (limit {MAX_ROWS})")
+    if "arc" in tables:
+        (bad,) = con.execute(
+            "SELECT count(*) FROM arc WHERE typeof(fromno) != 'integer' OR typeof(tono) != 'integer'"
+        ).fetchone()
+        if bad:
+            raise InputError(str(path), f"coverage database has {bad} arc row(s) of the wrong type")
+    for table, column in (("context", "context"), ("file", "path")):
+        if table in tables:
+            (bad,) = con.execute(f"SELECT count(*) FROM {table} WHERE typeof({column}) != 'text'").fetchone()  # noqa: S608
+            if bad:
+                raise InputError(str(path), f"coverage database has {bad} {table} row(s) of the wrong type")
+
+
 def open_map(path: Path) -> tuple[MapReader, str]:
     """Open a map file; returns the reader and the sha256 of its bytes."""
     try:
@@ -173,6 +234,7 @@ def open_map(path: Path) -> tuple[MapReader, str]:
             digest = hashlib.file_digest(handle, "sha256").hexdigest()  # streamed, not held in memory
     except OSError as exc:
         raise InputError(str(path), f"cannot read the coverage map ({exc.strerror or exc})") from exc
+    preflight_sqlite(path)
     try:
         reader = CoverageDataMap(path)
         if not reader.has_test_contexts():
@@ -355,7 +417,7 @@ def load_parent_coverage(
         return ParentCoverage(digest=digest, problems=tuple(problems))
     try:
         observers = touched_observers(reader, touched, lambda paths: git.existing_files(parent, paths))
-    except (CoverageException, sqlite3.Error) as exc:
+    except (CoverageException, sqlite3.Error, TypeError, ValueError) as exc:  # wrong-typed rows: a problem
         problem = Problem(str(data_path), f"cannot read coverage rows ({exc})")
         return ParentCoverage(digest=digest, problems=(problem,))
     return ParentCoverage(observers=observers, digest=digest)
