@@ -167,7 +167,7 @@ def build_changes(
     """
     big = oversized or {}
     pairs: list[tuple[bytes, bytes]] = []
-    plan: list[tuple[RawChange, bytes | None, bytes | None, bool, list[int], set[int] | None]] = []
+    plan: list[tuple[RawChange, bytes | None, bytes | None, bool, list[int], range | None]] = []
     for change in raw:
         old = blobs.get(change.old_sha or "") if kind_of(change.old_mode) in TEXT_KINDS else None
         new = blobs.get(change.new_sha or "") if kind_of(change.new_mode) in TEXT_KINDS else None
@@ -183,7 +183,7 @@ def build_changes(
     per_pair = _parse_pairs(diff_text, pairs)
     files = []
     for change, old, new, binary, indexes, whole in plan:
-        touched: set[int] = set(whole or ())
+        touched: set[int] = set()
         added: list[AddedLine] = []
         for i in indexes:
             t, a = per_pair.get(i, (set(), []))
@@ -199,7 +199,7 @@ def build_changes(
                 old_blob=old,
                 new_blob=new,
                 binary=binary,
-                touched=frozenset(touched),
+                touched=frozenset(touched) if whole is None else frozenset(whole),  # one copy of a big file
                 added=tuple(added),
                 oversized=_is_oversized(change, big),
             )
@@ -214,7 +214,7 @@ def _is_oversized(change: RawChange, oversized: Mapping[str, int]) -> bool:
 
 def _wholly_touched(
     change: RawChange, old: bytes | None, new: bytes | None, oversized: Mapping[str, int]
-) -> set[int] | None:
+) -> range | None:
     """v2: the parent lines a change touches without a diff (None: diff it).
 
     Oversized (either side > MAX_BLOB): every parent line, and head adds none. Text turned
@@ -223,12 +223,12 @@ def _wholly_touched(
     """
     if _is_oversized(change, oversized):
         if kind_of(change.old_mode) not in TEXT_KINDS:
-            return set()
+            return range(0)
         if change.old_sha in oversized:
-            return set(range(1, oversized[change.old_sha or ""] + 1))
-        return set(range(1, line_count(old or b"") + 1))
+            return range(1, oversized[change.old_sha or ""] + 1)
+        return range(1, line_count(old or b"") + 1)
     if old is not None and new is not None and not is_binary(old) and is_binary(new):
-        return set(range(1, line_count(old) + 1))
+        return range(1, line_count(old) + 1)
     return None
 
 
