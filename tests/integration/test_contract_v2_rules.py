@@ -14,7 +14,7 @@ import pytest
 
 from gate.judge.verdict import Verdict
 from tests.support.factories import TEST_FILE, Project
-from tests.support.repo import Repo
+from tests.support.repo import Repo, run_cli
 
 MOD = "src/pkg/mod.py"
 FROZEN_LINE = "    z = x - 1\n"  # observed by the frozen test alone
@@ -321,3 +321,33 @@ def test_oversized_blob_is_judged_without_a_diff(project: Project) -> None:
     v = project.check(project.head(write("data/big.txt", big)), coverage=None)
     assert v.touched["data/big.txt"] == [1, 2, 3]
     assert "no_added_lines" in codes(v)
+
+
+# ---------------------------------------------------------------- hostile oracle files
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("oracle-gate.toml", "protected = " + "[" * 50_000 + "]" * 50_000 + "\n"),
+        ("freeze.json", "[" * 200_000 + "]" * 200_000),
+        ("fixture_lock.json", "[" * 200_000 + "]" * 200_000),
+    ],
+)
+def test_deeply_nested_oracle_file_is_oracle_incomplete(project: Project, path: str, text: str) -> None:
+    """A parent oracle file nested past the parser's limit: oracle_incomplete naming it, not exit 3."""
+    project.new_parent(write(path, text))
+    v = project.check(project.head(live_edit))
+    assert v.verdict == "unscored"
+    assert [r.path for r in v.reasons if r.code == "oracle_incomplete"] == [path]
+    assert any("nested too deeply" in r.detail for r in v.reasons)
+
+
+def test_deeply_nested_policy_through_the_cli_exits_2(project: Project) -> None:
+    """The same through the real CLI: exit 2 (unscored), one line on stderr at most, no traceback."""
+    project.new_parent(write("oracle-gate.toml", "protected = " + "[" * 50_000 + "]" * 50_000 + "\n"))
+    head = project.head(live_edit)
+    args = ("check", "--repo", str(project.root), "--base", project.parent, "--head", head)
+    proc = run_cli(*args, "--coverage", str(project.coverage), "--coverage-sha", project.parent)
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
