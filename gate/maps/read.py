@@ -111,6 +111,7 @@ class CoverageDataMap:
         return row is not None
 
     def tests_by_line(self, measured: str) -> dict[int, set[str]]:
+        check_file_rows(self.path, measured)
         result: dict[int, set[str]] = {}
         for line, contexts in self._data.contexts_by_lineno(measured).items():
             tests = {t for t in map(test_id_of_context, contexts) if t}
@@ -159,7 +160,6 @@ class JsonMap:
 
 
 MAX_NUMBITS = 4 * 1024 * 1024  # bytes of one line_bits row: 32M line numbers, twice the blob cap's lines
-MAX_ROWS = 50_000_000
 SQLITE_SECONDS = 60.0  # wall-clock bound of the pre-flight queries (a progress handler aborts them)
 
 
@@ -176,9 +176,9 @@ def connect_read_only(path: Path, seconds: float = SQLITE_SECONDS) -> sqlite3.Co
 def preflight_sqlite(path: Path, seconds: float = SQLITE_SECONDS) -> None:
     """v2 hostile inputs: refuse a coverage database the gate cannot read within its limits.
 
-    Checked before coverage.py opens it: no views or triggers (a recursive view hangs a query),
-    ``line_bits.numbits`` and ``arc`` values of the right type, and no row larger than the caps.
-    Raises InputError naming the file and the problem.
+    Checked before coverage.py opens it: no views or triggers (a recursive view hangs a query).
+    The rows are checked file by file as they are read (:func:`check_file_rows`). Raises
+    InputError naming the file and the problem.
     """
     try:
         with closing(connect_read_only(path, seconds)) as con:
@@ -188,35 +188,52 @@ def preflight_sqlite(path: Path, seconds: float = SQLITE_SECONDS) -> None:
 
 
 def _check_database(path: Path, con: sqlite3.Connection) -> None:
+    """The whole-database checks, all on the schema (their cost does not grow with the map)."""
     schema = dict(con.execute("SELECT name, type FROM sqlite_master WHERE type IN ('view', 'trigger')"))
     if schema:
         kinds = " and ".join(sorted({f"{kind}s" for kind in schema.values()}))
         raise InputError(str(path), f"coverage database has {kinds} ({', '.join(sorted(schema))}): refused")
-    tables = {row[0] for row in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    if "line_bits" in tables:
-        rows, bad, widest = con.execute(
-            "SELECT count(*), sum(typeof(numbits) != 'blob' OR typeof(file_id) != 'integer'"
-            " OR typeof(context_id) != 'integer'), max(length(numbits)) FROM line_bits"
-        ).fetchone()
-        if bad:
-            raise InputError(str(path), f"coverage database has {bad} line_bits row(s) of the wrong type")
-        if (widest or 0) > MAX_NUMBITS:
-            raise InputError(
-                str(path), f"coverage database has a numbits value of {widest} bytes (limit {MAX_NUMBITS})"
-            )
-        if rows > MAX_ROWS:
-            raise InputError(str(path), f"coverage database has {rows} line_bits rows (limit {MAX_ROWS})")
-    if "arc" in tables:
-        (bad,) = con.execute(
-            "SELECT count(*) FROM arc WHERE typeof(fromno) != 'integer' OR typeof(tono) != 'integer'"
-        ).fetchone()
-        if bad:
-            raise InputError(str(path), f"coverage database has {bad} arc row(s) of the wrong type")
-    for table, column in (("context", "context"), ("file", "path")):
-        if table in tables:
-            (bad,) = con.execute(f"SELECT count(*) FROM {table} WHERE typeof({column}) != 'text'").fetchone()  # noqa: S608
-            if bad:
-                raise InputError(str(path), f"coverage database has {bad} {table} row(s) of the wrong type")
+
+
+#: One measured file's rows of the wrong type or over the cap (only those the gate will read).
+_BAD_ROWS = """
+SELECT count(*), max(length(lb.numbits)) FROM line_bits lb JOIN file f ON f.id = lb.file_id
+LEFT JOIN context c ON c.id = lb.context_id
+WHERE f.path = ? AND (typeof(lb.numbits) != 'blob' OR length(lb.numbits) > ?
+                      OR typeof(c.context) != 'text')
+"""
+_BAD_ARCS = """
+SELECT count(*) FROM arc a JOIN file f ON f.id = a.file_id
+WHERE f.path = ? AND (typeof(a.fromno) != 'integer' OR typeof(a.tono) != 'integer')
+"""
+
+
+def check_file_rows(path: Path, measured: str, seconds: float = SQLITE_SECONDS) -> None:
+    """v2 hostile inputs: refuse the rows of ``measured`` before coverage.py decodes them.
+
+    A NULL or TEXT numbits, a context that is not text or a numbits value over MAX_NUMBITS is an
+    InputError naming the database; only the touched file's rows are looked at (the file index
+    makes it cheap), so the cost still grows with the change and not with the map.
+    """
+    try:
+        with closing(connect_read_only(path, seconds)) as con:
+            tables = {row[0] for row in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if "line_bits" in tables:
+                bad, widest = con.execute(_BAD_ROWS, (measured, MAX_NUMBITS)).fetchone()
+                if bad:
+                    raise InputError(str(path), _bad_rows_text(bad, widest, measured))
+            if "arc" in tables:
+                (bad,) = con.execute(_BAD_ARCS, (measured,)).fetchone()
+                if bad:
+                    raise InputError(str(path), f"coverage database has {bad} arc row(s) of the wrong type")
+    except sqlite3.Error as exc:
+        raise InputError(str(path), f"cannot read coverage rows ({exc})") from exc
+
+
+def _bad_rows_text(bad: int, widest: int | None, measured: str) -> str:
+    if widest is not None and widest > MAX_NUMBITS:
+        return f"coverage database has a numbits value of {widest} bytes for {measured} (limit {MAX_NUMBITS})"
+    return f"coverage database has {bad} line_bits row(s) of the wrong type for {measured}"
 
 
 def open_map(path: Path) -> tuple[MapReader, str]:
@@ -417,6 +434,8 @@ def load_parent_coverage(
         return ParentCoverage(digest=digest, problems=tuple(problems))
     try:
         observers = touched_observers(reader, touched, lambda paths: git.existing_files(parent, paths))
+    except InputError as exc:
+        return ParentCoverage(digest=digest, problems=(Problem(exc.source, exc.problem),))
     except (CoverageException, sqlite3.Error, TypeError, ValueError) as exc:  # wrong-typed rows: a problem
         problem = Problem(str(data_path), f"cannot read coverage rows ({exc})")
         return ParentCoverage(digest=digest, problems=(problem,))

@@ -40,12 +40,13 @@ CASES = {
     ),
     "200 MB numbits": (
         "UPDATE line_bits SET numbits = zeroblob(200 * 1024 * 1024)"
-        " WHERE rowid = (SELECT min(rowid) FROM line_bits);",
+        " WHERE rowid = (SELECT min(rowid) FROM line_bits WHERE file_id ="
+        " (SELECT id FROM file WHERE path LIKE '%/src/pkg/mod.py'));",
         "numbits value of 209715200 bytes",
     ),
     "text context": (
         "UPDATE context SET context = CAST(context AS BLOB) WHERE context != '';",
-        "context row(s) of the wrong type",
+        "line_bits row(s) of the wrong type for",
     ),
 }
 
