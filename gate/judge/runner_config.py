@@ -71,6 +71,8 @@ def runner_config_changes(change: FileChange) -> list[tuple[str, str]]:
                 found.append((path, "removed" if before_exists else "added"))
             elif change.content_changed:
                 found.append((path, "edited"))
+        elif is_table_file(path) and change.oversized:  # not read (v2): a side that cannot be parsed
+            found.append((path, "changes (a side larger than the blob cap, not parsed)"))
         elif is_table_file(path):
             tables = changed_tables(path, before, after)
             if tables:

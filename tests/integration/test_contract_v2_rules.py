@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import pytest
 
+from gate.check import read_changes
+from gate.git import Git, GitObject
+from gate.judge.changes import MAX_BLOB
 from gate.judge.verdict import Verdict
 from tests.support.factories import TEST_FILE, Project
 from tests.support.repo import Repo, run_cli
@@ -351,3 +355,30 @@ def test_deeply_nested_policy_through_the_cli_exits_2(project: Project) -> None:
     proc = run_cli(*args, "--coverage", str(project.coverage), "--coverage-sha", project.parent)
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+class RecordingGit(Git):
+    """The real Git, recording the size of every object it reads whole."""
+
+    def __init__(self, repo: Path) -> None:
+        super().__init__(repo)
+        self.largest_read = 0
+
+    def read(self, specs: Sequence[str]) -> list[GitObject | None]:
+        objects = super().read(specs)
+        self.largest_read = max([self.largest_read, *(len(o.data) for o in objects if o is not None)])
+        return objects
+
+
+def test_oversized_blob_is_never_read_whole(project: Project) -> None:
+    """Sizes are asked first: the read side loads no blob above the cap, whatever the change."""
+    big = b"x" * 63 + b"\n"
+    project.new_parent(write("data/big.txt", big * 300_000))  # ~ 19 MiB
+    head = project.head(write("data/big.txt", b"y" * 63 + b"\n" + big * 299_999))
+    git = RecordingGit(project.root)
+    changes = read_changes(git, project.parent, head)
+    (change,) = changes.files
+    assert change.oversized
+    assert len(change.touched) == 300_000
+    assert change.added == ()
+    assert git.largest_read <= MAX_BLOB

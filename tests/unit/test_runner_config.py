@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from gate.judge.runner_config import changed_tables, is_hook_file, runner_config_changes
@@ -242,3 +244,12 @@ def test_added_pytest_plugins_line_in_any_python_file() -> None:
     assert changes_of(edit) == [("tests/test_a.py", "line 2 adds pytest_plugins")]
     assert changes_of(modified("notes.txt", body, body + b"pytest_plugins\n")) == []
     assert changes_of(modified("src/a.py", body + b"pytest_plugins = []\n", body)) == []
+
+
+def test_oversized_table_file_counts_as_changed() -> None:
+    """v2: a pyproject.toml with a side over the blob cap is not parsed: it counts as changed."""
+    (change,) = change_set(modified("pyproject.toml", b"[project]\n", b"[project]\nx = 1\n")).files
+    big = replace(change, oversized=True, new_blob=None)
+    assert runner_config_changes(big) == [
+        ("pyproject.toml", "changes (a side larger than the blob cap, not parsed)")
+    ]
