@@ -140,8 +140,9 @@ def _oversized_parent_sides(raw: list[RawChange], sizes: dict[str, int | None]) 
     return {c.old_sha for c in raw if c.old_sha and c.old_sha in sizes and (big(c.old_sha) or big(c.new_sha))}
 
 
-def read_shadowed(git: Git, parent: str, changes: ChangeSet) -> dict[str, tuple[str, int]]:
-    """v2: parent modules ``D/M.py`` that an added path shadows -> (that path, the module's line count).
+def read_shadowed(git: Git, parent: str, changes: ChangeSet) -> dict[str, tuple[str, int, bytes | None]]:
+    """v2: parent modules ``D/M.py`` that an added path shadows -> (that path, the module's line count,
+    its bytes unless it is over the blob cap).
 
     Only the candidate paths are asked of the parent tree; a module head deletes or renames away
     is already wholly touched and is left out.
@@ -155,12 +156,13 @@ def read_shadowed(git: Git, parent: str, changes: ChangeSet) -> dict[str, tuple[
     gone = {f.old_path for f in changes.files if f.old_path and f.new_path != f.old_path}
     wanted = sorted(m for m in candidates if m not in gone)
     specs = [f"{parent}:{m}" for m in wanted]
-    found: dict[str, tuple[str, int]] = {}
+    found: dict[str, tuple[str, int, bytes | None]] = {}
     for module, size, spec in zip(wanted, git.sizes(specs), specs, strict=True):
         if size is None or git.existing_files(parent, [module]) != {module}:
             continue
-        count = git.count_lines(spec) if size > MAX_BLOB else line_count(git.read_blob(parent, module) or b"")
-        found[module] = (candidates[module], count)
+        blob = None if size > MAX_BLOB else git.read_blob(parent, module)
+        count = git.count_lines(spec) if blob is None else line_count(blob)
+        found[module] = (candidates[module], count, blob)
     return found
 
 

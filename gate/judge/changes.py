@@ -248,14 +248,18 @@ def shadowed_module(path: str) -> str | None:
     return None
 
 
-def with_shadowed_modules(changes: ChangeSet, shadowed: Mapping[str, tuple[str, int]]) -> ChangeSet:
+def with_shadowed_modules(
+    changes: ChangeSet, shadowed: Mapping[str, tuple[str, int, bytes | None]]
+) -> ChangeSet:
     """v2: every shadowed parent module touches all its lines, as if it were deleted.
 
     ``shadowed`` maps a parent module ``D/M.py`` that head still has to (the added path that
-    shadows it, the module's parent line count); the read side asks git for those only.
+    shadows it, the module's parent line count, its parent bytes unless oversized); the read side
+    asks git for those only. A module the change does not otherwise touch gets an entry whose two
+    blobs are the parent's bytes (so its content did not change, and Python-aware rules can parse it).
     """
     files = list(changes.files)
-    for module, (shadow, count) in sorted(shadowed.items()):
+    for module, (shadow, count, blob) in sorted(shadowed.items()):
         every_line = frozenset(range(1, count + 1))
         index = next((i for i, f in enumerate(files) if f.old_path == module), None)
         if index is None:
@@ -266,6 +270,8 @@ def with_shadowed_modules(changes: ChangeSet, shadowed: Mapping[str, tuple[str, 
                     new_path=module,
                     old_mode="100644",
                     new_mode="100644",
+                    old_blob=blob,
+                    new_blob=blob,
                     touched=every_line,
                     shadowed_by=shadow,
                 )

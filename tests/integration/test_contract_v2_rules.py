@@ -382,3 +382,17 @@ def test_oversized_blob_is_never_read_whole(project: Project) -> None:
     assert len(change.touched) == 300_000
     assert change.added == ()
     assert git.largest_read <= MAX_BLOB
+
+
+def test_shadowed_module_entry_carries_its_parent_bytes(project: Project) -> None:
+    """The shadowed module's entry holds its parent bytes on both sides: content unchanged, parseable."""
+    head = project.head(write("src/pkg/mod/__init__.py", ""))
+    changes = read_changes(Git(project.root), project.parent, head)
+    (module,) = [f for f in changes.files if f.path == MOD]
+    assert module.shadowed_by == "src/pkg/mod/__init__.py"
+    assert (
+        module.old_blob
+        == module.new_blob
+        == project.repo.git("show", f"{project.parent}:{MOD}").encode() + b"\n"
+    )
+    assert not module.content_changed
