@@ -15,12 +15,26 @@ from pathlib import Path
 from gate import __version__
 from gate.errors import GitError
 from gate.git import Git, diff_blob_pairs
-from gate.judge.changes import TEXT_KINDS, ChangeSet, build_changes, kind_of
+from gate.judge.changes import (
+    MAX_BLOB,
+    TEXT_KINDS,
+    ChangeSet,
+    FileStatus,
+    Kind,
+    RawChange,
+    build_changes,
+    kind_of,
+    line_count,
+    shadowed_module,
+    with_shadowed_modules,
+)
 from gate.judge.freeze import Freeze, check_bindings, parse_freeze
 from gate.judge.lock import FixtureLock, parse_lock
 from gate.judge.observer_rules import inner_touched, lines_to_ask, parse_parent_files, with_rebinding
 from gate.judge.policy import POLICY_PATH, Policy, parse_policy
-from gate.judge.verdict import Evidence, Provenance, Verdict, evaluate
+from gate.judge.pytest_config import CONFIG_FILES, joined_addopts
+from gate.judge.symlinks import EntryKind, LinkResolution, resolve_link
+from gate.judge.verdict import Evidence, Provenance, Verdict, changed_link_target, evaluate
 from gate.maps.read import load_parent_coverage
 
 
@@ -89,8 +103,13 @@ def binding_problem(git: Git, sha: str, parent: str) -> str | None:
     return None
 
 
-def read_changes(git: Git, parent: str, head: str) -> ChangeSet:
-    """Ask git for the change from ``parent`` to ``head`` and build the change set."""
+def read_changes(git: Git, parent: str, head: str, *, v2_reads: bool = True) -> ChangeSet:
+    """Ask git for the change from ``parent`` to ``head`` and build the change set.
+
+    Sizes are asked first: a blob larger than ``MAX_BLOB`` is never loaded whole (v2), only its
+    lines counted by streaming, so memory is bounded by the cap and not by the change.
+    ``v2_reads=False`` skips module shadowing (the benchmark's switch, bench/v2_change.py).
+    """
     raw = git.changes(parent, head)
     shas = sorted(
         {
@@ -100,12 +119,101 @@ def read_changes(git: Git, parent: str, head: str) -> ChangeSet:
             if s and kind_of(mode) in TEXT_KINDS
         }
     )
-    objects = dict(zip(shas, git.read(shas), strict=True))
-    blobs = {sha: obj.data for sha, obj in objects.items() if obj is not None}
-    missing = [sha for sha, obj in objects.items() if obj is None]
+    sizes = dict(zip(shas, git.sizes(shas), strict=True))
+    missing = [sha for sha, size in sizes.items() if size is None]
     if missing:
         raise GitError(f"blob {missing[0]} is missing from the repository (shallow or partial clone?)")
-    return build_changes(parent, head, raw, blobs, diff_blob_pairs)
+    small = [sha for sha in shas if (sizes[sha] or 0) <= MAX_BLOB]
+    objects = dict(zip(small, git.read(small), strict=True))
+    blobs = {sha: obj.data for sha, obj in objects.items() if obj is not None}
+    oversized = {sha: git.count_lines(sha) for sha in _oversized_parent_sides(raw, sizes)}
+    oversized.update({sha: 0 for sha in shas if (sizes[sha] or 0) > MAX_BLOB and sha not in oversized})
+    changes = build_changes(parent, head, raw, blobs, diff_blob_pairs, oversized=oversized)
+    return with_shadowed_modules(changes, read_shadowed(git, parent, changes)) if v2_reads else changes
+
+
+def _oversized_parent_sides(raw: list[RawChange], sizes: dict[str, int | None]) -> set[str]:
+    """Parent blobs whose lines must be counted: the old side of every change with an oversized side."""
+
+    def big(sha: str | None) -> bool:
+        return sha is not None and (sizes.get(sha) or 0) > MAX_BLOB
+
+    return {c.old_sha for c in raw if c.old_sha and c.old_sha in sizes and (big(c.old_sha) or big(c.new_sha))}
+
+
+def read_shadowed(git: Git, parent: str, changes: ChangeSet) -> dict[str, tuple[str, int, bytes | None]]:
+    """v2: parent modules ``D/M.py`` that an added path shadows -> (that path, the module's line count,
+    its bytes unless it is over the blob cap).
+
+    Only the candidate paths are asked of the parent tree; a module head deletes or renames away
+    is already wholly touched and is left out.
+    """
+    candidates: dict[str, str] = {}
+    for change in changes.files:
+        if change.new_path and change.status in (FileStatus.ADDED, FileStatus.RENAMED):
+            module = shadowed_module(change.new_path)
+            if module:
+                candidates.setdefault(module, change.new_path)
+    gone = {f.old_path for f in changes.files if f.old_path and f.new_path != f.old_path}
+    wanted = sorted(m for m in candidates if m not in gone)
+    specs = [f"{parent}:{m}" for m in wanted]
+    found: dict[str, tuple[str, int, bytes | None]] = {}
+    for module, size, spec in zip(wanted, git.sizes(specs), specs, strict=True):
+        if size is None or git.existing_files(parent, [module]) != {module}:
+            continue
+        blob = None if size > MAX_BLOB else git.read_blob(parent, module)
+        count = git.count_lines(spec) if blob is None else line_count(blob)
+        found[module] = (candidates[module], count, blob)
+    return found
+
+
+class HeadTree:
+    """Answers "what is PATH in head?" for the symlink resolver, one directory listing at a time.
+
+    Only the directories along the targets are listed (cached), and only links' blobs are read.
+    """
+
+    def __init__(self, git: Git, head: str) -> None:
+        self.git, self.head = git, head
+        self.kinds: dict[str, tuple[EntryKind, str | None]] = {"": (EntryKind.TREE, None)}
+
+    def lookup(self, path: str) -> tuple[EntryKind, str | None]:
+        if path in self.kinds:
+            return self.kinds[path]
+        parts = path.split("/")
+        for depth in range(1, len(parts) + 1):  # iterative: a 3000-segment path must not recurse
+            prefix, parent = "/".join(parts[:depth]), "/".join(parts[: depth - 1])
+            if prefix in self.kinds:
+                continue
+            if self.kinds.get(parent, (EntryKind.MISSING, None))[0] != EntryKind.TREE:
+                self.kinds[prefix] = (EntryKind.MISSING, None)
+                continue
+            self._list(parent)
+            self.kinds.setdefault(prefix, (EntryKind.MISSING, None))
+        return self.kinds[path]
+
+    def _list(self, directory: str) -> None:
+        entries = self.git.list_directory(self.head, directory)
+        links = {name: sha for name, (mode, sha) in entries.items() if kind_of(mode) == Kind.SYMLINK}
+        targets = dict(zip(links, self.git.read(list(links.values())), strict=True))
+        for name, (mode, _sha) in entries.items():
+            if name in links:
+                obj = targets[name]
+                target = obj.data.decode("utf-8", "surrogateescape") if obj is not None else ""
+                self.kinds[name] = (EntryKind.LINK, target)
+            else:
+                self.kinds[name] = (EntryKind.TREE if mode == "040000" else EntryKind.OTHER, None)
+
+
+def read_links(git: Git, head: str, changes: ChangeSet) -> dict[str, LinkResolution]:
+    """v2: where each symlink the change adds or re-points leads through head's tree."""
+    tree = HeadTree(git, head)
+    resolved = {}
+    for change in changes.files:
+        target = changed_link_target(change)
+        if target is not None and change.new_path is not None:
+            resolved[change.new_path] = resolve_link(change.new_path, target, tree.lookup)
+    return resolved
 
 
 def read_locked_blobs(git: Git, head: str, lock: FixtureLock) -> dict[str, bytes | None]:
@@ -116,6 +224,18 @@ def read_locked_blobs(git: Git, head: str, lock: FixtureLock) -> dict[str, bytes
         p: (o.data if o is not None and o.kind == "blob" else None)
         for p, o in zip(paths, objects, strict=True)
     }
+
+
+def read_addopts(git: Git, parent: str) -> str:
+    """v2: the parent's pytest ``addopts`` from its root configuration files, read with git."""
+    names = list(CONFIG_FILES)
+    objects = git.read([f"{parent}:{name}" for name in names])
+    return joined_addopts(
+        {
+            n: (o.data if o is not None and o.kind == "blob" else None)
+            for n, o in zip(names, objects, strict=True)
+        }
+    )
 
 
 def gather(git: Git, request: CheckRequest) -> Evidence:
@@ -156,6 +276,8 @@ def gather(git: Git, request: CheckRequest) -> Evidence:
         coverage=coverage,
         protocol=protocol,
         parents=parents,
+        addopts=read_addopts(git, parent),
+        links=read_links(git, head, changes),
     )
 
 

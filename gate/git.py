@@ -155,6 +155,50 @@ class Git:
         (obj,) = self.read([f"{rev}:{path}"])
         return obj.data if obj is not None and obj.kind == "blob" else None
 
+    def sizes(self, specs: Sequence[str]) -> list[int | None]:
+        """The byte size of each object ``specs`` names (None where absent), without reading it."""
+        if not specs:
+            return []
+        payload = b"".join(s.encode("utf-8", "surrogateescape") + b"\0" for s in specs)
+        out = self.run(["cat-file", "--batch-check=%(objectsize)", "-z"], stdin=payload).stdout
+        answers = out.decode("utf-8", "surrogateescape").split("\n")[: len(specs)]
+        return [int(a) if a.isdigit() else None for a in answers]
+
+    def count_lines(self, sha: str, chunk: int = 1 << 20) -> int:
+        """Lines of blob ``sha`` as git counts them, streamed: memory stays at one chunk."""
+        try:
+            proc = subprocess.Popen(
+                [*self._prefix, "cat-file", "blob", sha],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env=self._env,
+            )
+        except OSError as exc:
+            raise GitError(f"cannot run git: {exc}") from exc
+        newlines, last = 0, b"\n"
+        with proc:
+            if proc.stdout is None:  # never: PIPE was requested
+                raise GitError("git cat-file gave no output stream")
+            while block := proc.stdout.read(chunk):
+                newlines += block.count(b"\n")
+                last = block[-1:]
+        if proc.returncode != 0:
+            raise GitError(f"git cat-file blob {sha} failed in {self.repo}")
+        return newlines + (0 if last == b"\n" else 1)
+
+    def list_directory(self, rev: str, directory: str) -> dict[str, tuple[str, str]]:
+        """Entries of one directory of ``rev``'s tree (not recursive): full path -> (mode, object id)."""
+        spec = [f"{directory}/"] if directory else []
+        out = self.run(["--literal-pathspecs", "ls-tree", "-z", "--full-tree", rev, "--", *spec]).stdout
+        entries: dict[str, tuple[str, str]] = {}
+        for record in out.split(b"\0"):
+            if not record:
+                continue
+            meta, _, name = record.partition(b"\t")
+            mode, _kind, sha = meta.decode().split(" ")
+            entries[name.decode("utf-8", "surrogateescape")] = (mode, sha)
+        return entries
+
     def existing_files(self, rev: str, paths: Iterable[str]) -> set[str]:
         """Those of ``paths`` that name a blob in ``rev``'s tree."""
         wanted = sorted(set(paths))

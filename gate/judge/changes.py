@@ -10,7 +10,7 @@ symlinks and submodules.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from unidiff.errors import UnidiffParseError
@@ -19,6 +19,7 @@ from unidiff.patch import PatchedFile, PatchSet
 from gate.errors import GitError
 
 BINARY_PROBE = 8000  # bytes git itself inspects for a NUL
+MAX_BLOB = 16 * 1024 * 1024  # v2: a blob larger than this is judged without a diff
 
 
 class Kind(StrEnum):
@@ -93,6 +94,10 @@ class FileChange:
     #: anchors (k, k + 1) in parent coordinates (k may be 0, k + 1 past the end: not clipped here).
     removed: frozenset[int] = frozenset()
     insertions: tuple[tuple[int, int], ...] = ()
+    # v2: a side is larger than MAX_BLOB: not read, not diffed; every parent line is touched.
+    oversized: bool = False
+    # v2: the added path Python would import instead of this (unchanged or edited) parent module.
+    shadowed_by: str | None = None
 
     @property
     def path(self) -> str:
@@ -113,7 +118,7 @@ class FileChange:
 
     @property
     def content_changed(self) -> bool:
-        return self.old_blob != self.new_blob or self.old_kind != self.new_kind
+        return self.oversized or self.old_blob != self.new_blob or self.old_kind != self.new_kind
 
     @property
     def mode_only(self) -> bool:
@@ -154,29 +159,35 @@ def build_changes(
     raw: Sequence[RawChange],
     blobs: Mapping[str, bytes],
     differ: Callable[[Sequence[tuple[bytes, bytes]]], str],
+    *,
+    oversized: Mapping[str, int] | None = None,
 ) -> ChangeSet:
     """Pure: raw changes + blobs + a blob differ -> :class:`ChangeSet`.
 
     ``differ`` turns (parent bytes, head bytes) pairs into one ``-U0`` unified diff whose file names
-    are the pairs' indexes (the read side passes :func:`gate.git.diff_blob_pairs`).
+    are the pairs' indexes (the read side passes :func:`gate.git.diff_blob_pairs`). ``oversized``
+    maps the id of each blob larger than :data:`MAX_BLOB` (not in ``blobs``: never read whole) to its
+    line count, which the read side counts by streaming.
     """
+    big = oversized or {}
     pairs: list[tuple[bytes, bytes]] = []
-    plan: list[tuple[RawChange, bytes | None, bytes | None, bool, list[int]]] = []
+    plan: list[tuple[RawChange, bytes | None, bytes | None, bool, list[int], range | None]] = []
     for change in raw:
         old = blobs.get(change.old_sha or "") if kind_of(change.old_mode) in TEXT_KINDS else None
         new = blobs.get(change.new_sha or "") if kind_of(change.new_mode) in TEXT_KINDS else None
+        whole = _wholly_touched(change, old, new, big)
         binary = is_binary(old) or is_binary(new)
         indexes: list[int] = []
-        if not binary:
-            for pair in _line_pairs(change, old, new):
+        if whole is None and not is_binary(new):
+            for pair in _line_pairs(change, b"" if is_binary(old) else old, new):
                 indexes.append(len(pairs))
                 pairs.append(pair)
-        plan.append((change, old, new, binary, indexes))
+        plan.append((change, old, new, binary, indexes, whole))
     diff_text = differ(pairs) if pairs else ""
     shapes: dict[int, tuple[set[int], list[tuple[int, int]]]] = {}
     per_pair = _parse_pairs(diff_text, pairs, shapes)
     files = []
-    for change, old, new, binary, indexes in plan:
+    for change, old, new, binary, indexes, whole in plan:
         touched: set[int] = set()
         added: list[AddedLine] = []
         removed: set[int] = set()
@@ -188,6 +199,7 @@ def build_changes(
             r, ins = shapes.get(i, (set(), []))
             removed |= r
             insertions += ins
+        every = None if whole is None else frozenset(whole)  # one set for both: a big file's lines
         files.append(
             FileChange(
                 status=STATUS_NAMES.get(change.status, FileStatus.MODIFIED),
@@ -198,14 +210,95 @@ def build_changes(
                 old_blob=old,
                 new_blob=new,
                 binary=binary,
-                touched=frozenset(touched),
+                touched=frozenset(touched) if every is None else every,
                 added=tuple(added),
-                removed=frozenset(removed),
-                insertions=tuple(insertions) if len(indexes) == 1 else (),
+                removed=frozenset(removed) if every is None else every,
+                insertions=tuple(insertions) if len(indexes) == 1 and whole is None else (),
+                oversized=_is_oversized(change, big),
             )
         )
     files.sort(key=lambda f: (f.path, f.new_path or ""))
     return ChangeSet(parent, head, tuple(files))
+
+
+def _is_oversized(change: RawChange, oversized: Mapping[str, int]) -> bool:
+    return change.old_sha != change.new_sha and (change.old_sha in oversized or change.new_sha in oversized)
+
+
+def _wholly_touched(
+    change: RawChange, old: bytes | None, new: bytes | None, oversized: Mapping[str, int]
+) -> range | None:
+    """v2: the parent lines a change touches without a diff (None: diff it).
+
+    Oversized (either side > MAX_BLOB): every parent line, and head adds none. Text turned
+    binary: every parent line, as for a deletion. (Binary turned text is diffed against an empty
+    parent: every head line is added, so a marker in it is seen; a binary parent has no lines.)
+    """
+    if _is_oversized(change, oversized):
+        if kind_of(change.old_mode) not in TEXT_KINDS:
+            return range(0)
+        if change.old_sha in oversized:
+            return range(1, oversized[change.old_sha or ""] + 1)
+        return range(1, line_count(old or b"") + 1)
+    if old is not None and new is not None and not is_binary(old) and is_binary(new):
+        return range(1, line_count(old) + 1)
+    return None
+
+
+def shadowed_module(path: str) -> str | None:
+    """v2: the module ``D/M.py`` that an added ``path`` would make Python import instead.
+
+    ``D/M/__init__.py`` (a package), ``D/M.so``, ``D/M.pyd`` and ``D/M.<tag>.so|pyd``
+    (extension modules) all shadow ``D/M.py``; None for any other path.
+    """
+    directory, _, name = path.rpartition("/")
+    prefix = directory + "/" if directory else ""
+    if name == "__init__.py" and directory:
+        return directory + ".py"
+    stem, dot, suffix = name.partition(".")
+    if stem and dot and suffix.rpartition(".")[2] in ("so", "pyd"):
+        return prefix + stem + ".py"
+    return None
+
+
+def with_shadowed_modules(
+    changes: ChangeSet, shadowed: Mapping[str, tuple[str, int, bytes | None]]
+) -> ChangeSet:
+    """v2: every shadowed parent module touches all its lines, as if it were deleted.
+
+    ``shadowed`` maps a parent module ``D/M.py`` that head still has to (the added path that
+    shadows it, the module's parent line count, its parent bytes unless oversized); the read side
+    asks git for those only. A module the change does not otherwise touch gets an entry whose two
+    blobs are the parent's bytes (so its content did not change, and Python-aware rules can parse it).
+    """
+    files = list(changes.files)
+    for module, (shadow, count, blob) in sorted(shadowed.items()):
+        every_line = frozenset(range(1, count + 1))
+        index = next((i for i, f in enumerate(files) if f.old_path == module), None)
+        if index is None:
+            files.append(
+                FileChange(
+                    status=FileStatus.MODIFIED,
+                    old_path=module,
+                    new_path=module,
+                    old_mode="100644",
+                    new_mode="100644",
+                    old_blob=blob,
+                    new_blob=blob,
+                    touched=every_line,
+                    removed=every_line,
+                    shadowed_by=shadow,
+                )
+            )
+        else:
+            files[index] = replace(
+                files[index],
+                touched=files[index].touched | every_line,
+                removed=files[index].removed | every_line,
+                shadowed_by=shadow,
+            )
+    files.sort(key=lambda f: (f.path, f.new_path or ""))
+    return ChangeSet(changes.parent, changes.head, tuple(files))
 
 
 def _line_pairs(change: RawChange, old: bytes | None, new: bytes | None) -> list[tuple[bytes, bytes]]:

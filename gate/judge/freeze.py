@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
+from gate.judge.paths import path_problem
 from gate.judge.problems import Problem
 
 BOUND_SHA = re.compile(r"[0-9a-fA-F]{4,64}")
@@ -71,6 +72,8 @@ def parse_freeze(data: bytes | None, source: str = "freeze.json") -> Freeze:
         doc = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         return Freeze(source=source, problems=(Problem(source, f"not valid JSON ({exc})"),))
+    except RecursionError:  # v2 hostile input
+        return Freeze(source=source, problems=(Problem(source, "nested too deeply to parse"),))
     if not isinstance(doc, dict):
         return Freeze(
             source=source, problems=(Problem(source, f"expected a JSON object, got {type(doc).__name__}"),)
@@ -103,7 +106,7 @@ def _parse_entry(index: int, raw: Any) -> tuple[FreezeEntry | None, list[str]]:
         raw.get("reason") if isinstance(raw.get("reason"), str) else None,
         raw.get("bound_sha") if isinstance(raw.get("bound_sha"), str) else None,
     )
-    problems = []
+    problems = nodeid_path_problems(entry)
     if entry.reason is None or not entry.reason.strip():
         problems.append(f"{entry.label()}: 'reason' missing or empty")
     if entry.bound_sha is None:
@@ -145,3 +148,16 @@ def nodeid_matches(nodeid: str, test_id: str) -> bool:
         return False
     rest = test_id[len(nodeid) :]
     return rest == "" or rest.startswith(("::", "["))
+
+
+def nodeid_path_problems(entry: FreezeEntry) -> list[str]:
+    """v2: the nodeid's path part (before the first ``::``) must be a normal repo-relative path.
+
+    The entry still freezes what it matches as written; the problem makes the verdict
+    ``oracle_incomplete``, so a ``./tests/...`` nodeid can no longer hide an overlap silently.
+    """
+    path = entry.nodeid.split("::", 1)[0]
+    problem = path_problem(path)
+    return (
+        [f"{entry.label()}: path {path!r} is not a normal repo-relative path: {problem}"] if problem else []
+    )

@@ -1,27 +1,39 @@
-"""The contract's globs: anchored at the repository root, case-sensitive.
+"""The contract's globs (v2): anchored at the repository root, case-insensitive.
 
 ``*`` and ``?`` stay within one path segment, ``[...]`` is a character class,
-a whole-segment ``**`` matches zero or more directories, and a trailing
-``dir/**`` matches everything below ``dir`` (not ``dir`` itself). Unlike
-``.gitignore``, a pattern without a slash names a root path only.
+a whole-segment ``**`` matches zero or more directories, so a trailing
+``dir/**`` matches everything below ``dir`` *and* ``dir`` itself (replacing the
+directory by a file or a symlink is an edit of it). Unlike ``.gitignore``, a
+pattern without a slash names a root path only.
+
+Matching is linear in the path: the path's segments run through a small NFA
+over the pattern's segments (no regular expression spans segments, so a
+3000-segment path under ``**/x/**`` cannot backtrack or recurse), and inside a
+segment ``*`` splits the pattern into fixed-width pieces found left to right.
+Case-insensitive because a macOS or Windows runner reads ``Fixtures/x`` as
+``fixtures/x``.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import lru_cache
 
+_FLAGS = re.IGNORECASE | re.DOTALL
+STAR = None  # a token of a segment pattern: ``*`` (any run of characters)
 
-def _segment(seg: str) -> str:
-    out: list[str] = []
+
+def _tokens(seg: str) -> list[str | None]:
+    """A segment pattern as one-character regexes and STARs (runs of ``*`` collapsed)."""
+    out: list[str | None] = []
     i = 0
     while i < len(seg):
         c = seg[i]
         if c == "*":
-            while i + 1 < len(seg) and seg[i + 1] == "*":
-                i += 1
-            out.append("[^/]*")
+            if not out or out[-1] is not STAR:
+                out.append(STAR)
         elif c == "?":
             out.append("[^/]")
         elif c == "[" and (end := _class_end(seg, i)) != -1:
@@ -30,7 +42,7 @@ def _segment(seg: str) -> str:
         else:
             out.append(re.escape(c))
         i += 1
-    return "".join(out)
+    return out
 
 
 def _class_end(seg: str, start: int) -> int:
@@ -70,42 +82,111 @@ def _char_class(body: str) -> str:
     return "[" + "".join(members) + "]" if members else "(?!)"
 
 
+@dataclass(frozen=True)
+class _Piece:
+    """A fixed-width run of one-character tokens (no ``*`` inside)."""
+
+    regex: re.Pattern[str]
+    width: int
+
+
+def _piece(tokens: list[str]) -> _Piece:
+    return _Piece(re.compile("".join(tokens), _FLAGS), len(tokens))
+
+
+@dataclass(frozen=True)
+class SegmentPattern:
+    """One path segment's pattern: pieces separated by ``*`` (``starred``: at least one ``*``)."""
+
+    pieces: tuple[_Piece, ...]
+    starred: bool
+
+    @classmethod
+    def parse(cls, seg: str) -> SegmentPattern:
+        pieces: list[list[str]] = [[]]
+        for token in _tokens(seg):
+            if token is STAR:
+                pieces.append([])
+            else:
+                pieces[-1].append(token)
+        return cls(tuple(_piece(p) for p in pieces), len(pieces) > 1)
+
+    def matches(self, name: str) -> bool:
+        """Whether ``name`` (one segment) matches; time linear in len(name) times the pattern."""
+        first = self.pieces[0]
+        if not self.starred:
+            return len(name) == first.width and first.regex.fullmatch(name) is not None
+        last = self.pieces[-1]
+        end = len(name) - last.width
+        if end < first.width or not first.regex.match(name, 0, first.width):
+            return False
+        if not last.regex.fullmatch(name, end):
+            return False
+        pos = first.width
+        for piece in self.pieces[1:-1]:  # leftmost placement of each fixed-width piece is optimal
+            found = piece.regex.search(name, pos, end)
+            if found is None:
+                return False
+            pos = found.end()
+        return True
+
+
+@dataclass(frozen=True)
+class Glob:
+    """A compiled glob: its segments, ``None`` standing for a whole-segment ``**``."""
+
+    segments: tuple[SegmentPattern | None, ...]
+
+    def _closure(self, states: set[int]) -> set[int]:
+        """Add the states reachable without consuming a segment (a ``**`` may match none)."""
+        out = set(states)
+        for i in sorted(states):
+            j = i
+            while j < len(self.segments) and self.segments[j] is None:
+                j += 1
+                out.add(j)
+        return out
+
+    def _run(self, parts: list[str]) -> set[int]:
+        states = self._closure({0})
+        for name in parts:
+            nxt: set[int] = set()
+            for i in states:
+                if i == len(self.segments):
+                    continue
+                seg = self.segments[i]
+                if seg is None:
+                    nxt.add(i)
+                elif seg.matches(name):
+                    nxt.add(i + 1)
+            if not nxt:
+                return nxt
+            states = self._closure(nxt)
+        return states
+
+    def matches(self, path: str) -> bool:
+        return len(self.segments) in self._run(path.split("/"))
+
+    def may_match_below(self, directory: str) -> bool:
+        """Whether some path strictly below ``directory`` can match."""
+        parts = [p for p in directory.strip("/").split("/") if p]
+        return any(i < len(self.segments) for i in self._run(parts))
+
+
 @lru_cache(maxsize=4096)
-def compile_glob(pattern: str) -> re.Pattern[str]:
-    segments = pattern.strip("/").split("/")
-    parts: list[str] = []
-    for index, seg in enumerate(segments):
-        last = index == len(segments) - 1
-        if seg == "**":
-            parts.append(".+" if last else "(?:[^/]+/)*")
-        else:
-            parts.append(_segment(seg) + ("" if last else "/"))
-    return re.compile(r"\A" + "".join(parts) + r"\Z", re.DOTALL)
+def compile_glob(pattern: str) -> Glob:
+    return Glob(
+        tuple(None if seg == "**" else SegmentPattern.parse(seg) for seg in pattern.strip("/").split("/"))
+    )
 
 
 def glob_matches(pattern: str, path: str) -> bool:
-    return compile_glob(pattern).match(path) is not None
-
-
-def _segment_matches(pattern_seg: str, name: str) -> bool:
-    return re.fullmatch(_segment(pattern_seg), name, re.DOTALL) is not None
+    return compile_glob(pattern).matches(path)
 
 
 def glob_may_match_below(pattern: str, directory: str) -> bool:
     """True when ``pattern`` can match some path strictly below ``directory``."""
-    pat = pattern.strip("/").split("/")
-    path = [p for p in directory.strip("/").split("/") if p]
-
-    def walk(pi: int, di: int) -> bool:
-        if di == len(path):
-            return pi < len(pat)
-        if pi == len(pat):
-            return False
-        if pat[pi] == "**":
-            return walk(pi + 1, di) or walk(pi, di + 1)
-        return _segment_matches(pat[pi], path[di]) and walk(pi + 1, di + 1)
-
-    return walk(0, 0)
+    return compile_glob(pattern).may_match_below(directory)
 
 
 class GlobSet:

@@ -8,6 +8,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from gate.judge.paths import normalize_path, path_problem
 from gate.judge.problems import Problem
 
 DIGEST = re.compile(r"[0-9a-fA-F]{64}")
@@ -33,6 +34,8 @@ def parse_lock(data: bytes | None, source: str = "fixture_lock.json") -> Fixture
         doc = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         return FixtureLock(problems=(Problem(source, f"not valid JSON ({exc})"),))
+    except RecursionError:  # v2 hostile input
+        return FixtureLock(problems=(Problem(source, "nested too deeply to parse"),))
     if not isinstance(doc, dict):
         return FixtureLock(problems=(Problem(source, f"expected a JSON object, got {type(doc).__name__}"),))
     problems: list[Problem] = []
@@ -40,20 +43,40 @@ def parse_lock(data: bytes | None, source: str = "fixture_lock.json") -> Fixture
     if not isinstance(raw_paths, list):
         problems.append(Problem(source, "'paths' is required and must be a list of paths"))
         raw_paths = []
-    paths = tuple(p for p in raw_paths if isinstance(p, str) and p)
-    if len(paths) != len(raw_paths):
+    written = tuple(p for p in raw_paths if isinstance(p, str) and p)
+    if len(written) != len(raw_paths):
         problems.append(Problem(source, "'paths' holds entries that are not non-empty strings"))
+    paths = _normal_paths(written, "'paths' entry", source, problems)
     raw_digests = doc.get("sha256", {})
     if not isinstance(raw_digests, dict):
         problems.append(Problem(source, "'sha256' must be an object of path -> hex digest"))
         raw_digests = {}
     digests = []
     for path, digest in sorted(raw_digests.items()):
-        if isinstance(digest, str) and DIGEST.fullmatch(digest):
-            digests.append((path, digest.lower()))
-        else:
+        if not (isinstance(digest, str) and DIGEST.fullmatch(digest)):
             problems.append(Problem(source, f"sha256 of {path!r} is not a 64-digit hex digest"))
+            continue
+        for normal in _normal_paths((path,), "'sha256' key", source, problems):
+            digests.append((normal, digest.lower()))
     return FixtureLock(paths, tuple(digests), tuple(problems))
+
+
+def _normal_paths(
+    written: tuple[str, ...], what: str, source: str, problems: list[Problem]
+) -> tuple[str, ...]:
+    """v2: each path in its normal form, with a problem for every one not written normally.
+
+    A path that leaves the repository (``../x``) protects nothing and is only reported.
+    """
+    normal = []
+    for path in written:
+        problem = path_problem(path)
+        if problem:
+            problems.append(Problem(source, f"{what} {path!r} is not a normal repo-relative path: {problem}"))
+        norm = normalize_path(path)
+        if norm is not None:
+            normal.append(norm)
+    return tuple(dict.fromkeys(normal))
 
 
 def lock_breaks(lock: FixtureLock, head_blobs: Mapping[str, bytes | None]) -> list[tuple[str, str]]:

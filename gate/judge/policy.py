@@ -84,6 +84,8 @@ def parse_policy(data: bytes | None, source: str = POLICY_PATH) -> Policy:
         table = tomllib.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         return Policy(problems=(Problem(source, f"not valid TOML ({exc}); defaults apply"),))
+    except RecursionError:  # v2 hostile input: nesting too deep for the parser is a problem, not a crash
+        return Policy(problems=(Problem(source, "nested too deeply to parse; defaults apply"),))
     problems: list[Problem] = []
     values: dict[str, Any] = {}
     for key, value in table.items():

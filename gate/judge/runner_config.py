@@ -1,10 +1,13 @@
 """Test-runner hooks and configuration: what changes how the oracle runs.
 
-Hook files count on any added, deleted, renamed or edited file (not a
-mode-only change). Inside ``pyproject.toml`` and ``setup.cfg`` only the
-pytest and coverage tables count, compared as parsed values so comments,
-formatting and order do not; a side that cannot be parsed counts as changed
-whenever its bytes differ.
+Hook files (names compared case-insensitively at any depth, compiled code,
+``.github/actions/**``) count on any added, deleted, renamed or edited file (not
+a mode-only change). Inside ``pyproject.toml`` and ``setup.cfg`` only the
+pytest and coverage tables and the ``pytest11`` plugin entry points count,
+compared as parsed values so comments, formatting and order do not; a side
+that cannot be parsed (including TOML nested too deep for the parser) counts
+as changed whenever its bytes differ. An added line of any ``.py`` file that
+contains ``pytest_plugins`` counts too: a plugin list loads code into the run.
 """
 
 from __future__ import annotations
@@ -15,14 +18,44 @@ import tomllib
 from typing import Any
 
 from gate.judge.changes import FileChange
+from gate.judge.globs import glob_matches
 
-HOOK_FILES = frozenset({"conftest.py", "pytest.ini", "tox.ini", "sitecustomize.py", "usercustomize.py"})
+HOOK_FILES = frozenset(
+    {
+        "conftest.py",
+        "pytest.ini",
+        ".pytest.ini",
+        "pytest.toml",
+        ".pytest.toml",
+        "tox.ini",
+        "noxfile.py",
+        "setup.py",
+        ".coveragerc",
+        "sitecustomize.py",
+        "usercustomize.py",
+        ".gitattributes",
+    }
+)
+COMPILED_SUFFIXES = (".pyc", ".pyo", ".so", ".pyd", ".pth")  # .pth: not compiled, but a hook by suffix
 TABLE_FILES = frozenset({"pyproject.toml", "setup.cfg"})
+ACTIONS_GLOB = ".github/actions/**"
+PLUGIN_LIST = "pytest_plugins"
 
 
 def is_hook_file(path: str) -> bool:
-    name = posixpath.basename(path)
-    return name in HOOK_FILES or name.endswith(".pth")
+    """A runner file by name (any depth, any case), compiled code, or a repository action."""
+    lowered = path.lower()
+    name = posixpath.basename(lowered)
+    return (
+        name in HOOK_FILES
+        or name.endswith(COMPILED_SUFFIXES)
+        or "__pycache__" in lowered.split("/")
+        or glob_matches(ACTIONS_GLOB, path)
+    )
+
+
+def is_table_file(path: str) -> bool:
+    return posixpath.basename(path).lower() in TABLE_FILES
 
 
 def runner_config_changes(change: FileChange) -> list[tuple[str, str]]:
@@ -38,11 +71,24 @@ def runner_config_changes(change: FileChange) -> list[tuple[str, str]]:
                 found.append((path, "removed" if before_exists else "added"))
             elif change.content_changed:
                 found.append((path, "edited"))
-        elif posixpath.basename(path) in TABLE_FILES:
+        elif is_table_file(path) and change.oversized:  # not read (v2): a side that cannot be parsed
+            found.append((path, "changes (a side larger than the blob cap, not parsed)"))
+        elif is_table_file(path):
             tables = changed_tables(path, before, after)
             if tables:
                 found.append((path, "changes " + ", ".join(tables)))
-    return found
+    return found + added_plugin_lists(change)
+
+
+def added_plugin_lists(change: FileChange) -> list[tuple[str, str]]:
+    """v2: an added line of a ``.py`` file that mentions ``pytest_plugins``."""
+    if change.new_path is None or not change.new_path.lower().endswith(".py"):
+        return []
+    return [
+        (change.new_path, f"line {line.number} adds {PLUGIN_LIST}")
+        for line in change.added
+        if PLUGIN_LIST in line.text
+    ]
 
 
 def changed_tables(path: str, before: bytes | None, after: bytes | None) -> list[str]:
@@ -61,26 +107,57 @@ def runner_tables(path: str, data: bytes | None) -> dict[str, Any] | None:
         return {}
     try:
         text = data.decode("utf-8")
-        if posixpath.basename(path) == "pyproject.toml":
+        if posixpath.basename(path).lower() == "pyproject.toml":
             return _pyproject_tables(tomllib.loads(text))
         return _setup_cfg_tables(text)
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError, configparser.Error):
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, configparser.Error, RecursionError):
         return None
 
 
 def _pyproject_tables(doc: dict[str, Any]) -> dict[str, Any]:
+    tables = _entry_point_tables(doc)
     tool = doc.get("tool")
     if not isinstance(tool, dict):
-        return {} if tool is None else {"[tool]": tool}
-    return {f"[tool.{name}]": tool[name] for name in ("pytest", "coverage") if name in tool}
+        return tables if tool is None else {**tables, "[tool]": tool}
+    tables.update({f"[tool.{name}]": tool[name] for name in ("pytest", "coverage") if name in tool})
+    return tables
+
+
+def _entry_point_tables(doc: dict[str, Any]) -> dict[str, Any]:
+    """v2: the ``pytest11`` plugin entry points (PEP 621 and Poetry), as parsed values."""
+    found: dict[str, Any] = {}
+    for name, keys in (
+        ("[project.entry-points.pytest11]", ("project", "entry-points", "pytest11")),
+        ("[tool.poetry.plugins.pytest11]", ("tool", "poetry", "plugins", "pytest11")),
+    ):
+        value: Any = doc
+        for key in keys:
+            value = value.get(key) if isinstance(value, dict) else None
+        if value is not None:
+            found[name] = value
+    return found
 
 
 def _setup_cfg_tables(text: str) -> dict[str, Any]:
     parser = configparser.ConfigParser(interpolation=None, default_section="\0no default\0")
     parser.optionxform = str  # type: ignore[assignment,method-assign]
     parser.read_string(text)
-    return {
+    tables: dict[str, Any] = {
         f"[{name}]": dict(parser.items(name, raw=True))
         for name in parser.sections()
         if name == "tool:pytest" or name.startswith("coverage:")
     }
+    if parser.has_option("options.entry_points", "pytest11"):
+        raw = parser.get("options.entry_points", "pytest11", raw=True)
+        tables["[options.entry_points] pytest11"] = entry_point_lines(raw)
+    return tables
+
+
+def entry_point_lines(raw: str) -> list[tuple[str, str]]:
+    """``name = module:attr`` lines of a setup.cfg entry-point value, whitespace and order ignored."""
+    pairs = set()
+    for line in raw.splitlines():
+        name, eq, target = line.partition("=")
+        if line.strip() and not line.strip().startswith(("#", ";")):
+            pairs.add(("".join(name.split()), "".join(target.split())) if eq else ("".join(line.split()), ""))
+    return sorted(pairs)

@@ -1,13 +1,21 @@
-"""Skip and xfail markers in added test lines, matched as text.
+"""Skip and xfail markers in added lines, matched as text with all whitespace removed (contract v2).
 
 Text matching is deliberate: it also catches aliases and home-made decorators
 (``@skip_on_ci``) and markers in strings or comments, at the price of failing
 a change that only *mentions* a marker in a test file. Failing closed is the
-point of the gate.
+point of the gate. Whitespace is removed first, so ``pytest.skip (`` is
+``pytest.skip(``.
+
+In a test file (the policy's ``tests`` globs) every token counts; in any other
+``.py`` file only the marker APIs do (``pytest.skip(``, not ``if mode == "skip":``).
+``pytest.mark.NAME`` counts too when NAME is a word of the parent's pytest
+``addopts`` (``-m 'not slow'`` deselects what ``@pytest.mark.slow`` marks).
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from gate.judge.changes import FileChange
@@ -23,6 +31,7 @@ MARKERS = (
     "mark.xfail",
     "pytest.skip(",
     "pytest.xfail(",
+    "pytest.exit(",
     "unittest.skipUnless",
     "unittest.skipIf",
     "unittest.skip",
@@ -30,13 +39,35 @@ MARKERS = (
     "@skipIf",
     "@skip",
     "skipTest(",
+    "SkipTest",
     "importorskip(",
     "expectedFailure",
+    '"skip"',
+    "'skip'",
+    '"xfail"',
+    "'xfail'",
     # The contract lists ``skipif`` and ``xfail`` as tokens of their own: matched as
     # text they also catch ``from pytest import xfail`` + ``xfail(...)`` and aliases.
     "skipif",
     "xfail",
 )
+
+#: v2: what counts in a ``.py`` file outside the tests globs: the marker APIs only.
+MARKER_APIS = (
+    "pytest.mark.skip",
+    "pytest.mark.xfail",
+    "pytest.skip(",
+    "pytest.xfail(",
+    "pytest.exit(",
+    "unittest.skip",
+    "unittest.expectedFailure",
+    "SkipTest",
+    "importorskip(",
+)
+
+_TEST_MARK = re.compile(r"mark\.(\w+)")  # in test files ``from pytest import mark`` counts too
+_API_MARK = re.compile(r"pytest\.mark\.(\w+)")
+_WORD = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
@@ -47,17 +78,51 @@ class SkipMarker:
     text: str
 
 
-def find_marker(text: str) -> str | None:
-    return next((m for m in MARKERS if m in text), None)
+def addopts_words(addopts: str) -> frozenset[str]:
+    """The words of the parent's ``addopts`` (``-m 'not slow'`` -> m, not, slow)."""
+    return frozenset(_WORD.findall(addopts))
 
 
-def added_skip_markers(change: FileChange, test_files: GlobSet) -> list[SkipMarker]:
-    """Markers on the added lines of a file whose head path is a test file."""
-    if change.new_path is None or change.new_path not in test_files:
+def compact(text: str) -> str:
+    """The line with all whitespace removed."""
+    return "".join(text.split())
+
+
+def find_marker(text: str, deselected: Collection[str] = ()) -> str | None:
+    """The marker token on a test file's line (whitespace ignored), if any."""
+    line = compact(text)
+    return next((m for m in MARKERS if m in line), None) or _addopts_mark(_TEST_MARK, line, deselected)
+
+
+def find_marker_api(text: str, deselected: Collection[str] = ()) -> str | None:
+    """The marker API on a line of a non-test ``.py`` file (whitespace ignored), if any."""
+    line = compact(text)
+    return next((m for m in MARKER_APIS if m in line), None) or _addopts_mark(_API_MARK, line, deselected)
+
+
+def _addopts_mark(pattern: re.Pattern[str], line: str, deselected: Collection[str]) -> str | None:
+    if not deselected:
+        return None
+    name = next((m.group(1) for m in pattern.finditer(line) if m.group(1) in deselected), None)
+    return None if name is None else f"pytest.mark.{name} (named in the parent's addopts)"
+
+
+def added_skip_markers(
+    change: FileChange, test_files: GlobSet, deselected: Collection[str] = ()
+) -> list[SkipMarker]:
+    """Markers on the added lines of a test file, or marker APIs on those of any other ``.py`` file."""
+    path = change.new_path
+    if path is None:
+        return []
+    if path in test_files:
+        finder = find_marker
+    elif path.lower().endswith(".py"):
+        finder = find_marker_api
+    else:
         return []
     found = []
     for added in change.added:
-        marker = find_marker(added.text)
+        marker = finder(added.text, deselected)
         if marker:
-            found.append(SkipMarker(change.new_path, added.number, marker, added.text.strip()))
+            found.append(SkipMarker(path, added.number, marker, added.text.strip()))
     return found

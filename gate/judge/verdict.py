@@ -29,7 +29,8 @@ from gate.judge.observers import ParentCoverage
 from gate.judge.policy import Policy
 from gate.judge.problems import Problem
 from gate.judge.runner_config import runner_config_changes
-from gate.judge.skip_markers import added_skip_markers
+from gate.judge.skip_markers import added_skip_markers, addopts_words
+from gate.judge.symlinks import LinkResolution, resolve_link
 
 
 class Outcome(StrEnum):
@@ -149,6 +150,11 @@ class Evidence:
     protocol: Provenance
     #: v2: the parsed parent side of the changed ``.py`` files (None: parse them from the change set).
     parents: ParsedFiles | None = None
+    # v2: the parent's pytest ``addopts`` (read side: gate.check.read_addopts); its words name marks.
+    addopts: str = ""
+    # v2: where each added or re-pointed symlink leads through head's links (gate.check.read_links);
+    # a link missing here is resolved textually.
+    links: Mapping[str, LinkResolution] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -169,10 +175,10 @@ def evaluate(ev: Evidence) -> Verdict:
     surfaces = compute_surfaces(ev)
     overlap = surfaces.overlap
     reasons = [
-        *oracle_edit_forbidden(ev.changes, protected),
+        *oracle_edit_forbidden(ev.changes, protected, ev.links),
         *fixture_lock_broken(ev.lock, ev.locked_blobs),
         *runner_config_changed(ev.changes, ev.policy),
-        *skip_marker_added(ev.changes, ev.policy),
+        *skip_marker_added(ev.changes, ev.policy, ev.addopts),
         *oracle_incomplete(ev.policy, ev.freeze, ev.lock, ev.coverage),
         *no_added_lines(ev.changes, ev.policy),
         *freeze_overlap(overlap, ev.coverage),
@@ -201,8 +207,14 @@ def evaluate(ev: Evidence) -> Verdict:
     )
 
 
-def oracle_edit_forbidden(changes: ChangeSet, protected: GlobSet) -> list[Reason]:
-    """Any file-level change to a protected path, or a symlink made to point into one."""
+def oracle_edit_forbidden(
+    changes: ChangeSet, protected: GlobSet, links: Mapping[str, LinkResolution] | None = None
+) -> list[Reason]:
+    """Any file-level change to a protected path, or a symlink made to point into one.
+
+    v2: a new or re-pointed link is followed through head's links (``links``, from the read side);
+    one that is absolute, leaves the repository or loops cannot be judged and counts too.
+    """
     reasons = []
     for change in changes.files:
         for path in change.paths:
@@ -215,18 +227,44 @@ def oracle_edit_forbidden(changes: ChangeSet, protected: GlobSet) -> list[Reason
                         path=path,
                     )
                 )
-        target = symlink_target(change)
-        if target is not None:
-            glob = protected.match(target) or protected.may_match_below(target)
-            if glob and not any(r.path == change.new_path for r in reasons):
-                reasons.append(
-                    Reason(
-                        ReasonCode.ORACLE_EDIT_FORBIDDEN,
-                        f"{change.new_path}: symlink into protected '{target}' (protected by '{glob}')",
-                        path=change.new_path,
-                    )
-                )
+        link = link_resolution(change, links or {})
+        if link is not None and not any(r.path == change.new_path for r in reasons):
+            reasons += _link_reasons(link, protected)
     return reasons
+
+
+def link_resolution(change: FileChange, links: Mapping[str, LinkResolution]) -> LinkResolution | None:
+    """Where a new or re-pointed symlink leads (None for anything else)."""
+    raw = changed_link_target(change)
+    if raw is None or change.new_path is None:
+        return None
+    return links.get(change.new_path) or resolve_link(change.new_path, raw)
+
+
+def _link_reasons(link: LinkResolution, protected: GlobSet) -> list[Reason]:
+    if link.path is None:
+        detail = f"{link.link}: symlink whose target {link.escape} (it cannot be judged as a repository path)"
+        return [Reason(ReasonCode.ORACLE_EDIT_FORBIDDEN, detail, path=link.link)]
+    if not link.path:  # the repository root itself: not a path *in* a protected one (README choices)
+        return []
+    glob = protected.match(link.path) or protected.may_match_below(link.path)
+    if not glob:
+        return []
+    detail = f"{link.link}: symlink into protected '{link.path}' (protected by '{glob}')"
+    return [Reason(ReasonCode.ORACLE_EDIT_FORBIDDEN, detail, path=link.link)]
+
+
+def changed_link_target(change: FileChange) -> str | None:
+    """The target text of a symlink the change adds, re-points, renames or makes (None otherwise)."""
+    if change.new_kind != Kind.SYMLINK or change.new_blob is None or change.new_path is None:
+        return None
+    if (
+        change.old_kind == Kind.SYMLINK
+        and change.old_blob == change.new_blob
+        and change.status != FileStatus.RENAMED
+    ):
+        return None
+    return change.new_blob.decode("utf-8", "surrogateescape")
 
 
 def _what_happened(change: FileChange, path: str) -> str:
@@ -278,10 +316,11 @@ def runner_config_changed(changes: ChangeSet, policy: Policy) -> list[Reason]:
     ]
 
 
-def skip_marker_added(changes: ChangeSet, policy: Policy) -> list[Reason]:
+def skip_marker_added(changes: ChangeSet, policy: Policy, addopts: str = "") -> list[Reason]:
     if not policy.forbid_skip_markers:
         return []
     tests = policy.test_files()
+    deselected = addopts_words(addopts)
     return [
         Reason(
             ReasonCode.SKIP_MARKER_ADDED,
@@ -290,7 +329,7 @@ def skip_marker_added(changes: ChangeSet, policy: Policy) -> list[Reason]:
             line=m.line,
         )
         for change in changes.files
-        for m in added_skip_markers(change, tests)
+        for m in added_skip_markers(change, tests, deselected)
     ]
 
 

@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import time
 from collections.abc import Iterable, Mapping
 from contextlib import closing
 from dataclasses import dataclass, field
@@ -113,8 +114,7 @@ class CoverageDataMap:
         one row instead, on a read-only connection, after coverage.py has opened
         the file and checked its schema.
         """
-        uri = f"{self.path.resolve().as_uri()}?mode=ro"
-        with closing(sqlite3.connect(uri, uri=True)) as con:
+        with closing(connect_read_only(self.path)) as con:
             row = con.execute(
                 "SELECT 1 FROM context WHERE context != '' AND context NOT LIKE '|%' LIMIT 1"
             ).fetchone()
@@ -126,8 +126,7 @@ class CoverageDataMap:
         Asks SQLite for the contexts in the prefix range of ``nodeid`` only, so a freeze of a few
         entries costs a few index lookups however many tests the map holds.
         """
-        uri = f"{self.path.resolve().as_uri()}?mode=ro"
-        with closing(sqlite3.connect(uri, uri=True)) as con:
+        with closing(connect_read_only(self.path)) as con:
             has_arcs = con.execute("SELECT 1 FROM sqlite_master WHERE name = 'arc'").fetchone()
             measured = "EXISTS (SELECT 1 FROM line_bits WHERE context_id = c.id)"
             if has_arcs:
@@ -141,6 +140,7 @@ class CoverageDataMap:
             )
 
     def tests_by_line(self, measured: str) -> dict[int, set[str]]:
+        check_file_rows(self.path, measured)
         result: dict[int, set[str]] = {}
         for line, contexts in self._data.contexts_by_lineno(measured).items():
             tests = {t for t in map(test_id_of_context, contexts) if t}
@@ -157,6 +157,8 @@ class JsonMap:
             doc = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise InputError(str(path), f"neither a coverage.py data file nor valid JSON ({exc})") from exc
+        except RecursionError as exc:  # v2 hostile input
+            raise InputError(str(path), "JSON map nested too deeply to parse") from exc
         self._by_file: dict[str, dict[int, set[str]]] = {}
         if not isinstance(doc, dict):
             raise InputError(str(path), "JSON map must be an object {nodeid: {path: [lines]}}")
@@ -191,6 +193,83 @@ class JsonMap:
         return self._by_file.get(measured, {})
 
 
+MAX_NUMBITS = 4 * 1024 * 1024  # bytes of one line_bits row: 32M line numbers, twice the blob cap's lines
+SQLITE_SECONDS = 60.0  # wall-clock bound of the pre-flight queries (a progress handler aborts them)
+
+
+def connect_read_only(path: Path, seconds: float = SQLITE_SECONDS) -> sqlite3.Connection:
+    """A read-only, immutable connection (no journal, no lock, no write) whose queries give up after
+    ``seconds``: a hostile map database must neither change nor hang the gate."""
+    uri = f"{path.resolve().as_uri()}?mode=ro&immutable=1"
+    con = sqlite3.connect(uri, uri=True)
+    deadline = time.monotonic() + seconds
+    con.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
+    return con
+
+
+def preflight_sqlite(path: Path, seconds: float = SQLITE_SECONDS) -> None:
+    """v2 hostile inputs: refuse a coverage database the gate cannot read within its limits.
+
+    Checked before coverage.py opens it: no views or triggers (a recursive view hangs a query).
+    The rows are checked file by file as they are read (:func:`check_file_rows`). Raises
+    InputError naming the file and the problem.
+    """
+    try:
+        with closing(connect_read_only(path, seconds)) as con:
+            _check_database(path, con)
+    except sqlite3.Error as exc:
+        raise InputError(str(path), f"not a usable coverage.py data file ({exc})") from exc
+
+
+def _check_database(path: Path, con: sqlite3.Connection) -> None:
+    """The whole-database checks, all on the schema (their cost does not grow with the map)."""
+    schema = dict(con.execute("SELECT name, type FROM sqlite_master WHERE type IN ('view', 'trigger')"))
+    if schema:
+        kinds = " and ".join(sorted({f"{kind}s" for kind in schema.values()}))
+        raise InputError(str(path), f"coverage database has {kinds} ({', '.join(sorted(schema))}): refused")
+
+
+#: One measured file's rows of the wrong type or over the cap (only those the gate will read).
+_BAD_ROWS = """
+SELECT count(*), max(length(lb.numbits)) FROM line_bits lb JOIN file f ON f.id = lb.file_id
+LEFT JOIN context c ON c.id = lb.context_id
+WHERE f.path = ? AND (typeof(lb.numbits) != 'blob' OR length(lb.numbits) > ?
+                      OR typeof(c.context) != 'text')
+"""
+_BAD_ARCS = """
+SELECT count(*) FROM arc a JOIN file f ON f.id = a.file_id
+WHERE f.path = ? AND (typeof(a.fromno) != 'integer' OR typeof(a.tono) != 'integer')
+"""
+
+
+def check_file_rows(path: Path, measured: str, seconds: float = SQLITE_SECONDS) -> None:
+    """v2 hostile inputs: refuse the rows of ``measured`` before coverage.py decodes them.
+
+    A NULL or TEXT numbits, a context that is not text or a numbits value over MAX_NUMBITS is an
+    InputError naming the database; only the touched file's rows are looked at (the file index
+    makes it cheap), so the cost still grows with the change and not with the map.
+    """
+    try:
+        with closing(connect_read_only(path, seconds)) as con:
+            tables = {row[0] for row in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if "line_bits" in tables:
+                bad, widest = con.execute(_BAD_ROWS, (measured, MAX_NUMBITS)).fetchone()
+                if bad:
+                    raise InputError(str(path), _bad_rows_text(bad, widest, measured))
+            if "arc" in tables:
+                (bad,) = con.execute(_BAD_ARCS, (measured,)).fetchone()
+                if bad:
+                    raise InputError(str(path), f"coverage database has {bad} arc row(s) of the wrong type")
+    except sqlite3.Error as exc:
+        raise InputError(str(path), f"cannot read coverage rows ({exc})") from exc
+
+
+def _bad_rows_text(bad: int, widest: int | None, measured: str) -> str:
+    if widest is not None and widest > MAX_NUMBITS:
+        return f"coverage database has a numbits value of {widest} bytes for {measured} (limit {MAX_NUMBITS})"
+    return f"coverage database has {bad} line_bits row(s) of the wrong type for {measured}"
+
+
 def open_map(path: Path) -> tuple[MapReader, str]:
     """Open a map file; returns the reader and the sha256 of its bytes."""
     try:
@@ -206,6 +285,7 @@ def open_map(path: Path) -> tuple[MapReader, str]:
             digest = hashlib.file_digest(handle, "sha256").hexdigest()  # streamed, not held in memory
     except OSError as exc:
         raise InputError(str(path), f"cannot read the coverage map ({exc.strerror or exc})") from exc
+    preflight_sqlite(path)
     try:
         reader = CoverageDataMap(path)
         if not reader.has_test_contexts():
@@ -223,6 +303,8 @@ def read_manifest(path: Path) -> Manifest:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InputError(str(path), f"unreadable map manifest ({exc})") from exc
+    except RecursionError as exc:  # v2 hostile input
+        raise InputError(str(path), "map manifest nested too deeply to parse") from exc
     if not isinstance(doc, dict) or doc.get("kind") != MANIFEST_KIND:
         raise InputError(str(path), f"not an oracle-gate map manifest (kind must be {MANIFEST_KIND!r})")
     sha, data, digest = doc.get("sha"), doc.get("data"), doc.get("data_sha256")
@@ -413,7 +495,9 @@ def load_parent_coverage(
     try:
         observers = touched_observers(reader, touched, lambda paths: git.existing_files(parent, paths))
         unseen = unseen_frozen(frozen, reader, manifest)
-    except (CoverageException, sqlite3.Error) as exc:
+    except InputError as exc:
+        return ParentCoverage(digest=digest, problems=(Problem(exc.source, exc.problem),))
+    except (CoverageException, sqlite3.Error, TypeError, ValueError) as exc:  # wrong-typed rows: a problem
         problem = Problem(str(data_path), f"cannot read coverage rows ({exc})")
         return ParentCoverage(digest=digest, problems=(problem,))
     return ParentCoverage(observers=observers, digest=digest, unseen_frozen=unseen)

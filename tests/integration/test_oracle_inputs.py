@@ -395,10 +395,16 @@ def test_imperative_skip_in_test_body_fails(project: Project) -> None:
     assert "skip_marker_added" in codes(project.check(head))
 
 
-def test_marker_text_outside_test_files_does_not_count(project: Project) -> None:
-    """A marker in a file the ``tests`` globs do not match is not a skip marker."""
-    head = project.head(project.replace(MOD, "    y = x + 1\n", "    y = x + 1  # pytest.mark.skip\n"))
+def test_marker_words_outside_test_files_do_not_count(project: Project) -> None:
+    """v2: in a file the ``tests`` globs do not match, a word like "skip" is not a marker (no API)."""
+    head = project.head(project.replace(MOD, "    y = x + 1\n", '    y = x + 1  # "skip" @skip_on_ci\n'))
     assert "skip_marker_added" not in codes(project.check(head))
+
+
+def test_marker_api_outside_test_files_counts(project: Project) -> None:
+    """v2: a marker API in any .py file counts, even in a comment of a source file."""
+    head = project.head(project.replace(MOD, "    y = x + 1\n", "    y = x + 1  # pytest.mark.skip\n"))
+    assert "skip_marker_added" in codes(project.check(head))
 
 
 def test_forbid_skip_markers_false_switches_the_check_off(project: Project) -> None:

@@ -1,4 +1,4 @@
-"""The contract's globs: anchored, case-sensitive, ``*`` in a segment, ``**`` zero or more dirs."""
+"""The contract's globs (v2): anchored, case-insensitive, ``*`` in a segment, ``**`` zero or more dirs."""
 
 from __future__ import annotations
 
@@ -13,16 +13,17 @@ from gate.judge.policy import _literal_globs
 
 
 def reference_match(pattern: str, path: str) -> bool:
-    """An independent matcher: segment by segment, fnmatch within a segment, ``**`` as dirs."""
-    pat = pattern.strip("/").split("/")
-    parts = path.split("/")
+    """An independent matcher: segment by segment, fnmatch within a segment, ``**`` as dirs.
+
+    Case-insensitive for ASCII (the strategies below draw ASCII only): both sides lowered.
+    """
+    pat = pattern.lower().strip("/").split("/")
+    parts = path.lower().split("/")
 
     def walk(i: int, j: int) -> bool:
         if i == len(pat):
             return j == len(parts)
         if pat[i] == "**":
-            if i == len(pat) - 1:  # trailing dir/**: everything below, at least one segment
-                return j < len(parts)
             return walk(i + 1, j) or (j < len(parts) and walk(i, j + 1))
         return j < len(parts) and fnmatchcase(parts[j], pat[i]) and walk(i + 1, j + 1)
 
@@ -34,7 +35,10 @@ def reference_match(pattern: str, path: str) -> bool:
     [
         ("freeze.json", "freeze.json", True),
         ("freeze.json", "a/freeze.json", False),  # anchored at the root, unlike .gitignore
-        ("freeze.json", "Freeze.json", False),  # case-sensitive
+        ("freeze.json", "Freeze.json", True),  # v2: case-insensitive
+        ("freeze.json", "FREEZE.JSON", True),
+        ("fixtures/**", "Fixtures/x", True),
+        ("[a-c].py", "B.py", True),
         ("*.py", "setup.py", True),
         ("*.py", "src/setup.py", False),  # * stays within one segment
         ("src/*.py", "src/a/b.py", False),
@@ -47,7 +51,9 @@ def reference_match(pattern: str, path: str) -> bool:
         ("a/**/b", "a/x/y/bb", False),
         ("fixtures/**", "fixtures/x.json", True),
         ("fixtures/**", "fixtures/deep/er/x.json", True),
-        ("fixtures/**", "fixtures", False),  # dir/** is everything *below* dir
+        ("fixtures/**", "fixtures", True),  # v2: dir/** matches dir itself (a file or link replacing it)
+        ("fixtures/**", "FIXTURES", True),
+        ("a/**/b/**", "a/x/b", True),
         ("fixtures/**", "fixturesX/x.json", False),
         ("fixtures/**", "a/fixtures/x.json", False),
         (".github/workflows/**", ".github/workflows/ci.yml", True),
@@ -66,10 +72,10 @@ def test_glob_examples(pattern: str, path: str, expected: bool) -> None:
     assert glob_matches(pattern, path) is expected
 
 
-SEGMENT_CHARS = st.sampled_from(["a", "b", ".", "_"])
+SEGMENT_CHARS = st.sampled_from(["a", "b", "A", "B", ".", "_"])
 PATH_SEGMENT = st.text(SEGMENT_CHARS, min_size=1, max_size=3)
 PATHS = st.lists(PATH_SEGMENT, min_size=1, max_size=4).map("/".join)
-PATTERN_TOKEN = st.sampled_from(["a", "b", ".", "_", "*", "?", "[ab]", "[!a]", "[a-b]"])
+PATTERN_TOKEN = st.sampled_from(["a", "b", "A", ".", "_", "*", "?", "[ab]", "[!a]", "[a-b]", "[B]"])
 PATTERN_SEGMENT = st.one_of(
     st.just("**"), st.lists(PATTERN_TOKEN, min_size=1, max_size=3).map("".join).filter(lambda s: s != "**")
 )
@@ -113,7 +119,7 @@ def test_literal_lock_paths_match_only_themselves(path: str, other_segments: lis
     protected = GlobSet(_literal_globs([path]))
     assert protected.match(path) is not None
     other = "/".join(other_segments)
-    if other != path:
+    if other.lower() != path.lower():
         assert protected.match(other) is None
 
 
@@ -140,3 +146,32 @@ def test_globset_reports_the_first_matching_pattern() -> None:
     assert globs.match("lib/a.txt") is None
     assert "lib/a.py" in globs
     assert 3 not in globs
+
+
+@settings(max_examples=400)
+@given(PATTERNS, PATHS, st.data())
+def test_matching_ignores_case_of_path_and_pattern(pattern: str, path: str, data: st.DataObject) -> None:
+    """v2: re-casing any letters of the path or the pattern never changes the answer."""
+    flip = data.draw(st.lists(st.booleans(), min_size=len(path), max_size=len(path)))
+    recased = "".join(c.swapcase() if f else c for c, f in zip(path, flip, strict=True))
+    assert glob_matches(pattern, recased) == glob_matches(pattern, path)
+    assert glob_matches(pattern.upper(), path) == glob_matches(pattern.lower(), path.upper())
+
+
+@settings(max_examples=200)
+@given(st.lists(PATH_SEGMENT, min_size=1, max_size=4).map("/".join))
+def test_dir_double_star_matches_the_directory_itself(directory: str) -> None:
+    """v2: ``dir/**`` matches ``dir``, whatever its case, and everything below it."""
+    assert glob_matches(f"{directory}/**", directory)
+    assert glob_matches(f"{directory}/**", directory.upper())
+    assert glob_matches(f"{directory}/**", f"{directory}/x")
+
+
+def test_hostile_long_paths_match_without_recursion_or_backtracking() -> None:
+    """A 3000-segment path under ``**/x/**`` (or a long segment under many stars) answers at once."""
+    deep = "/".join(["a"] * 3000)
+    assert not glob_matches("**/x/**", deep)
+    assert glob_matches("**/x/**", deep + "/x/y")
+    assert glob_may_match_below("**/x/**", deep)
+    assert not glob_may_match_below("a/b.json", deep)
+    assert not glob_matches("*a*a*a*a*a*b", "a" * 20000)

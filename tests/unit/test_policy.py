@@ -167,3 +167,13 @@ def test_malformed_keys_fall_back_to_the_strict_default(text: str) -> None:
     assert p.ignore == ()
     assert p.freeze == "freeze.json"
     assert p.tests == DEFAULT_TESTS
+
+
+def test_deeply_nested_policy_is_a_problem_not_a_crash() -> None:
+    """v2 hostile input: a policy nested past tomllib's recursion limit is malformed, defaults apply."""
+    deep = b"protected = " + b"[" * 100_000 + b"]" * 100_000 + b"\n"
+    policy = parse_policy(deep)
+    assert policy.protected == Policy().protected
+    assert [str(p) for p in policy.problems] == [
+        "oracle-gate.toml: nested too deeply to parse; defaults apply"
+    ]

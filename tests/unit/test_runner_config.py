@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from gate.judge.runner_config import changed_tables, is_hook_file, runner_config_changes
@@ -22,12 +24,35 @@ from tests.support.factories import Edit, added, change_set, dedent, deleted, mo
         ("conftest_helpers.py", False),
         ("my_conftest.py", False),
         ("pytest.ini.bak", False),
-        ("setup.py", False),
+        ("setup.py.orig", False),
         ("pth.txt", False),
+        # v2: more names, compared case-insensitively
+        ("setup.py", True),
+        ("Conftest.py", True),
+        ("tests/CONFTEST.PY", True),
+        ("pytest.toml", True),
+        (".pytest.toml", True),
+        ("sub/.pytest.ini", True),
+        ("noxfile.py", True),
+        (".coveragerc", True),
+        (".gitattributes", True),
+        ("data/.GitAttributes", True),
+        # v2: compiled code and repository actions
+        ("pkg/__pycache__/calc.cpython-311.pyc", True),
+        ("pkg/__pycache__/notes.txt", True),
+        ("calc.cpython-311-x86_64-linux-gnu.so", True),
+        ("pkg/calc.pyd", True),
+        ("old.pyo", True),
+        (".github/actions/setup/action.yml", True),
+        (".GitHub/Actions/x.yml", True),
+        (".github/actions", True),
+        (".github/workflows-notes.md", False),
+        ("docs/so.md", False),
+        ("pycache/x.py", False),
     ],
 )
 def test_hook_files_at_any_depth(path: str, hook: bool) -> None:
-    """The contract's hook file names count at any depth, and only those names."""
+    """The contract's hook file names count at any depth, in any case, and only those names."""
     assert is_hook_file(path) is hook
 
 
@@ -182,3 +207,49 @@ def test_table_change_reported_through_file_change() -> None:
         ("sub/pyproject.toml", "changes [tool.pytest]")
     ]
     assert changes_of(modified("README.md", b"a\n", b"b\n")) == []
+
+
+def test_deeply_nested_pyproject_counts_as_unparseable_not_a_crash() -> None:
+    """v2 hostile input: TOML nested past the parser's recursion limit is a side that cannot be parsed."""
+    deep = b"x = " + b"[" * 100_000 + b"]" * 100_000 + b"\n"
+    assert changed_tables("pyproject.toml", b"", deep) == ["(unparseable file)"]
+
+
+def test_pytest11_entry_points_compared_as_values() -> None:
+    """v2: PEP 621 and Poetry pytest11 entry points count; reformatting them does not."""
+    old = b'[project.entry-points.pytest11]\nmine = "pkg.plugin"\n'
+    same = b'[project]\nentry-points = { pytest11 = { mine = "pkg.plugin" } }\n'
+    new = b'[project.entry-points.pytest11]\nmine = "pkg.evil"\n'
+    poetry = b'[tool.poetry.plugins.pytest11]\nmine = "pkg.evil"\n'
+    other = b'[project.entry-points.console_scripts]\nrun = "pkg:main"\n' + old
+    assert changed_tables("pyproject.toml", old, same) == []
+    assert changed_tables("pyproject.toml", old, other) == []
+    assert changed_tables("pyproject.toml", old, new) == ["[project.entry-points.pytest11]"]
+    assert changed_tables("pyproject.toml", b"", poetry) == ["[tool.poetry.plugins.pytest11]"]
+
+
+def test_setup_cfg_pytest11_entry_point() -> None:
+    """v2: setup.cfg's ``[options.entry_points]`` key pytest11 is compared line by line, spacing ignored."""
+    old = b"[options.entry_points]\npytest11 =\n    mine = pkg.plugin\nconsole_scripts =\n    a = b:c\n"
+    spaced = b"[options.entry_points]\npytest11 =\n    mine=pkg.plugin\nconsole_scripts =\n    a = b:d\n"
+    evil = b"[options.entry_points]\npytest11 =\n    mine = pkg.plugin\n    evil = pkg.evil\n"
+    assert changed_tables("setup.cfg", old, spaced) == []
+    assert changed_tables("setup.cfg", old, evil) == ["[options.entry_points] pytest11"]
+
+
+def test_added_pytest_plugins_line_in_any_python_file() -> None:
+    """v2: an added line mentioning ``pytest_plugins`` in any .py file is a runner change."""
+    body = b"import os\n"
+    edit = modified("tests/test_a.py", body, body + b'pytest_plugins = ["evil"]\n')
+    assert changes_of(edit) == [("tests/test_a.py", "line 2 adds pytest_plugins")]
+    assert changes_of(modified("notes.txt", body, body + b"pytest_plugins\n")) == []
+    assert changes_of(modified("src/a.py", body + b"pytest_plugins = []\n", body)) == []
+
+
+def test_oversized_table_file_counts_as_changed() -> None:
+    """v2: a pyproject.toml with a side over the blob cap is not parsed: it counts as changed."""
+    (change,) = change_set(modified("pyproject.toml", b"[project]\n", b"[project]\nx = 1\n")).files
+    big = replace(change, oversized=True, new_blob=None)
+    assert runner_config_changes(big) == [
+        ("pyproject.toml", "changes (a side larger than the blob cap, not parsed)")
+    ]

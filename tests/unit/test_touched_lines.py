@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -110,15 +109,27 @@ def test_pure_rename_touches_and_adds_nothing() -> None:
     assert change.added == ()
 
 
-@pytest.mark.parametrize("side", ["old", "new"])
-def test_binary_file_touches_nothing(side: str) -> None:
-    """A NUL byte in the first 8000 bytes of either side makes the file binary: nothing touched."""
-    binary = numbered(5) + b"\0"
-    old, new = (binary, numbered(6)) if side == "old" else (numbered(5), binary)
-    (change,) = change_set(modified("data.py", old, new)).files
+def test_binary_on_both_sides_touches_nothing() -> None:
+    """A NUL byte in the first 8000 bytes of both sides: nothing touched, nothing added."""
+    (change,) = change_set(modified("data.py", numbered(5) + b"\0", numbered(6) + b"\0")).files
     assert change.binary
     assert change.touched == frozenset()
     assert change.added == ()
+
+
+def test_text_turned_binary_touches_every_parent_line() -> None:
+    """v2: text in the parent, binary in head: every parent line is touched, as for a deletion."""
+    (change,) = change_set(modified("data.py", numbered(5), numbered(5) + b"\0")).files
+    assert change.binary
+    assert change.touched == frozenset(range(1, 6))
+    assert change.added == ()
+
+
+def test_binary_turned_text_adds_every_head_line() -> None:
+    """Choice: binary in the parent, text in head: no parent line, every head line added (markers seen)."""
+    (change,) = change_set(modified("data.py", numbered(5) + b"\0", numbered(3))).files
+    assert change.touched == frozenset()
+    assert [a.number for a in change.added] == [1, 2, 3]
 
 
 def test_binary_probe_is_the_first_8000_bytes() -> None:

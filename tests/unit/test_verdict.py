@@ -18,10 +18,10 @@ from gate.judge.verdict import (
     REASONS,
     Outcome,
     Verdict,
+    changed_link_target,
     evaluate,
     line_ranges,
     overlap_ratio,
-    symlink_target,
 )
 from tests.support.factories import (
     Edit,
@@ -236,8 +236,9 @@ def test_protected_path_changes_fail(edit: Edit) -> None:
         ("src/x", "./../fixtures/sub/../a.json", True),
         ("src/x", "../docs/a.md", False),
         ("x", "fixturesX/a", False),
-        ("x", "../outside", False),  # outside the repository
-        ("x", "/etc/passwd", False),  # absolute: not a path of the repository
+        ("x", "../outside", True),  # v2: leaves the repository
+        ("x", "/etc/passwd", True),  # v2: absolute
+        ("a/x", "../src", False),
     ],
 )
 def test_new_symlink_into_protected_path(link: str, target: str, forbidden: bool) -> None:
@@ -252,14 +253,12 @@ def test_retargeted_symlink_into_protected_path() -> None:
     assert "oracle_edit_forbidden" in codes(judge(edit))
 
 
-def test_symlink_target_helper() -> None:
-    """symlink_target resolves relative targets repo-relative and drops the unresolvable ones."""
+def test_changed_link_target_helper() -> None:
+    """changed_link_target gives the raw target of a new symlink, and None for a plain file."""
     (new,) = change_set(added("a/b/link", b"../../c/d", mode="120000")).files
-    assert symlink_target(new) == "c/d"
-    (outside,) = change_set(added("a/link", b"../../x", mode="120000")).files
-    assert symlink_target(outside) is None
+    assert changed_link_target(new) == "../../c/d"
     (plain,) = change_set(added("a/file", b"../../x")).files
-    assert symlink_target(plain) is None
+    assert changed_link_target(plain) is None
 
 
 def test_extra_protected_globs_fail_too() -> None:
