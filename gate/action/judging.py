@@ -12,6 +12,7 @@ import shlex
 import tempfile
 from pathlib import Path
 
+from gate import files
 from gate.action.context import Context
 from gate.action.events import PullRequestRef
 from gate.action.merge_commit import Commits, MergeFinder
@@ -94,7 +95,8 @@ def as_git_sees(path: Path, repo_dir: Path) -> list[tuple[str, bytes]]:
     if named.is_symlink():
         views.append((_inside(named, repo), os.readlink(named).encode("utf-8", "surrogateescape")))
     with contextlib.suppress(OSError):  # absent: the core reports the missing map
-        views.append((_inside(named.resolve(), repo.resolve()), named.read_bytes()))
+        data = files.read_bounded(named, files.MAX_MAP_BYTES)  # refused: a device, a FIFO, too large
+        views.append((_inside(named.resolve(), repo.resolve()), data))
     return [(rel, data) for rel, data in views if rel is not None]
 
 
