@@ -96,14 +96,24 @@ def check_title(text: object) -> str:
     return plain_line(text, MAX_CHECK_TITLE)
 
 
+def command_data(text: object) -> str:
+    """A workflow command's message, as the toolkit's ``escapeData``: ``%``, CR and LF encoded."""
+    return str(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
 def log_text(text: object) -> str:
     """Text for one line of the Actions log that the runner cannot read as a workflow command:
-    ``%``, CR and LF encoded as the toolkit's ``escapeData`` does (so no second line starts), a
-    leading ``::`` broken, and the legacy ``##[`` broken wherever it is."""
-    encoded = str(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-    encoded = _LINE_BREAKS.sub(" ", encoded)
-    encoded = _COMMAND_START.sub(lambda m: m.group(1) + ":" + ZWSP + ":", encoded)
-    return encoded.replace("##[", "##" + ZWSP + "[")
+    ``%``, CR and LF encoded as :func:`command_data` (so no second line starts), then as
+    :func:`log_line`."""
+    return log_line(command_data(text))
+
+
+def log_line(text: object) -> str:
+    """A plain log line (``%`` kept as it is): every line break a space, a leading ``::`` broken,
+    and the legacy ``##[`` command syntax broken wherever it is."""
+    line = one_line(text)
+    line = _COMMAND_START.sub(lambda m: m.group(1) + ":" + ZWSP + ":", line)
+    return line.replace("##[", "##" + ZWSP + "[")
 
 
 def output_value(text: object) -> str:

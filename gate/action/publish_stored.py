@@ -16,6 +16,7 @@ from gate import __version__, files, report
 from gate.action import content
 from gate.action.defaults import CommentMode
 from gate.action.publisher import Publisher, PublishError, PublishResult, PullFile
+from gate.action.stored_shapes import check_stored_shapes
 from gate.errors import GateError, StoredVerdictError
 from gate.judge.verdict import Outcome, Provenance, Reason, ReasonCode, Verdict
 
@@ -51,7 +52,7 @@ def read_stored_verdict(path: Path) -> Verdict:
         raise StoredVerdictError(str(path), f"cannot read it ({exc.strerror or exc})") from exc
     except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         raise StoredVerdictError(str(path), f"not JSON ({exc})") from exc
-    return report.from_json(doc, str(path))
+    return check_stored_shapes(report.from_json(doc, str(path)), str(path))
 
 
 def publish_stored(
