@@ -515,6 +515,29 @@ def truncate_markdown(text: str, limit: int, hint: str = "") -> tuple[str, bool]
     return result, True
 
 
+def truncate_markdown_bytes(text: str, limit: int, hint: str = "") -> tuple[str, bool]:
+    """As :func:`truncate_markdown`, but ``limit`` counts UTF-8 bytes: GitHub's check-run
+    ``output.summary`` and ``output.text`` limits are bytes (a fail verdict with CJK paths was
+    78,664 bytes in 65,535 characters)."""
+    data = text.encode()
+    if len(data) <= limit:
+        return text, False
+    if len(hint.encode()) > _NOTE_ROOM // 2 or limit <= _NOTE_ROOM:
+        raise ValueError("the truncation note would not fit")
+    head = data[: limit - _NOTE_ROOM].decode("utf-8", "ignore")
+    cut = head.rfind("\n")
+    kept = head[:cut] if cut > 0 else head
+    dropped = text[len(kept) :]
+    note = (
+        f"\n\n> ✂️ **Truncated:** the last {dropped.strip(chr(10)).count(chr(10)) + 1} line(s) "
+        f"({len(dropped.encode())} bytes) of this report were cut to fit GitHub's {limit}-byte limit."
+    )
+    result = kept + _closers(kept) + note + (f" {hint}" if hint else "") + "\n"
+    if len(result.encode()) > limit:
+        raise RuntimeError("the truncation note outgrew its room")
+    return result, True
+
+
 def _closers(kept: str) -> str:
     """Markup that closes what ``kept`` left open: a code fence, ``<details>`` blocks."""
     lines = kept.split("\n")

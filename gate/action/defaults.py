@@ -10,6 +10,10 @@ from enum import StrEnum
 
 DEFAULT_CHECK_NAME = "Oracle Gate"  # also action.yml's default for the check-name input
 DEFAULT_API_URL = "https://api.github.com"
+#: Annotations posted per run (TRUST.md invariant 8): 500 is 10 write requests (50 per request); the
+#: summary says how many were left out. 50,000 marker lines would otherwise spend a GITHUB_TOKEN's
+#: whole hourly budget.
+MAX_ANNOTATIONS_PER_RUN = 500
 REPOSITORY = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")  # OWNER/NAME
 
 

@@ -27,7 +27,8 @@ Choices, with the GitHub behaviour they rest on (D = https://docs.github.com/en)
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, TypeVar
 
@@ -72,6 +73,10 @@ class CheckContent:
     status_state: str
     status_description: str
     annotations: list[dict[str, str | int]] = field(default_factory=list)
+    #: Annotations the per-run cap kept out (the summary says so).
+    annotations_left_out: int = 0
+    #: Sent instead of ``summary`` when GitHub refuses the check run (422) for its size.
+    minimal_summary: str | None = None
 
 
 @dataclass(frozen=True)
@@ -240,7 +245,7 @@ class Publisher:
         """
         batches = _batches(content.annotations, MAX_ANNOTATIONS_PER_REQUEST)
         try:
-            run = self._create_check_run(head_sha, content, batches[0] if batches else [])
+            run, content = self._create_check_run_or_minimal(head_sha, content, batches[0] if batches else [])
         except NotPermitted as err:
             _log.info("%s; posting a commit status instead", err)
             return self._status_fallback(head_sha, content, err)
@@ -262,6 +267,21 @@ class Publisher:
             summary_truncated=content.summary_truncated,
             not_posted=tuple(not_posted),
         )
+
+    def _create_check_run_or_minimal(
+        self, head_sha: str, content: CheckContent, annotations: list[dict[str, str | int]]
+    ) -> tuple[CheckRun, CheckContent]:
+        """Create the check run; if GitHub refuses it as invalid (422: a summary over its size limit
+        is the case recognised), try once more with the content's minimal summary, so that a verdict is
+        posted rather than nothing. Returns the run and the content it carries."""
+        try:
+            return self._create_check_run(head_sha, content, annotations), content
+        except RequestRejected as err:
+            if not _is_size_refusal(err) or content.minimal_summary is None:
+                raise
+            _log.warning("%s; posting the check run again with a minimal summary", err)
+            minimal = replace(content, summary=content.minimal_summary, summary_truncated=True)
+            return self._create_check_run(head_sha, minimal, annotations), minimal
 
     def _create_check_run(
         self, head_sha: str, content: CheckContent, annotations: list[dict[str, str | int]]
@@ -400,6 +420,15 @@ def _output(content: CheckContent, annotations: list[dict[str, str | int]]) -> d
     if annotations:
         output["annotations"] = annotations
     return output
+
+
+#: How GitHub words a 422 on a check run's size ("Only 65535 characters are allowed; 78664 were
+#: supplied.", as users report it) and how the fake words it.
+_SIZE_REFUSAL = re.compile(r"(?i)characters are allowed|too long|longer than|larger than")
+
+
+def _is_size_refusal(err: RequestRejected) -> bool:
+    return err.status == 422 and _SIZE_REFUSAL.search(err.why) is not None
 
 
 def _batches(items: list[T], size: int) -> list[list[T]]:
