@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import logging
 import re
+import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, TypeVar
@@ -53,6 +55,9 @@ from gate.action.client import (
 from gate.action.defaults import DEFAULT_API_URL, DEFAULT_CHECK_NAME
 
 MAX_ANNOTATIONS_PER_REQUEST = 50  # D/rest/checks/runs
+#: Attempts at one POST that creates something (check run, comment); between two, the publisher
+#: re-lists to adopt what a lost answer had created (POSTs are not retried by the HTTP layer).
+POST_ATTEMPTS = 4
 REACTIONS = frozenset({"+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"})
 
 _log = logging.getLogger(__name__)
@@ -275,19 +280,51 @@ class Publisher:
         is the case recognised), try once more with the content's minimal summary, so that a verdict is
         posted rather than nothing. Returns the run and the content it carries."""
         try:
-            return self._create_check_run(head_sha, content, annotations), content
+            return self._create_check_run_once(head_sha, content, annotations), content
         except RequestRejected as err:
             if not _is_size_refusal(err) or content.minimal_summary is None:
                 raise
             _log.warning("%s; posting the check run again with a minimal summary", err)
             minimal = replace(content, summary=content.minimal_summary, summary_truncated=True)
-            return self._create_check_run(head_sha, minimal, annotations), minimal
+            return self._create_check_run_once(head_sha, minimal, annotations), minimal
+
+    def _create_check_run_once(
+        self, head_sha: str, content: CheckContent, annotations: list[dict[str, str | int]]
+    ) -> CheckRun:
+        """Create the check run exactly once, even when an answer is lost.
+
+        A POST that failed with a 5xx or a timeout may have been applied (GitHub has no idempotency
+        keys), so before each new attempt the head's check runs are re-listed and one carrying this
+        attempt's ``external_id`` is adopted instead of creating a second one.
+        """
+        external_id = f"oracle-gate:{uuid.uuid4().hex}"
+        for attempt in range(POST_ATTEMPTS):
+            try:
+                return self._create_check_run(head_sha, content, annotations, external_id)
+            except GitHubUnavailable as err:
+                _log.warning("%s; re-listing the check runs before trying again", err)
+                landed = self._find_check_run(head_sha, external_id)
+                if landed is not None:
+                    return landed
+                if attempt + 1 == POST_ATTEMPTS:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _find_check_run(self, head_sha: str, external_id: str) -> CheckRun | None:
+        with github_call(f"list the check runs of {head_sha[:12]}"):
+            runs = self._repo.get_commit(head_sha).get_check_runs(check_name=self.check_name, filter="all")
+            return next((run for run in runs if run.external_id == external_id), None)
 
     def _create_check_run(
-        self, head_sha: str, content: CheckContent, annotations: list[dict[str, str | int]]
+        self,
+        head_sha: str,
+        content: CheckContent,
+        annotations: list[dict[str, str | int]],
+        external_id: str,
     ) -> CheckRun:
         """Created completed: a required check never sits pending on a half-published run."""
         extra: dict[str, Any] = {"details_url": self.details_url} if self.details_url else {}
+        extra["external_id"] = external_id
         with github_call("create the check run"):
             return self._repo.create_check_run(
                 name=self.check_name,
@@ -345,14 +382,40 @@ class Publisher:
         if existing is None:
             if not comment.create:
                 return CommentResult(CommentAction.SKIPPED)
-            with github_call(f"create the sticky comment on #{pr_number}"):
-                created = self._repo.get_issue(pr_number).create_comment(comment.body)
+            created = self._create_comment_once(
+                pr_number, comment.body, lambda: self.find_sticky(pr_number, comment.marker)
+            )
             return CommentResult(CommentAction.CREATED, created.id, comment.truncated)
         if _same_text(existing.body, comment.body):
             return CommentResult(CommentAction.UNCHANGED, existing.id, comment.truncated)
         with github_call(f"update the sticky comment {existing.id}"):
             existing.edit(comment.body)
         return CommentResult(CommentAction.UPDATED, existing.id, comment.truncated)
+
+    def _create_comment_once(
+        self, issue_number: int, body: str, landed: Callable[[], IssueComment | None]
+    ) -> IssueComment:
+        """Post a comment exactly once: after a 5xx or a timeout, ``landed`` re-lists the comments
+        and a comment it finds is adopted rather than posted a second time."""
+        for attempt in range(POST_ATTEMPTS):
+            try:
+                with github_call(f"comment on #{issue_number}"):
+                    return self._repo.get_issue(issue_number).create_comment(body)
+            except GitHubUnavailable as err:
+                _log.warning("%s; re-listing the comments before trying again", err)
+                found = landed()
+                if found is not None and _same_text(found.body, body):
+                    return found
+                if attempt + 1 == POST_ATTEMPTS:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _find_own_comment(self, issue_number: int, body: str) -> IssueComment | None:
+        with github_call(f"list the comments of #{issue_number}"):
+            for comment in self._repo.get_issue(issue_number).get_comments():
+                if _same_text(comment.body, body) and self._is_ours(comment):
+                    return comment
+        return None
 
     def find_sticky(self, pr_number: int, marker: str) -> IssueComment | None:
         """The oldest comment of ours that starts with ``marker``, across every page of comments."""
@@ -411,8 +474,10 @@ class Publisher:
 
     def reply(self, issue_number: int, body: str) -> int:
         """Post a plain (non-sticky) comment, already cut to GitHub's limit; returns its id."""
-        with github_call(f"reply on #{issue_number}"):
-            return int(self._repo.get_issue(issue_number).create_comment(body).id)
+        found = self._create_comment_once(
+            issue_number, body, lambda: self._find_own_comment(issue_number, body)
+        )
+        return int(found.id)
 
 
 def _output(content: CheckContent, annotations: list[dict[str, str | int]]) -> dict[str, Any]:

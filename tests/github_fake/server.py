@@ -118,6 +118,9 @@ class Fault:
     body: Any
     delay: float
     hits: int = 0
+    #: Apply the request, then answer ``status`` anyway: a write whose answer was lost (a 502 from a
+    #: proxy, a read timeout), which a client must reconcile before re-sending.
+    applied: bool = False
 
     def matches(self, method: str, path: str) -> bool:
         return (
@@ -139,6 +142,7 @@ class RecordedRequest:
     operation_id: str | None = None
     status: int = 0
     injected: bool = False  # answered by a Fault
+    lost_answer: Fault | None = None  # applied, then answered by this Fault
     at: float = field(default_factory=time.monotonic)  # when it arrived (time.monotonic)
 
     @property
@@ -389,6 +393,14 @@ class FakeGitHub:
             self.faults.append(fault)
         return fault
 
+    def lose_answer_next(self, method: str, path_pattern: str, status: int = 502, *, times: int = 1) -> Fault:
+        """Apply the next ``times`` matching requests, then answer ``status`` as if the answer had
+        been lost on the way (the state changes; the client sees a failure)."""
+        fault = Fault(method.upper(), path_pattern, status, times, {}, None, 0.0, applied=True)
+        with self._lock:
+            self.faults.append(fault)
+        return fault
+
     def slow_next(self, method: str, path_pattern: str, delay: float, *, times: int = 1) -> Fault:
         """Answer normally, but only after ``delay`` seconds (to exercise client timeouts)."""
         return self.fail_next(method, path_pattern, None, times=times, delay=delay)
@@ -517,6 +529,8 @@ class FakeGitHub:
         reply = self._dispatch(call)
         if self.validate_responses and 200 <= reply.status < 300 and reply.body is not None:
             self._check_response(call, encoded, data, reply)
+        if record.lost_answer is not None:
+            return self._fault_reply(record.lost_answer)
         return reply
 
     def _route(self, record: RecordedRequest, data: bytes) -> Reply | tuple[spec.Route, dict[str, str], str]:
@@ -558,6 +572,9 @@ class FakeGitHub:
         if fault.status is None:
             return None
         record.injected = True
+        if fault.applied:
+            record.lost_answer = fault
+            return None
         return self._fault_reply(fault)
 
     def _reject(self, record: RecordedRequest, status: int, message: str, errors: Any = None) -> Reply:
