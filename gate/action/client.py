@@ -128,7 +128,8 @@ class GateRetry(GithubRetry):
     def secondary_backoff(self, earlier: int) -> float:
         """The wait after a 429 that names no wait: GitHub asks for at least a minute, then an
         exponential backoff (``secondary_rate_wait`` doubled for each earlier rate-limit answer)."""
-        return float(self.secondary_rate_wait) * 2 ** max(0, earlier)
+        wait: float = float(self.secondary_rate_wait) * 2.0 ** max(0, earlier)
+        return wait
 
     def _rate_limited_before(self) -> int:
         return sum(1 for h in self.history if h.status in (403, 429))

@@ -251,10 +251,8 @@ def test_a_429_without_retry_after_is_waited_then_retried(
     fake: FakeGitHub, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Through the real client against the fake, with urllib3's sleep recorded instead of slept."""
-    import urllib3.util.retry
-
     slept: list[float] = []
-    monkeypatch.setattr(urllib3.util.retry.time, "sleep", slept.append)
+    monkeypatch.setattr("urllib3.util.retry.time.sleep", slept.append)
     fake.fail_next("POST", CREATE, 429, body={"message": "You have exceeded a secondary rate limit."})
     settings = RetrySettings(total=3, timeout=5, max_wait=300, read_retries=0)
     client = make_client(
