@@ -66,7 +66,7 @@ def check_content(verdict: Verdict, max_annotations: int = MAX_ANNOTATIONS_PER_R
     annotations = [a.to_api() for a in report.check_annotations(verdict)]
     left_out = max(0, len(annotations) - max_annotations)
     summary, truncated = report.truncate_markdown_bytes(
-        report.check_summary(verdict) + annotations_left_out_note(left_out, max_annotations),
+        annotations_left_out_note(left_out, max_annotations) + report.check_summary(verdict),
         MAX_CHECK_TEXT,
         "The full verdict is in the action's verdict.json.",
     )
@@ -85,12 +85,13 @@ def check_content(verdict: Verdict, max_annotations: int = MAX_ANNOTATIONS_PER_R
 
 
 def annotations_left_out_note(left_out: int, cap: int) -> str:
-    """A line for the summary when the annotation cap was reached (empty otherwise)."""
+    """The summary's first lines when the annotation cap was reached (empty otherwise): first, so
+    that cutting a long summary never cuts them."""
     if not left_out:
         return ""
     return (
-        f"\n> [!NOTE]\n> {left_out} more annotation(s) were left out: the gate posts at most {cap} "
-        "per run. The reasons above and verdict.json list every one.\n"
+        f"> [!NOTE]\n> {left_out} more annotation(s) were left out: the gate posts at most {cap} "
+        "per run. The reasons below and verdict.json list every one.\n\n"
     )
 
 

@@ -29,7 +29,8 @@ from __future__ import annotations
 import logging
 import re
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, TypeVar
@@ -58,6 +59,9 @@ MAX_ANNOTATIONS_PER_REQUEST = 50  # D/rest/checks/runs
 #: Attempts at one POST that creates something (check run, comment); between two, the publisher
 #: re-lists to adopt what a lost answer had created (POSTs are not retried by the HTTP layer).
 POST_ATTEMPTS = 4
+#: Write requests per run: a check run with the 500 annotations of MAX_ANNOTATIONS_PER_RUN is 10,
+#: the sticky comment 1, a reply and two reactions 3; the rest is room for reconciling lost answers.
+MAX_WRITES_PER_RUN = 40
 REACTIONS = frozenset({"+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"})
 
 _log = logging.getLogger(__name__)
@@ -156,6 +160,10 @@ class PublishResult:
         return self.check.not_posted + self.comment.not_posted
 
 
+class WritesSpent(PublishError):
+    """The run's bound on write requests was reached; the rest is not posted (and said so)."""
+
+
 @dataclass(frozen=True)
 class PullInfo:
     """What the gate needs of a pull request (from ``pulls/get``)."""
@@ -198,16 +206,30 @@ class Publisher:
         check_name: str = DEFAULT_CHECK_NAME,
         details_url: str | None = None,
         comment_author: str | None = None,
+        max_writes: int = MAX_WRITES_PER_RUN,
     ) -> None:
         """``details_url`` links the check (e.g. the workflow run); ``comment_author`` is the login the
-        sticky comment is posted as (``github-actions[bot]`` for GITHUB_TOKEN), when known."""
+        sticky comment is posted as (``github-actions[bot]`` for GITHUB_TOKEN), when known;
+        ``max_writes`` bounds the write requests this publisher sends."""
         self._repo = repo
+        self.max_writes = max_writes
+        self.writes = 0
         self.check_name = check_name
         self.details_url = details_url
         self.comment_author = comment_author
 
     def __repr__(self) -> str:
         return f"Publisher(check_name={self.check_name!r})"
+
+    @contextmanager
+    def _write(self, what: str) -> Iterator[None]:
+        """One write request, counted against the run's :attr:`max_writes` (TRUST.md invariant 8: a
+        change cannot make the gate spend the token's hourly budget); :class:`WritesSpent` past it."""
+        if self.writes >= self.max_writes:
+            raise WritesSpent(what, f"the run's {self.max_writes} API writes are spent")
+        self.writes += 1
+        with github_call(what):
+            yield
 
     # -- everything at once ------------------------------------------------------------------------
 
@@ -325,7 +347,7 @@ class Publisher:
         """Created completed: a required check never sits pending on a half-published run."""
         extra: dict[str, Any] = {"details_url": self.details_url} if self.details_url else {}
         extra["external_id"] = external_id
-        with github_call("create the check run"):
+        with self._write("create the check run"):
             return self._repo.create_check_run(
                 name=self.check_name,
                 head_sha=head_sha,
@@ -339,11 +361,11 @@ class Publisher:
         self, run: CheckRun, content: CheckContent, annotations: list[dict[str, str | int]]
     ) -> None:
         """PATCH with the next batch: GitHub appends annotations (title and summary are re-sent as is)."""
-        with github_call("append annotations to the check run"):
+        with self._write("append annotations to the check run"):
             run.edit(output=_output(content, annotations))
 
     def _status_fallback(self, head_sha: str, content: CheckContent, refused: NotPermitted) -> CheckResult:
-        with github_call("post the commit status (fallback for the refused check run)"):
+        with self._write("post the commit status (fallback for the refused check run)"):
             self._repo.get_commit(head_sha).create_status(
                 state=content.status_state,
                 description=content.status_description,
@@ -388,7 +410,7 @@ class Publisher:
             return CommentResult(CommentAction.CREATED, created.id, comment.truncated)
         if _same_text(existing.body, comment.body):
             return CommentResult(CommentAction.UNCHANGED, existing.id, comment.truncated)
-        with github_call(f"update the sticky comment {existing.id}"):
+        with self._write(f"update the sticky comment {existing.id}"):
             existing.edit(comment.body)
         return CommentResult(CommentAction.UPDATED, existing.id, comment.truncated)
 
@@ -399,7 +421,7 @@ class Publisher:
         and a comment it finds is adopted rather than posted a second time."""
         for attempt in range(POST_ATTEMPTS):
             try:
-                with github_call(f"comment on #{issue_number}"):
+                with self._write(f"comment on #{issue_number}"):
                     return self._repo.get_issue(issue_number).create_comment(body)
             except GitHubUnavailable as err:
                 _log.warning("%s; re-listing the comments before trying again", err)
@@ -469,7 +491,7 @@ class Publisher:
         """Add a reaction: ``eyes``/``+1`` for an accepted command, ``confused``/``-1`` for an ignored one."""
         if content not in REACTIONS:
             raise ValueError(f"reaction must be one of {sorted(REACTIONS)}")
-        with github_call(f"react {content} to comment {comment_id}"):
+        with self._write(f"react {content} to comment {comment_id}"):
             self._repo.get_issue(issue_number).get_comment(comment_id).create_reaction(content)
 
     def reply(self, issue_number: int, body: str) -> int:
@@ -526,6 +548,7 @@ __all__ = [
     "RequestRejected",
     "RetrySettings",
     "StickyComment",
+    "WritesSpent",
     "make_client",
     "make_retry",
     "open_repo",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from gate import report
@@ -120,7 +122,8 @@ def test_a_summary_over_65535_characters_is_cut_with_a_note(fake: FakeGitHub) ->
     assert len(run.summary.encode()) <= 65535
     assert "✂️ **Truncated:** the last" in run.summary
     assert "verdict.json" in run.summary
-    assert run.summary.startswith("**The change edits the oracle")
+    assert run.summary.startswith("> [!NOTE]\n> 1000 more annotation(s) were left out")
+    assert "**The change edits the oracle" in run.summary
     assert result.summary_truncated
     assert len(run.annotations) == 500
     assert (result.annotations_total, result.annotations_posted) == (500, 500)
@@ -260,3 +263,32 @@ def test_a_second_422_is_not_retried_again(fake: FakeGitHub) -> None:
     with pytest.raises(RequestRejected):
         publisher_for(fake).publish_check(check_content(verdicts.failing()), HEAD_SHA)
     assert len(fake.log("POST")) == 2
+
+
+def test_100000_annotation_worthy_lines_post_a_capped_check_within_the_write_bound(fake: FakeGitHub) -> None:
+    """TRUST.md invariant 8: 100,000 failures to annotate end in one capped check (500 annotations,
+    the rest counted in the summary) in 10 writes, quickly; never the token's hourly budget."""
+    started = time.monotonic()
+    content = check_content(verdicts.with_many_reasons(100_000, detail_size=10))
+    publisher = publisher_for(fake)
+    result = publisher.publish_check(content, HEAD_SHA)
+    (run,) = fake.check_runs(REPO)
+    assert len(run.annotations) == 500
+    assert "99500 more annotation(s) were left out" in (run.summary or "")
+    assert len((run.summary or "").encode()) <= 65535
+    writes = [r for r in fake.requests if r.method in {"POST", "PATCH"}]
+    assert len(writes) == publisher.writes == 10
+    assert result.annotations_posted == 500
+    assert time.monotonic() - started < 60
+
+
+def test_the_write_bound_stops_posting_and_says_so(fake: FakeGitHub) -> None:
+    publisher = publisher_for(fake)
+    publisher.max_writes = 3
+    result = publisher.publish_check(check_content(verdicts.with_many_reasons(300)), HEAD_SHA)
+    (run,) = fake.check_runs(REPO)
+    assert len(run.annotations) == 150
+    assert len([r for r in fake.requests if r.method in {"POST", "PATCH"}]) == 3
+    (missing,) = result.not_posted
+    assert missing.what == "annotations 151-300 of 300"
+    assert "API writes are spent" in missing.why
