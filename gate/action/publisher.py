@@ -178,6 +178,9 @@ class PullInfo:
     # How many files the pull request changes (pulls/get ``changed_files``), to tell whether
     # ``pulls/list-files`` (at most 3000 files) listed them all. Not compared: informational.
     changed_files: int | None = field(default=None, compare=False)
+    # pulls/get ``mergeable``: None while GitHub computes the test merge (after a push), False with
+    # conflicts (then refs/pull/N/merge is stale or absent). Not compared: informational.
+    mergeable: bool | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -469,6 +472,7 @@ class Publisher:
                 from_fork=head_repo is None or head_repo.full_name != pull.base.repo.full_name,
                 author=pull.user.login,
                 changed_files=pull.changed_files,
+                mergeable=pull.mergeable,
             )
 
     def pull_request_files(self, number: int) -> list[PullFile]:

@@ -357,6 +357,11 @@ class FakeGitHub:
             self.state.comments.append(comment)
             return comment
 
+    def set_mergeable(self, full_name: str, number: int, answers: Iterable[bool | None]) -> None:
+        """What the next pulls/get requests answer as ``mergeable`` (the last one stays)."""
+        with self._lock:
+            self.state.pulls[(full_name, number)].mergeable = list(answers) or [True]
+
     def set_permission(self, full_name: str, login: str, permission: str) -> None:
         """What ``repos/get-collaborator-permission-level`` answers for ``login`` (default "none")."""
         if permission not in PERMISSIONS:
@@ -700,7 +705,11 @@ class FakeGitHub:
         pull = self.state.pulls.get((call.repo, call.int_param("pull_number")))
         if pull is None:
             return self._not_found()
-        return Reply(200, responses.pull_request(pull, self.state.repos[call.repo], self.url))
+        answer = responses.pull_request(pull, self.state.repos[call.repo], self.url)
+        answer["mergeable"] = pull.mergeable.pop(0) if len(pull.mergeable) > 1 else pull.mergeable[0]
+        if answer["mergeable"] is None:
+            answer["mergeable_state"] = "unknown"
+        return Reply(200, answer)
 
     def _pulls_list_files(self, call: Call) -> Reply:
         """Every page of the PR's files, up to GitHub's documented cap of 3000 files."""
