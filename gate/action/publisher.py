@@ -18,9 +18,9 @@ Choices, with the GitHub behaviour they rest on (D = https://docs.github.com/en)
   not ``checks``, gets 403. Then a commit status with the same context name
   is posted, with the content's status state and description.
 * **Sticky comment.** Found by its marker at the start of a comment body,
-  walking every page of the issue's comments; only comments by
-  ``comment_author`` (or, when that is not known, by a bot account) are
-  candidates, so a marker pasted by a person is never adopted. Updated in
+  walking every page of the issue's comments; only comments by the token's
+  own identity (:meth:`Publisher.own_login`) are candidates, so a marker
+  pasted by a person or planted by another bot is never adopted. Updated in
   place, never deleted and reposted, not touched when unchanged.
 """
 
@@ -62,6 +62,7 @@ POST_ATTEMPTS = 4
 #: Write requests per run: a check run with the 500 annotations of MAX_ANNOTATIONS_PER_RUN is 10,
 #: the sticky comment 1, a reply and two reactions 3; the rest is room for reconciling lost answers.
 MAX_WRITES_PER_RUN = 40
+GITHUB_ACTIONS_LOGIN = "github-actions[bot]"  # who GITHUB_TOKEN comments as
 REACTIONS = frozenset({"+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"})
 
 _log = logging.getLogger(__name__)
@@ -217,6 +218,7 @@ class Publisher:
         self._repo = repo
         self.max_writes = max_writes
         self.writes = 0
+        self._own_login: str | None = None
         self.check_name = check_name
         self.details_url = details_url
         self.comment_author = comment_author
@@ -451,10 +453,25 @@ class Publisher:
         return None
 
     def _is_ours(self, comment: IssueComment) -> bool:
-        author = comment.user
+        """Written by the token's own identity (:meth:`own_login`), never just by some bot: the
+        pull request's own agent or bot could plant the marker, and updating its comment is a 403."""
+        return bool(comment.user.login == self.own_login())
+
+    def own_login(self) -> str:
+        """The login this token comments as: ``comment_author`` when given (the action's input, the
+        bot's ``<slug>[bot]``); else ``GET /user`` for a user token; else (an installation token has
+        no user: 403) ``github-actions[bot]``, GITHUB_TOKEN's author. An App installation token used
+        in a workflow needs ``comment-author: <slug>[bot]``."""
         if self.comment_author is not None:
-            return bool(author.login == self.comment_author)
-        return bool(author.type == "Bot")
+            return self.comment_author
+        if self._own_login is None:
+            try:
+                with github_call("learn the token's own login (GET /user)"):
+                    _, data = self._repo.requester.requestJsonAndCheck("GET", "/user")
+                self._own_login = str(data["login"])
+            except NotPermitted:
+                self._own_login = GITHUB_ACTIONS_LOGIN
+        return self._own_login
 
     # -- pull requests and bot commands ----------------------------------------------------------
 

@@ -701,6 +701,13 @@ class FakeGitHub:
         repo = self.state.repos.get(call.repo)
         return Reply(200, responses.repository(repo, self.url)) if repo else self._not_found()
 
+    def _user_get_authenticated(self, call: Call) -> Reply:
+        """``GET /user``: a user token's own account; an installation token (GITHUB_TOKEN, an App's)
+        has no user and gets GitHub's 403 "Resource not accessible by integration"."""
+        if call.token.kind != TokenKind.PAT:
+            return Reply(403, responses.error(NOT_ACCESSIBLE, 403))
+        return Reply(200, responses.authenticated_user(call.token.login, self.url))
+
     def _pulls_get(self, call: Call) -> Reply:
         pull = self.state.pulls.get((call.repo, call.int_param("pull_number")))
         if pull is None:
@@ -891,6 +898,7 @@ _HANDLERS: dict[str, Callable[[FakeGitHub, Call], Reply]] = {
     "checks/get": FakeGitHub._checks_get,
     "checks/list-for-ref": FakeGitHub._checks_list_for_ref,
     "issues/list-comments": FakeGitHub._comments_list,
+    "users/get-authenticated": FakeGitHub._user_get_authenticated,
     "issues/create-comment": FakeGitHub._comments_create,
     "issues/get-comment": FakeGitHub._comment_get,
     "issues/update-comment": FakeGitHub._comment_update,
