@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
+import yaml  # type: ignore[import-untyped]  # PyYAML ships no stubs; types-PyYAML is not pinned
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 COMMANDS = EXAMPLES / "oracle-gate-commands.yml"
