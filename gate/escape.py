@@ -4,8 +4,8 @@ changes nothing but that path's text).
 
 Sinks: GitHub-flavoured markdown (inline text, code spans, fenced blocks), check-run and annotation
 text (plain, within GitHub's limits), and the Actions log (a line the runner would read as a
-workflow command). ``GITHUB_OUTPUT`` values are framed by :func:`gate.action.workflow_io.format_outputs`
-with a random delimiter checked against the value; :func:`output_value` is the value it is given.
+workflow command). ``GITHUB_OUTPUT`` values need no escaping: :func:`gate.action.workflow_io.format_outputs`
+frames each with a random delimiter checked against the value, so no value can end its entry.
 
 Mentions and autolinks are broken with a zero-width space after ``@`` and inside ``://`` / ``www.``:
 GitHub resolves ``@user``, ``@org/team`` and bare URLs in the rendered text, where backslashes and
@@ -101,22 +101,9 @@ def command_data(text: object) -> str:
     return str(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
-def log_text(text: object) -> str:
-    """Text for one line of the Actions log that the runner cannot read as a workflow command:
-    ``%``, CR and LF encoded as :func:`command_data` (so no second line starts), then as
-    :func:`log_line`."""
-    return log_line(command_data(text))
-
-
 def log_line(text: object) -> str:
     """A plain log line (``%`` kept as it is): every line break a space, a leading ``::`` broken,
     and the legacy ``##[`` command syntax broken wherever it is."""
     line = one_line(text)
     line = _COMMAND_START.sub(lambda m: m.group(1) + ":" + ZWSP + ":", line)
     return line.replace("##[", "##" + ZWSP + "[")
-
-
-def output_value(text: object) -> str:
-    """A single-line ``GITHUB_OUTPUT``/``GITHUB_ENV`` value (a reason list, a verdict word): no
-    line break can end the entry; the random delimiter of ``format_outputs`` guards the rest."""
-    return one_line(text)

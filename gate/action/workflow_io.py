@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from gate import files, report
+from gate import escape, files, report
 from gate.action.events import EventError, parse_payload
 from gate.exit_status import ExitStatus
 from gate.judge.verdict import Verdict
@@ -84,7 +84,7 @@ def verdict_outputs(
 def escape_data(text: str) -> str:
     """A workflow command's message: ``%``, CR and LF escaped, so text can neither end the command
     nor start another one on a new line."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return escape.command_data(text)
 
 
 def escape_property(text: str) -> str:

@@ -17,7 +17,7 @@ def test_no_line_break_survives_in_any_one_line_sink(brk: str) -> None:
         escape.md_code,
         escape.annotation_title,
         escape.check_title,
-        escape.log_text,
+        escape.log_line,
     ):
         assert len(sink(text).splitlines()) == 1, (sink.__name__, sink(text))
         assert "b" in sink(text)
@@ -25,12 +25,13 @@ def test_no_line_break_survives_in_any_one_line_sink(brk: str) -> None:
 
 def test_a_log_line_cannot_start_a_workflow_command() -> None:
     for text in ("::error::pwned", "  ::add-mask::x", "ok\n::set-output name=a::b", "x ##[error]legacy"):
-        line = escape.log_text(text)
+        line = escape.log_line(escape.command_data(text))
         assert not line.strip().startswith("::"), line
         assert "##[" not in line
         assert "\n" not in line
         assert "\r" not in line
-    assert escape.log_text("100%\r\n") == "100%25%0D%0A"
+    assert escape.command_data("100%\r\n") == "100%25%0D%0A"
+    assert escape.log_line("100%") == "100%"
 
 
 def test_control_characters_become_visible_replacements() -> None:
