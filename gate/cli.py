@@ -29,8 +29,12 @@ class Parser(argparse.ArgumentParser):
 
 
 def say(message: str) -> None:
-    """One line on standard error, prefixed with the program's name."""
-    print(f"oracle-gate: {message}", file=sys.stderr)
+    """One line on standard error, prefixed with the program's name. Messages quote paths and
+    answers the pull request controls, so no line break, ``::`` or ``##[`` in them reaches the
+    runner as a workflow command (:func:`gate.escape.log_line`)."""
+    from gate.escape import log_line
+
+    print(f"oracle-gate: {log_line(message)}", file=sys.stderr)
 
 
 def emit(text: str, output: Path | None) -> None:

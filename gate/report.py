@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import posixpath
-import re
 import shlex
 import sys
 from collections.abc import Mapping, Sequence
@@ -22,6 +21,7 @@ from typing import Protocol as TypingProtocol
 
 import jinja2
 
+from gate import escape
 from gate.errors import StoredVerdictError
 from gate.judge.verdict import (
     REASONS,
@@ -45,7 +45,6 @@ MEANINGS = {
     Outcome.FAIL: "The change edits the oracle or how it runs: it must not be scored.",
     Outcome.UNSCORED: "The change cannot be scored as it stands: a green test run would prove nothing here.",
 }
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|~&])")
 
 
 def to_json(v: Verdict) -> dict[str, Any]:
@@ -214,24 +213,18 @@ def overlap_ranges(v: Verdict) -> dict[str, list[tuple[int, int]]]:
 
 
 def md_escape(text: object) -> str:
-    """Escape markdown and HTML so text from a pull request renders as itself."""
-    escaped = _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\n", " ")
-    return escaped.replace("@", "&#64;")  # no mentions from a pull request's text
+    """Escape markdown and HTML so text from a pull request renders as itself (:func:`escape.md_text`)."""
+    return escape.md_text(text)
 
 
 def md_code(text: object) -> str:
-    """An inline code span that no backtick in ``text`` can close early (safe in a table cell)."""
-    body = str(text).replace("\n", " ").replace("|", "\\|")
-    fence = "`" * (max((len(m) for m in re.findall(r"`+", body)), default=0) + 1)
-    pad = " " if body.startswith("`") or body.endswith("`") else ""
-    return f"{fence}{pad}{body}{pad}{fence}"
+    """An inline code span that no backtick, ``|`` or line break in ``text`` can close early."""
+    return escape.md_code(text)
 
 
 def code_block(text: object) -> str:
     """A fenced code block whose fence is longer than any run of backticks in ``text``."""
-    body = str(text)
-    fence = "`" * max(3, max((len(m) for m in re.findall(r"`+", body)), default=0) + 1)
-    return f"{fence}\n{body}\n{fence}"
+    return escape.md_code_block(text)
 
 
 def replay_command(v: Verdict) -> str:
@@ -515,7 +508,7 @@ def _edited_annotations(v: Verdict) -> list[Annotation]:
 
 def check_title(v: Verdict) -> str:
     """One line for the check run's title (plain text)."""
-    return render("check_title.txt.j2", v).strip()
+    return escape.check_title(render("check_title.txt.j2", v).strip())
 
 
 def check_summary(v: Verdict) -> str:
@@ -573,16 +566,12 @@ def action_error_summary(
 
 def shorten(text: str, limit: int) -> str:
     """``text`` on one line, cut to ``limit`` characters with an ellipsis when longer."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+    return escape.plain_line(text, limit)
 
 
 def _cap_bytes(text: str, limit: int) -> str:
-    """``text`` cut so its UTF-8 encoding fits in ``limit`` bytes (with an ellipsis when cut)."""
-    data = text.encode()
-    if len(data) <= limit:
-        return text
-    return data[: limit - 3].decode("utf-8", "ignore") + "…"
+    """``text`` as an annotation message: plain text cut so its UTF-8 encoding fits ``limit`` bytes."""
+    return escape.cap_utf8(escape.annotation_message(text), limit)
 
 
 _NOTE_ROOM = 700  # characters kept free for the closing tags and the note
@@ -611,6 +600,29 @@ def truncate_markdown(text: str, limit: int, hint: str = "") -> tuple[str, bool]
     )
     result = kept + _closers(kept) + note + (f" {hint}" if hint else "") + "\n"
     if len(result) > limit:
+        raise RuntimeError("the truncation note outgrew its room")
+    return result, True
+
+
+def truncate_markdown_bytes(text: str, limit: int, hint: str = "") -> tuple[str, bool]:
+    """As :func:`truncate_markdown`, but ``limit`` counts UTF-8 bytes: GitHub's check-run
+    ``output.summary`` and ``output.text`` limits are bytes (a fail verdict with CJK paths was
+    78,664 bytes in 65,535 characters)."""
+    data = text.encode()
+    if len(data) <= limit:
+        return text, False
+    if len(hint.encode()) > _NOTE_ROOM // 2 or limit <= _NOTE_ROOM:
+        raise ValueError("the truncation note would not fit")
+    head = data[: limit - _NOTE_ROOM].decode("utf-8", "ignore")
+    cut = head.rfind("\n")
+    kept = head[:cut] if cut > 0 else head
+    dropped = text[len(kept) :]
+    note = (
+        f"\n\n> ✂️ **Truncated:** the last {dropped.strip(chr(10)).count(chr(10)) + 1} line(s) "
+        f"({len(dropped.encode())} bytes) of this report were cut to fit GitHub's {limit}-byte limit."
+    )
+    result = kept + _closers(kept) + note + (f" {hint}" if hint else "") + "\n"
+    if len(result.encode()) > limit:
         raise RuntimeError("the truncation note outgrew its room")
     return result, True
 

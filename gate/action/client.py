@@ -111,14 +111,35 @@ class GateRetry(GithubRetry):
       to ``retry_after_max`` and retry too early);
     * honour ``x-ratelimit-reset`` on a **429** with ``x-ratelimit-remaining: 0``
       (GithubRetry reads rate-limit details on 403 only), as GitHub's
-      rate-limit page says to.
+      rate-limit page says to, and on a 429 that names no wait at all, wait
+      ``secondary_rate_wait`` (a minute) and double it for each further one
+      (urllib3 would back off 0, 2, 4, 8 s);
+    * never re-send a POST after a 5xx or a timeout (it may have been applied).
     """
 
     def get_retry_after(self, response: BaseHTTPResponse) -> float | None:
         value = super().get_retry_after(response)
         if value is None and response.status == 429:
-            return _reset_wait(response)
+            value = _reset_wait(response)
+            if value is None:  # this retry's history already holds the 429 being answered
+                value = self.secondary_backoff(self._rate_limited_before() - 1)
         return value
+
+    def secondary_backoff(self, earlier: int) -> float:
+        """The wait after a 429 that names no wait: GitHub asks for at least a minute, then an
+        exponential backoff (``secondary_rate_wait`` doubled for each earlier rate-limit answer)."""
+        wait: float = float(self.secondary_rate_wait) * 2.0 ** max(0, earlier)
+        return wait
+
+    def _rate_limited_before(self) -> int:
+        return sum(1 for h in self.history if h.status in (403, 429))
+
+    def is_retry(self, method: str, status_code: int, has_retry_after: bool = False) -> bool:
+        """A POST is retried only on a rate-limit answer (403/429), which GitHub never applied: after
+        a 5xx or a timeout it may have landed, and the publisher re-lists before re-creating."""
+        if method.upper() == "POST":
+            return status_code in (403, 429) and super().is_retry("PUT", status_code, has_retry_after)
+        return super().is_retry(method, status_code, has_retry_after)
 
     def increment(  # type: ignore[override]
         self,
@@ -131,6 +152,8 @@ class GateRetry(GithubRetry):
     ) -> Retry:
         if response is not None and response.status in (403, 429):
             wait = _asked_wait(response)
+            if wait is None and response.status == 429:
+                wait = self.secondary_backoff(self._rate_limited_before())
             if wait is not None and self.max_rate_limit_wait is not None and wait > self.max_rate_limit_wait:
                 raise RateLimitExceededExceedsMaxWait(
                     response.status, {"message": "rate limited"}, dict(response.headers), wait=wait
@@ -166,7 +189,8 @@ def make_retry(settings: RetrySettings) -> GateRetry:
         max_rate_limit_wait=settings.max_wait,
         retry_after_max=settings.max_wait,
         status_forcelist=[429, *range(500, 600)],  # GithubRetry adds 403 (retried for rate limits only)
-        allowed_methods=frozenset({"GET", "HEAD", "POST", "PATCH", "PUT", "DELETE"}),
+        # POST is not retried on 5xx or a read error (it may have landed): see GateRetry.is_retry.
+        allowed_methods=frozenset({"GET", "HEAD", "PATCH", "PUT", "DELETE"}),
         raise_on_status=False,  # the last error response reaches PyGithub, which names the status
     )
 

@@ -13,7 +13,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from gate.action.defaults import DEFAULT_API_URL, DEFAULT_CHECK_NAME, CommentMode, is_repository
+from gate.action.defaults import (
+    DEFAULT_API_URL,
+    DEFAULT_CHECK_NAME,
+    DEFAULT_TIME_BUDGET,
+    MAX_TIME_BUDGET,
+    MIN_TIME_BUDGET,
+    CommentMode,
+    is_repository,
+)
 from gate.errors import UsageError
 from gate.judge.verdict import Outcome
 
@@ -50,6 +58,7 @@ class ActionConfig:
     allowed_bases: tuple[str, ...] = ()  # empty: the repository's default branch (gate.action.bases)
     output_path: Path | None = None
     summary_path: Path | None = None
+    time_budget: int = DEFAULT_TIME_BUDGET
 
     @property
     def repo_dir(self) -> Path:
@@ -91,6 +100,7 @@ class ActionConfig:
             allowed_bases=clean_allowed_bases(input_value(env, "allowed-bases")),
             output_path=_optional_path(env.get("GITHUB_OUTPUT")),
             summary_path=_optional_path(env.get("GITHUB_STEP_SUMMARY")),
+            time_budget=clean_time_budget(input_value(env, "time-budget") or str(DEFAULT_TIME_BUDGET)),
         )
 
 
@@ -195,3 +205,13 @@ def clean_bool(name: str, value: str) -> bool:
     if lowered not in ("true", "false"):
         raise UsageError(f"input '{name}' must be true or false, got {value!r}")
     return lowered == "true"
+
+
+def clean_time_budget(value: str) -> int:
+    """Whole seconds, from 1 to a job's six hours."""
+    if not value.isdigit() or not MIN_TIME_BUDGET <= int(value) <= MAX_TIME_BUDGET:
+        raise UsageError(
+            f"input 'time-budget' takes whole seconds from {MIN_TIME_BUDGET} to {MAX_TIME_BUDGET}, "
+            f"got {value!r}"
+        )
+    return int(value)

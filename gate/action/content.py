@@ -24,7 +24,7 @@ Choices, with the GitHub behaviour they rest on (D = https://docs.github.com/en)
 from __future__ import annotations
 
 from gate import report
-from gate.action.defaults import CommentMode
+from gate.action.defaults import MAX_ANNOTATIONS_PER_RUN, CommentMode
 from gate.action.publisher import (
     CheckContent,
     CheckResult,
@@ -35,7 +35,11 @@ from gate.action.publisher import (
 )
 from gate.judge.verdict import Outcome, Verdict
 
-MAX_CHECK_TEXT = 65535  # output.summary and output.text, D/rest/checks/runs
+MAX_CHECK_TEXT = 65535  # output.summary and output.text, in bytes (D/rest/checks/runs)
+MINIMAL_SUMMARY = (
+    "The full report did not fit GitHub's limits for a check run's summary; "
+    "the step's job summary and the action's verdict.json have it."
+)
 MAX_STATUS_DESCRIPTION = 140
 
 CONCLUSIONS = {Outcome.PASS_CLEAN: "success", Outcome.FAIL: "failure", Outcome.UNSCORED: "action_required"}
@@ -56,10 +60,15 @@ FORK_SAFE_HINT = (
 # -- the check run and the sticky comment -------------------------------------------------------------
 
 
-def check_content(verdict: Verdict) -> CheckContent:
-    """The verdict's check run: conclusion, title, summary (cut to fit), annotations, status fallback."""
-    summary, truncated = report.truncate_markdown(
-        report.check_summary(verdict), MAX_CHECK_TEXT, "The full verdict is in the action's verdict.json."
+def check_content(verdict: Verdict, max_annotations: int = MAX_ANNOTATIONS_PER_RUN) -> CheckContent:
+    """The verdict's check run: conclusion, title, summary (cut to fit in bytes), at most
+    ``max_annotations`` annotations (the summary says how many were left out), status fallback."""
+    annotations = [a.to_api() for a in report.check_annotations(verdict)]
+    left_out = max(0, len(annotations) - max_annotations)
+    summary, truncated = report.truncate_markdown_bytes(
+        annotations_left_out_note(left_out, max_annotations) + report.check_summary(verdict),
+        MAX_CHECK_TEXT,
+        "The full verdict is in the action's verdict.json.",
     )
     title = report.check_title(verdict)
     return CheckContent(
@@ -69,13 +78,26 @@ def check_content(verdict: Verdict) -> CheckContent:
         summary_truncated=truncated,
         status_state=STATUS_STATES[verdict.verdict],
         status_description=report.shorten(title, MAX_STATUS_DESCRIPTION),
-        annotations=[a.to_api() for a in report.check_annotations(verdict)],
+        annotations=annotations[:max_annotations],
+        annotations_left_out=left_out,
+        minimal_summary=f"**{report.check_title(verdict)}**\n\n{MINIMAL_SUMMARY}\n",
+    )
+
+
+def annotations_left_out_note(left_out: int, cap: int) -> str:
+    """The summary's first lines when the annotation cap was reached (empty otherwise): first, so
+    that cutting a long summary never cuts them."""
+    if not left_out:
+        return ""
+    return (
+        f"> [!NOTE]\n> {left_out} more annotation(s) were left out: the gate posts at most {cap} "
+        "per run. The reasons below and verdict.json list every one.\n\n"
     )
 
 
 def error_check(why: str) -> CheckContent:
     """The gate failed without a verdict: a ``failure`` check saying why (or an ``error`` status)."""
-    summary, truncated = report.truncate_markdown(report.error_summary(why), MAX_CHECK_TEXT)
+    summary, truncated = report.truncate_markdown_bytes(report.error_summary(why), MAX_CHECK_TEXT)
     return CheckContent(
         conclusion=ERROR_CONCLUSION,
         title=report.ERROR_TITLE,

@@ -22,6 +22,7 @@ from typing import TextIO
 
 import github
 
+from gate.action.budget import BudgetSpent, wall_time_budget
 from gate.action.config import ActionConfig
 from gate.action.content import error_check
 from gate.action.publisher import Publisher, PublishError, make_client, open_repo
@@ -71,7 +72,12 @@ def main(
             comment_author=config.comment_author,
         )
         git = Git(config.repo_dir, trust_owner=True)
-        return run(config, git, publisher, out=out, state=state)
+        with wall_time_budget(config.time_budget):
+            return run(config, git, publisher, out=out, state=state)
+    except BudgetSpent as exc:  # spent while publishing: the failure check, unless one went out
+        print(workflow_command("error", f"Oracle Gate: {exc}"), file=out, flush=True)
+        fail_closed(publisher, state, str(exc), out)
+        return EXIT_CANNOT_RUN
     except Exception as exc:  # noqa: BLE001 - the last line of defence: report, fail closed, never exit 0
         why = redact(f"internal error: {type(exc).__name__}: {exc}", [config.token])
         print(workflow_command("error", f"Oracle Gate failed: {why}"), file=out, flush=True)

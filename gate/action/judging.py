@@ -27,7 +27,7 @@ from gate.judge.verdict import Verdict, evaluate
 
 def judge_pull_request(ctx: Context, pr: PullRequestRef, head_sha: str, *, use_event_sha: bool) -> Verdict:
     """The verdict of the test-merge commit against its first parent. Raises GateError."""
-    finder = MergeFinder(ctx.config, ctx.git, ctx.log, ctx.sleep)
+    finder = MergeFinder(ctx.config, ctx.git, ctx.log, ctx.sleep, ctx.publisher)
     commits = finder.commits(pr, head_sha, use_event_sha=use_event_sha)
     ctx.log.line(
         f"oracle-gate: judging pull request #{pr.number}: test merge {commits.merge[:12]} against its "

@@ -22,6 +22,8 @@ from gate.git import Git, credential_environment
 
 MERGE_REF_ATTEMPTS = 3  # GitHub recomputes refs/pull/N/merge asynchronously after a push
 MERGE_REF_WAIT = 5.0  # seconds between attempts
+MERGEABLE_POLLS = 5  # pulls/get until mergeable is known (../shared/github/README.md, merge conflicts)
+MERGEABLE_WAIT = 2.0  # seconds between polls
 PRIVATE_MERGE_REF = "refs/oracle-gate/pull/{number}/merge"
 
 
@@ -59,11 +61,20 @@ def private_ref(pr: PullRequestRef) -> str:
 class MergeFinder:
     """Locates (fetching when needed) the test merge whose second parent is the head."""
 
-    def __init__(self, config: ActionConfig, git: Git, log: Log, sleep: Callable[[float], None]) -> None:
+    def __init__(
+        self,
+        config: ActionConfig,
+        git: Git,
+        log: Log,
+        sleep: Callable[[float], None],
+        publisher: Publisher | None = None,
+    ) -> None:
+        """``publisher`` reads ``pulls/get`` for ``mergeable`` before fetching the test merge."""
         self.config = config
         self.git = git
         self.log = log
         self.sleep = sleep
+        self.publisher = publisher
 
     def commits(self, pr: PullRequestRef, head_sha: str, *, use_event_sha: bool) -> Commits:
         """The test merge of ``pr`` with its full history, and its parents. Raises GateError."""
@@ -98,10 +109,36 @@ class MergeFinder:
         return self.git.commit(sha)
 
     def fetch_merge_ref(self, pr: PullRequestRef) -> str:
-        """Every other event: fetch ``refs/pull/N/merge`` into a private ref (never checked out)."""
+        """Every other event: fetch ``refs/pull/N/merge`` into a private ref (never checked out),
+        once GitHub says the test merge is computed (:meth:`wait_until_mergeable_known`)."""
+        self.wait_until_mergeable_known(pr)
         refspec = f"+{pr.merge_ref}:{private_ref(pr)}"
         self.fetch([refspec], what=pr.merge_ref, pr=pr, unshallow=self.git.is_shallow())
         return self.git.commit(private_ref(pr))
+
+    def wait_until_mergeable_known(self, pr: PullRequestRef) -> None:
+        """Poll ``pulls/get`` until ``mergeable`` is not null (bounded: MERGEABLE_POLLS x
+        MERGEABLE_WAIT): GitHub recomputes refs/pull/N/merge asynchronously after a push, and asks
+        clients to wait for ``mergeable`` before trusting it. ``False`` (conflicts) is a
+        :class:`MergeUnavailable`; still unknown after the polls, the second-parent check decides.
+        A ``pulls/get`` that fails is no reason to stop here: the fetch says what it finds."""
+        publisher = self.publisher
+        if publisher is None:
+            return
+        for poll in range(1, MERGEABLE_POLLS + 1):
+            try:
+                mergeable = publisher.pull_request(pr.number).mergeable
+            except PublishError:
+                return
+            if mergeable is False:
+                raise MergeUnavailable(
+                    f"pull request #{pr.number} has merge conflicts (GitHub answers mergeable: false), "
+                    f"so {pr.merge_ref} is not a test merge of its head; resolve them and push"
+                )
+            if mergeable is True or poll == MERGEABLE_POLLS:
+                return
+            self.log.line(f"oracle-gate: GitHub is still computing {pr.merge_ref}; waiting")
+            self.sleep(MERGEABLE_WAIT)
 
     def complete_history(self, merge: str, pr: PullRequestRef) -> None:
         """Unshallow a shallow clone: the parent must be here, and the freeze manifest's

@@ -12,10 +12,11 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from gate import __version__, report
+from gate import __version__, files, report
 from gate.action import content
 from gate.action.defaults import CommentMode
 from gate.action.publisher import Publisher, PublishError, PublishResult, PullFile
+from gate.action.stored_shapes import check_stored_shapes
 from gate.errors import GateError, StoredVerdictError
 from gate.judge.verdict import Outcome, Provenance, Reason, ReasonCode, Verdict
 
@@ -46,12 +47,12 @@ def distrusted(stored: Verdict, workflow_paths: Sequence[str]) -> Verdict:
 def read_stored_verdict(path: Path) -> Verdict:
     """A ``verdict.json`` from an earlier run; :class:`StoredVerdictError` (one line) when it is not one."""
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc = json.loads(files.read_bounded(path, files.MAX_STORED_VERDICT_BYTES).decode("utf-8"))
     except OSError as exc:
         raise StoredVerdictError(str(path), f"cannot read it ({exc.strerror or exc})") from exc
     except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         raise StoredVerdictError(str(path), f"not JSON ({exc})") from exc
-    return report.from_json(doc, str(path))
+    return check_stored_shapes(report.from_json(doc, str(path)), str(path))
 
 
 def publish_stored(

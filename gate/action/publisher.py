@@ -18,16 +18,20 @@ Choices, with the GitHub behaviour they rest on (D = https://docs.github.com/en)
   not ``checks``, gets 403. Then a commit status with the same context name
   is posted, with the content's status state and description.
 * **Sticky comment.** Found by its marker at the start of a comment body,
-  walking every page of the issue's comments; only comments by
-  ``comment_author`` (or, when that is not known, by a bot account) are
-  candidates, so a marker pasted by a person is never adopted. Updated in
+  walking every page of the issue's comments; only comments by the token's
+  own identity (:meth:`Publisher.own_login`) are candidates, so a marker
+  pasted by a person or planted by another bot is never adopted. Updated in
   place, never deleted and reposted, not touched when unchanged.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+import re
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, TypeVar
 
@@ -52,6 +56,13 @@ from gate.action.client import (
 from gate.action.defaults import DEFAULT_API_URL, DEFAULT_CHECK_NAME
 
 MAX_ANNOTATIONS_PER_REQUEST = 50  # D/rest/checks/runs
+#: Attempts at one POST that creates something (check run, comment); between two, the publisher
+#: re-lists to adopt what a lost answer had created (POSTs are not retried by the HTTP layer).
+POST_ATTEMPTS = 4
+#: Write requests per run: a check run with the 500 annotations of MAX_ANNOTATIONS_PER_RUN is 10,
+#: the sticky comment 1, a reply and two reactions 3; the rest is room for reconciling lost answers.
+MAX_WRITES_PER_RUN = 40
+GITHUB_ACTIONS_LOGIN = "github-actions[bot]"  # who GITHUB_TOKEN comments as
 REACTIONS = frozenset({"+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"})
 
 _log = logging.getLogger(__name__)
@@ -72,6 +83,10 @@ class CheckContent:
     status_state: str
     status_description: str
     annotations: list[dict[str, str | int]] = field(default_factory=list)
+    #: Annotations the per-run cap kept out (the summary says so).
+    annotations_left_out: int = 0
+    #: Sent instead of ``summary`` when GitHub refuses the check run (422) for its size.
+    minimal_summary: str | None = None
 
 
 @dataclass(frozen=True)
@@ -146,6 +161,10 @@ class PublishResult:
         return self.check.not_posted + self.comment.not_posted
 
 
+class WritesSpent(PublishError):
+    """The run's bound on write requests was reached; the rest is not posted (and said so)."""
+
+
 @dataclass(frozen=True)
 class PullInfo:
     """What the gate needs of a pull request (from ``pulls/get``)."""
@@ -160,6 +179,9 @@ class PullInfo:
     # How many files the pull request changes (pulls/get ``changed_files``), to tell whether
     # ``pulls/list-files`` (at most 3000 files) listed them all. Not compared: informational.
     changed_files: int | None = field(default=None, compare=False)
+    # pulls/get ``mergeable``: None while GitHub computes the test merge (after a push), False with
+    # conflicts (then refs/pull/N/merge is stale or absent). Not compared: informational.
+    mergeable: bool | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -188,16 +210,31 @@ class Publisher:
         check_name: str = DEFAULT_CHECK_NAME,
         details_url: str | None = None,
         comment_author: str | None = None,
+        max_writes: int = MAX_WRITES_PER_RUN,
     ) -> None:
         """``details_url`` links the check (e.g. the workflow run); ``comment_author`` is the login the
-        sticky comment is posted as (``github-actions[bot]`` for GITHUB_TOKEN), when known."""
+        sticky comment is posted as (``github-actions[bot]`` for GITHUB_TOKEN), when known;
+        ``max_writes`` bounds the write requests this publisher sends."""
         self._repo = repo
+        self.max_writes = max_writes
+        self.writes = 0
+        self._own_login: str | None = None
         self.check_name = check_name
         self.details_url = details_url
         self.comment_author = comment_author
 
     def __repr__(self) -> str:
         return f"Publisher(check_name={self.check_name!r})"
+
+    @contextmanager
+    def _write(self, what: str) -> Iterator[None]:
+        """One write request, counted against the run's :attr:`max_writes` (TRUST.md invariant 8: a
+        change cannot make the gate spend the token's hourly budget); :class:`WritesSpent` past it."""
+        if self.writes >= self.max_writes:
+            raise WritesSpent(what, f"the run's {self.max_writes} API writes are spent")
+        self.writes += 1
+        with github_call(what):
+            yield
 
     # -- everything at once ------------------------------------------------------------------------
 
@@ -240,7 +277,7 @@ class Publisher:
         """
         batches = _batches(content.annotations, MAX_ANNOTATIONS_PER_REQUEST)
         try:
-            run = self._create_check_run(head_sha, content, batches[0] if batches else [])
+            run, content = self._create_check_run_or_minimal(head_sha, content, batches[0] if batches else [])
         except NotPermitted as err:
             _log.info("%s; posting a commit status instead", err)
             return self._status_fallback(head_sha, content, err)
@@ -263,12 +300,59 @@ class Publisher:
             not_posted=tuple(not_posted),
         )
 
-    def _create_check_run(
+    def _create_check_run_or_minimal(
         self, head_sha: str, content: CheckContent, annotations: list[dict[str, str | int]]
+    ) -> tuple[CheckRun, CheckContent]:
+        """Create the check run; if GitHub refuses it as invalid (422: a summary over its size limit
+        is the case recognised), try once more with the content's minimal summary, so that a verdict is
+        posted rather than nothing. Returns the run and the content it carries."""
+        try:
+            return self._create_check_run_once(head_sha, content, annotations), content
+        except RequestRejected as err:
+            if not _is_size_refusal(err) or content.minimal_summary is None:
+                raise
+            _log.warning("%s; posting the check run again with a minimal summary", err)
+            minimal = replace(content, summary=content.minimal_summary, summary_truncated=True)
+            return self._create_check_run_once(head_sha, minimal, annotations), minimal
+
+    def _create_check_run_once(
+        self, head_sha: str, content: CheckContent, annotations: list[dict[str, str | int]]
+    ) -> CheckRun:
+        """Create the check run exactly once, even when an answer is lost.
+
+        A POST that failed with a 5xx or a timeout may have been applied (GitHub has no idempotency
+        keys), so before each new attempt the head's check runs are re-listed and one carrying this
+        attempt's ``external_id`` is adopted instead of creating a second one.
+        """
+        external_id = f"oracle-gate:{uuid.uuid4().hex}"
+        for attempt in range(POST_ATTEMPTS):
+            try:
+                return self._create_check_run(head_sha, content, annotations, external_id)
+            except GitHubUnavailable as err:
+                _log.warning("%s; re-listing the check runs before trying again", err)
+                landed = self._find_check_run(head_sha, external_id)
+                if landed is not None:
+                    return landed
+                if attempt + 1 == POST_ATTEMPTS:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _find_check_run(self, head_sha: str, external_id: str) -> CheckRun | None:
+        with github_call(f"list the check runs of {head_sha[:12]}"):
+            runs = self._repo.get_commit(head_sha).get_check_runs(check_name=self.check_name, filter="all")
+            return next((run for run in runs if run.external_id == external_id), None)
+
+    def _create_check_run(
+        self,
+        head_sha: str,
+        content: CheckContent,
+        annotations: list[dict[str, str | int]],
+        external_id: str,
     ) -> CheckRun:
         """Created completed: a required check never sits pending on a half-published run."""
         extra: dict[str, Any] = {"details_url": self.details_url} if self.details_url else {}
-        with github_call("create the check run"):
+        extra["external_id"] = external_id
+        with self._write("create the check run"):
             return self._repo.create_check_run(
                 name=self.check_name,
                 head_sha=head_sha,
@@ -282,11 +366,11 @@ class Publisher:
         self, run: CheckRun, content: CheckContent, annotations: list[dict[str, str | int]]
     ) -> None:
         """PATCH with the next batch: GitHub appends annotations (title and summary are re-sent as is)."""
-        with github_call("append annotations to the check run"):
+        with self._write("append annotations to the check run"):
             run.edit(output=_output(content, annotations))
 
     def _status_fallback(self, head_sha: str, content: CheckContent, refused: NotPermitted) -> CheckResult:
-        with github_call("post the commit status (fallback for the refused check run)"):
+        with self._write("post the commit status (fallback for the refused check run)"):
             self._repo.get_commit(head_sha).create_status(
                 state=content.status_state,
                 description=content.status_description,
@@ -325,14 +409,40 @@ class Publisher:
         if existing is None:
             if not comment.create:
                 return CommentResult(CommentAction.SKIPPED)
-            with github_call(f"create the sticky comment on #{pr_number}"):
-                created = self._repo.get_issue(pr_number).create_comment(comment.body)
+            created = self._create_comment_once(
+                pr_number, comment.body, lambda: self.find_sticky(pr_number, comment.marker)
+            )
             return CommentResult(CommentAction.CREATED, created.id, comment.truncated)
         if _same_text(existing.body, comment.body):
             return CommentResult(CommentAction.UNCHANGED, existing.id, comment.truncated)
-        with github_call(f"update the sticky comment {existing.id}"):
+        with self._write(f"update the sticky comment {existing.id}"):
             existing.edit(comment.body)
         return CommentResult(CommentAction.UPDATED, existing.id, comment.truncated)
+
+    def _create_comment_once(
+        self, issue_number: int, body: str, landed: Callable[[], IssueComment | None]
+    ) -> IssueComment:
+        """Post a comment exactly once: after a 5xx or a timeout, ``landed`` re-lists the comments
+        and a comment it finds is adopted rather than posted a second time."""
+        for attempt in range(POST_ATTEMPTS):
+            try:
+                with self._write(f"comment on #{issue_number}"):
+                    return self._repo.get_issue(issue_number).create_comment(body)
+            except GitHubUnavailable as err:
+                _log.warning("%s; re-listing the comments before trying again", err)
+                found = landed()
+                if found is not None and _same_text(found.body, body):
+                    return found
+                if attempt + 1 == POST_ATTEMPTS:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _find_own_comment(self, issue_number: int, body: str) -> IssueComment | None:
+        with github_call(f"list the comments of #{issue_number}"):
+            for comment in self._repo.get_issue(issue_number).get_comments():
+                if _same_text(comment.body, body) and self._is_ours(comment):
+                    return comment
+        return None
 
     def find_sticky(self, pr_number: int, marker: str) -> IssueComment | None:
         """The oldest comment of ours that starts with ``marker``, across every page of comments."""
@@ -343,10 +453,25 @@ class Publisher:
         return None
 
     def _is_ours(self, comment: IssueComment) -> bool:
-        author = comment.user
+        """Written by the token's own identity (:meth:`own_login`), never just by some bot: the
+        pull request's own agent or bot could plant the marker, and updating its comment is a 403."""
+        return bool(comment.user.login == self.own_login())
+
+    def own_login(self) -> str:
+        """The login this token comments as: ``comment_author`` when given (the action's input, the
+        bot's ``<slug>[bot]``); else ``GET /user`` for a user token; else (an installation token has
+        no user: 403) ``github-actions[bot]``, GITHUB_TOKEN's author. An App installation token used
+        in a workflow needs ``comment-author: <slug>[bot]``."""
         if self.comment_author is not None:
-            return bool(author.login == self.comment_author)
-        return bool(author.type == "Bot")
+            return self.comment_author
+        if self._own_login is None:
+            try:
+                with github_call("learn the token's own login (GET /user)"):
+                    _, data = self._repo.requester.requestJsonAndCheck("GET", "/user")
+                self._own_login = str(data["login"])
+            except NotPermitted:
+                self._own_login = GITHUB_ACTIONS_LOGIN
+        return self._own_login
 
     # -- pull requests and bot commands ----------------------------------------------------------
 
@@ -364,6 +489,7 @@ class Publisher:
                 from_fork=head_repo is None or head_repo.full_name != pull.base.repo.full_name,
                 author=pull.user.login,
                 changed_files=pull.changed_files,
+                mergeable=pull.mergeable,
             )
 
     def pull_request_files(self, number: int) -> list[PullFile]:
@@ -386,13 +512,15 @@ class Publisher:
         """Add a reaction: ``eyes``/``+1`` for an accepted command, ``confused``/``-1`` for an ignored one."""
         if content not in REACTIONS:
             raise ValueError(f"reaction must be one of {sorted(REACTIONS)}")
-        with github_call(f"react {content} to comment {comment_id}"):
+        with self._write(f"react {content} to comment {comment_id}"):
             self._repo.get_issue(issue_number).get_comment(comment_id).create_reaction(content)
 
     def reply(self, issue_number: int, body: str) -> int:
         """Post a plain (non-sticky) comment, already cut to GitHub's limit; returns its id."""
-        with github_call(f"reply on #{issue_number}"):
-            return int(self._repo.get_issue(issue_number).create_comment(body).id)
+        found = self._create_comment_once(
+            issue_number, body, lambda: self._find_own_comment(issue_number, body)
+        )
+        return int(found.id)
 
 
 def _output(content: CheckContent, annotations: list[dict[str, str | int]]) -> dict[str, Any]:
@@ -400,6 +528,15 @@ def _output(content: CheckContent, annotations: list[dict[str, str | int]]) -> d
     if annotations:
         output["annotations"] = annotations
     return output
+
+
+#: How GitHub words a 422 on a check run's size ("Only 65535 characters are allowed; 78664 were
+#: supplied.", as users report it) and how the fake words it.
+_SIZE_REFUSAL = re.compile(r"(?i)characters are allowed|too long|longer than|larger than")
+
+
+def _is_size_refusal(err: RequestRejected) -> bool:
+    return err.status == 422 and _SIZE_REFUSAL.search(err.why) is not None
 
 
 def _batches(items: list[T], size: int) -> list[list[T]]:
@@ -432,6 +569,7 @@ __all__ = [
     "RequestRejected",
     "RetrySettings",
     "StickyComment",
+    "WritesSpent",
     "make_client",
     "make_retry",
     "open_repo",

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from gate import report
+from gate import escape, files, report
 from gate.action.events import EventError, parse_payload
 from gate.exit_status import ExitStatus
 from gate.judge.verdict import Verdict
@@ -38,7 +38,7 @@ ERROR_VERDICT = "error"  # the `verdict` output when the gate could not run
 def read_event(path: Path) -> dict[str, Any]:
     """The event payload GitHub wrote for the run; :class:`EventError` when it cannot be had."""
     try:
-        data = path.read_bytes()
+        data = files.read_bounded(path, files.MAX_EVENT_BYTES)
     except OSError as exc:
         raise EventError(f"cannot read the event payload {path}: {exc.strerror or exc}") from exc
     return parse_payload(data, str(path))
@@ -84,7 +84,7 @@ def verdict_outputs(
 def escape_data(text: str) -> str:
     """A workflow command's message: ``%``, CR and LF escaped, so text can neither end the command
     nor start another one on a new line."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return escape.command_data(text)
 
 
 def escape_property(text: str) -> str:

@@ -30,6 +30,7 @@ from coverage import CoverageData
 from coverage.exceptions import CoverageException
 
 from gate.errors import InputError, UnknownRevision
+from gate.files import MAX_MANIFEST_BYTES, MAX_MAP_BYTES, open_regular, read_bounded
 from gate.git import Git
 from gate.judge.freeze import nodeid_matches
 from gate.judge.observers import MapReader, ParentCoverage, touched_observers
@@ -273,7 +274,7 @@ def _bad_rows_text(bad: int, widest: int | None, measured: str) -> str:
 def open_map(path: Path) -> tuple[MapReader, str]:
     """Open a map file; returns the reader and the sha256 of its bytes."""
     try:
-        with path.open("rb") as handle:
+        with open_regular(path, MAX_MAP_BYTES) as handle:
             is_sqlite = handle.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
             handle.seek(0)
             if not is_sqlite:
@@ -300,7 +301,7 @@ def open_map(path: Path) -> tuple[MapReader, str]:
 def read_manifest(path: Path) -> Manifest:
     """Read a map manifest written by ``oracle-gate map``."""
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc = json.loads(read_bounded(path, MAX_MANIFEST_BYTES).decode("utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InputError(str(path), f"unreadable map manifest ({exc})") from exc
     except RecursionError as exc:  # v2 hostile input
@@ -398,7 +399,7 @@ def locate(coverage: Path) -> tuple[Path, Manifest | None]:
 
 def _looks_like_manifest(path: Path) -> bool:
     try:
-        with path.open("rb") as handle:
+        with open_regular(path, MAX_MAP_BYTES) as handle:
             head = handle.read(4096)
     except OSError:
         return False

@@ -250,3 +250,34 @@ def test_explain_that_cannot_compute_replies_why(runner: Runner, project: Projec
     assert "merge conflicts" in reply.body
     assert fake.check_runs(REPO) == []
     assert result.outputs["verdict"] == "error"
+
+
+def test_the_merge_ref_is_fetched_once_github_says_mergeable_is_known(
+    runner: Runner, project: Project, fake: FakeGitHub
+) -> None:
+    """Seen on main: refs/pull/N/merge was fetched without asking whether it was current, giving
+    false "could not run" failures after a push. pulls/get is polled until mergeable is not null."""
+    pr = project.pulls[2]
+    fake.set_mergeable(REPO, 2, [None, None, True])
+    ws = runner.workspace(at="base")
+    result = runner.run("pull_request_target", events.pull_request(project, pr), ws, sha=project.main)
+    assert result.status == 1, result.log
+    assert result.stdout.count("GitHub is still computing refs/pull/2/merge; waiting") == 2
+    gets = fake.log("GET", "/repos/*/pulls/2")
+    assert len(gets) >= 3
+    fetched_at = git(ws, "rev-parse", "refs/oracle-gate/pull/2/merge")
+    assert fetched_at == pr.merge
+
+
+def test_a_pull_request_with_conflicts_is_a_failure_check_saying_so(
+    runner: Runner, project: Project, fake: FakeGitHub
+) -> None:
+    pr = project.pulls[2]
+    fake.set_mergeable(REPO, 2, [False])
+    ws = runner.workspace(at="base")
+    result = runner.run("pull_request_target", events.pull_request(project, pr), ws, sha=project.main)
+    assert result.status == 3
+    (error,) = result.commands("error")
+    assert "has merge conflicts (GitHub answers mergeable: false)" in error
+    (run,) = fake.check_runs(REPO)
+    assert (run.head_sha, run.conclusion) == (pr.head, "failure")

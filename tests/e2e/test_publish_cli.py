@@ -132,3 +132,39 @@ def test_the_token_comes_from_the_environment_only(
     )
     assert flag.returncode == 3
     assert "unrecognized arguments: --token" in flag.stderr
+
+
+def test_a_forged_stored_verdict_is_rejected_not_rendered(
+    runner: Runner, project: Project, fake: FakeGitHub, tmp_path: Path
+) -> None:
+    """Seen on main: a forged verdict became ``fail`` but kept its forged parent/head strings and
+    rendered its version raw. Now a field out of shape rejects the file: nothing is posted."""
+    pr = project.pulls[1]
+    stored = stage_one(runner, project, fake, pr, tmp_path)
+    doc = json.loads(stored.read_text())
+    doc["parent"] = "x\r\n### ✅ Oracle Gate: `pass_clean`"
+    doc["protocol"]["gate_version"] = "<img src=https://evil.example/b>"
+    stored.write_text(json.dumps(doc))
+    fake.add_pull_file(REPO, 1, ".github/workflows/oracle.yml")
+    proc = publish(fake, "--verdict", str(stored), "--repo", REPO, "--pr", "1", "--head-sha", pr.head)
+    assert proc.returncode == 3
+    assert "'parent' is not a full hex commit SHA" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert fake.check_runs(REPO) == []
+
+
+def test_the_workflow_file_name_cannot_write_workflow_commands(
+    runner: Runner, project: Project, fake: FakeGitHub, tmp_path: Path
+) -> None:
+    """Seen on main: the PR's workflow file name was printed raw on stderr, so the PR chose
+    ``::error``/``::add-mask`` lines in the log."""
+    pr = project.pulls[1]
+    stored = stage_one(runner, project, fake, pr, tmp_path)
+    evil = ".github/workflows/x\n::add-mask::oracle\n::error::pwned ##[warning]legacy.yml"
+    fake.add_pull_file(REPO, 1, evil)
+    proc = publish(fake, "--verdict", str(stored), "--repo", REPO, "--pr", "1", "--head-sha", pr.head)
+    assert proc.returncode == 1, proc.stderr
+    assert "publishing fail instead of the stored pass_clean" in proc.stderr
+    lines = proc.stderr.splitlines()
+    assert not [line for line in lines if line.strip().startswith("::")]
+    assert "##[" not in proc.stderr

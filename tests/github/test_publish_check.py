@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
+from gate import report
 from gate.action.content import CONCLUSIONS, check_content, error_check
-from gate.action.publisher import NotPermitted, make_client, open_repo
+from gate.action.publisher import NotPermitted, RequestRejected, make_client, open_repo
 from gate.action.publisher import Publisher as GatePublisher
 from gate.judge.verdict import Verdict
 from gate.report import STICKY_MARKER
@@ -110,18 +113,45 @@ def test_an_annotation_batch_that_fails_is_reported_and_the_conclusion_stays(fak
 
 
 def test_a_summary_over_65535_characters_is_cut_with_a_note(fake: FakeGitHub) -> None:
-    """A verdict with thousands of reasons still posts (the fake rejects > 65535), saying what was cut."""
+    """A verdict with thousands of reasons still posts (the fake rejects > 65535 bytes), saying what was
+    cut; of its 1500 annotations the first 500 are posted (10 requests) and the summary says so."""
     verdict = verdicts.with_many_reasons(1500)
     result = publisher_for(fake).publish_check(check_content(verdict), HEAD_SHA)
     (run,) = fake.check_runs(REPO)
     assert run.summary is not None
-    assert len(run.summary) <= 65535
+    assert len(run.summary.encode()) <= 65535
     assert "✂️ **Truncated:** the last" in run.summary
     assert "verdict.json" in run.summary
-    assert run.summary.startswith("**The change edits the oracle")
+    assert run.summary.startswith("> [!NOTE]\n> 1000 more annotation(s) were left out")
+    assert "**The change edits the oracle" in run.summary
     assert result.summary_truncated
-    assert len(run.annotations) == 1500
+    assert len(run.annotations) == 500
+    assert (result.annotations_total, result.annotations_posted) == (500, 500)
+    assert len(fake.log("POST")) + len(fake.log("PATCH")) == 10
     assert STICKY_MARKER not in run.summary
+
+
+def test_annotations_past_the_cap_are_counted_in_the_summary(fake: FakeGitHub) -> None:
+    """Seen on main: annotations were uncapped (1,000 marker lines cost 20 write requests)."""
+    content = check_content(verdicts.with_many_reasons(30), max_annotations=10)
+    result = publisher_for(fake).publish_check(content, HEAD_SHA)
+    (run,) = fake.check_runs(REPO)
+    assert len(run.annotations) == 10
+    assert content.annotations_left_out == 20
+    assert "20 more annotation(s) were left out: the gate posts at most 10 per run" in (run.summary or "")
+    assert result.annotations_posted == 10
+
+
+def test_a_summary_is_cut_by_utf8_bytes_not_characters(fake: FakeGitHub) -> None:
+    """Seen on main: a fail verdict with CJK paths fit 65,535 characters but not 65,535 bytes, and
+    GitHub's 422 posted no check at all. The fake counts bytes as GitHub does."""
+    verdict = verdicts.with_many_reasons(150, path_prefix="测试/数据文件路径/夹具")
+    summary = report.check_summary(verdict)
+    assert len(summary) < 65535 < len(summary.encode())
+    publisher_for(fake).publish_check(check_content(verdict), HEAD_SHA)
+    (run,) = fake.check_runs(REPO)
+    assert len((run.summary or "").encode()) <= 65535
+    assert "65535-byte limit" in (run.summary or "")
 
 
 def test_gate_error_posts_a_failing_check_saying_why(fake: FakeGitHub) -> None:
@@ -132,7 +162,7 @@ def test_gate_error_posts_a_failing_check_saying_why(fake: FakeGitHub) -> None:
     (run,) = fake.check_runs(REPO)
     assert (run.status, run.conclusion, run.title) == ("completed", "failure", "Oracle Gate could not run")
     assert run.summary is not None
-    assert "coverage map \\`x.db\\` is unreadable &#64;someone" in run.summary
+    assert "coverage map \\`x.db\\` is unreadable @&#8203;someone" in run.summary
     assert result.conclusion == "failure"
 
 
@@ -209,3 +239,56 @@ def test_a_token_with_statuses_but_not_checks_permission_falls_back_too(fake: Fa
 def test_client_refuses_a_page_size_github_would_not_honour() -> None:
     with pytest.raises(ValueError, match="per_page"):
         make_client("t", per_page=101)
+
+
+TOO_LONG = {
+    "message": "Invalid request.\n\nOnly 65535 characters are allowed; 78664 were supplied.",
+    "documentation_url": "https://docs.github.com/rest/checks/runs#create-a-check-run",
+}
+
+
+def test_a_422_on_the_check_run_is_retried_once_with_a_minimal_summary(fake: FakeGitHub) -> None:
+    """Seen on main: a 422 on the summary's size posted no check at all. Now one retry, minimal."""
+    fake.fail_next("POST", "/repos/*/check-runs", 422, body=TOO_LONG)
+    result = publisher_for(fake).publish_check(check_content(verdicts.failing()), HEAD_SHA)
+    (run,) = fake.check_runs(REPO)
+    assert run.conclusion == "failure"
+    assert "did not fit GitHub's limits" in (run.summary or "")
+    assert result.summary_truncated
+    assert [r.status for r in fake.log("POST")] == [422, 201]
+
+
+def test_a_second_422_is_not_retried_again(fake: FakeGitHub) -> None:
+    fake.fail_next("POST", "/repos/*/check-runs", 422, times=5, body=TOO_LONG)
+    with pytest.raises(RequestRejected):
+        publisher_for(fake).publish_check(check_content(verdicts.failing()), HEAD_SHA)
+    assert len(fake.log("POST")) == 2
+
+
+def test_100000_annotation_worthy_lines_post_a_capped_check_within_the_write_bound(fake: FakeGitHub) -> None:
+    """TRUST.md invariant 8: 100,000 failures to annotate end in one capped check (500 annotations,
+    the rest counted in the summary) in 10 writes, quickly; never the token's hourly budget."""
+    started = time.monotonic()
+    content = check_content(verdicts.with_many_reasons(100_000, detail_size=10))
+    publisher = publisher_for(fake)
+    result = publisher.publish_check(content, HEAD_SHA)
+    (run,) = fake.check_runs(REPO)
+    assert len(run.annotations) == 500
+    assert "99500 more annotation(s) were left out" in (run.summary or "")
+    assert len((run.summary or "").encode()) <= 65535
+    writes = [r for r in fake.requests if r.method in {"POST", "PATCH"}]
+    assert len(writes) == publisher.writes == 10
+    assert result.annotations_posted == 500
+    assert time.monotonic() - started < 60
+
+
+def test_the_write_bound_stops_posting_and_says_so(fake: FakeGitHub) -> None:
+    publisher = publisher_for(fake)
+    publisher.max_writes = 3
+    result = publisher.publish_check(check_content(verdicts.with_many_reasons(300)), HEAD_SHA)
+    (run,) = fake.check_runs(REPO)
+    assert len(run.annotations) == 150
+    assert len([r for r in fake.requests if r.method in {"POST", "PATCH"}]) == 3
+    (missing,) = result.not_posted
+    assert missing.what == "annotations 151-300 of 300"
+    assert "API writes are spent" in missing.why

@@ -10,7 +10,7 @@ from gate.action.publisher import CommentAction, Publisher, open_repo
 from gate.judge.verdict import Verdict
 from gate.report import STICKY_MARKER
 from tests.github.clients import PR, REPO, client_for, publish_rendered, publisher_for
-from tests.github_fake import FakeGitHub
+from tests.github_fake import FakeGitHub, TokenKind
 from tests.support import verdicts
 
 BOT = "github-actions[bot]"
@@ -151,3 +151,28 @@ def test_publish_without_a_pull_request_skips_the_comment(fake: FakeGitHub) -> N
     result = publish_rendered(publisher_for(fake), verdicts.failing(), head_sha="1" * 40)
     assert result.comment.action == CommentAction.SKIPPED
     assert [r.operation_id for r in fake.requests] == ["checks/create"]
+
+
+def test_another_bots_marker_comment_is_not_adopted_without_comment_author(fake: FakeGitHub) -> None:
+    """Seen on main: with comment-author unset, any bot's comment carrying the marker became the
+    sticky one (the agent's own bot could plant it), and every later update was a 403. Now the
+    token's own identity decides: GITHUB_TOKEN (GET /user answers 403) comments as github-actions[bot]."""
+    planted = fake.add_comment(REPO, PR, f"{STICKY_MARKER}\n✅ pass_clean", user="agent-helper[bot]")
+    ours = fake.add_comment(REPO, PR, f"{STICKY_MARKER}\nold", user=BOT)
+    result = publisher_for(fake).publish_comment(sticky_comment(verdicts.failing(), CommentMode.ALWAYS), PR)
+    assert (result.action, result.comment_id) == (CommentAction.UPDATED, ours.id)
+    assert next(c for c in fake.comments(REPO, PR) if c.id == planted.id).body == planted.body
+    assert [r.status for r in fake.log("GET", "/user")] == [403]
+
+
+def test_a_user_tokens_own_login_comes_from_get_user(fake: FakeGitHub) -> None:
+    """A personal access token comments as its user: GET /user names it, once per publisher."""
+    pat = "ghp_maintainer"
+    fake.add_token(pat, TokenKind.PAT, login="a-maintainer")
+    fake.add_comment(REPO, PR, f"{STICKY_MARKER}\nold", user=BOT)
+    mine = fake.add_comment(REPO, PR, f"{STICKY_MARKER}\nold", user="a-maintainer")
+    publisher = Publisher(open_repo(client_for(fake, token=pat), REPO))
+    result = publisher.publish_comment(sticky_comment(verdicts.failing(), CommentMode.ALWAYS), PR)
+    assert (result.action, result.comment_id) == (CommentAction.UPDATED, mine.id)
+    assert publisher.own_login() == "a-maintainer"
+    assert [r.status for r in fake.log("GET", "/user")] == [200]

@@ -19,6 +19,7 @@ from gate.action.publisher import (
     RateLimited,
     RequestRejected,
     RetrySettings,
+    make_client,
     make_retry,
     open_repo,
 )
@@ -130,7 +131,12 @@ def test_retry_settings_bound_the_time_of_one_request() -> None:
     assert retry.status_forcelist is not None
     assert {403, 429, 500, 502, 503} <= set(retry.status_forcelist)
     assert retry.allowed_methods is not None
-    assert {"POST", "PATCH", "GET"} <= set(retry.allowed_methods)
+    assert {"PATCH", "GET"} <= set(retry.allowed_methods)
+    # A POST may have landed after a 5xx: never re-sent by the HTTP layer; a rate-limit answer was
+    # never applied, so it is retried.
+    assert not retry.is_retry("POST", 502)
+    assert retry.is_retry("POST", 429)
+    assert retry.is_retry("PATCH", 502)
 
 
 def test_read_only_token_is_handled_without_crashing(fake: FakeGitHub) -> None:
@@ -188,3 +194,85 @@ def test_the_token_never_appears_in_logs_errors_or_reprs(
     assert fake.token not in haystack
     assert fake.token[4:20] not in haystack
     assert all(r.authorization == f"token {fake.token}" for r in fake.requests)
+
+
+# -- answers lost after the write was applied (../shared/github/README.md: "Retrying a POST") ----------
+
+
+def test_a_check_run_whose_answer_was_lost_is_adopted_not_created_twice(fake: FakeGitHub) -> None:
+    fake.lose_answer_next("POST", CREATE, 502)
+    result = publisher_for(fake).publish_check(check_content(verdicts.failing()), HEAD_SHA)
+    (run,) = fake.check_runs(REPO)
+    assert result.check_run_id == run.id
+    assert [r.status for r in fake.log("POST")] == [502]
+    assert len(fake.log("GET", "/repos/*/commits/*/check-runs")) == 1
+
+
+def test_a_check_run_that_did_not_land_is_created_after_the_re_listing(fake: FakeGitHub) -> None:
+    fake.fail_next("POST", CREATE, 502)
+    publisher_for(fake).publish_check(check_content(verdicts.failing()), HEAD_SHA)
+    assert len(fake.check_runs(REPO)) == 1
+    assert [r.status for r in fake.log("POST")] == [502, 201]
+
+
+def test_an_earlier_runs_check_is_not_mistaken_for_this_one(fake: FakeGitHub) -> None:
+    """The re-listing matches this attempt's external_id, not any check of the same name."""
+    publisher_for(fake).publish_check(check_content(verdicts.passing()), HEAD_SHA)
+    fake.fail_next("POST", CREATE, 502)
+    publisher_for(fake).publish_check(check_content(verdicts.failing()), HEAD_SHA)
+    assert [r.conclusion for r in fake.check_runs(REPO)] == ["success", "failure"]
+
+
+def test_a_sticky_comment_whose_answer_was_lost_is_not_posted_twice(fake: FakeGitHub) -> None:
+    """Seen on main: a POST retried after a read timeout or 5xx could create a second comment."""
+    fake.lose_answer_next("POST", "/repos/*/issues/*/comments", 502)
+    result = publisher_for(fake).publish_comment(sticky_comment(verdicts.failing(), CommentMode.ALWAYS), PR)
+    (comment,) = fake.comments(REPO, PR)
+    assert (result.action, result.comment_id) == (CommentAction.CREATED, comment.id)
+
+
+def test_a_reply_whose_answer_was_lost_is_not_posted_twice(fake: FakeGitHub) -> None:
+    fake.lose_answer_next("POST", "/repos/*/issues/*/comments", 504)
+    comment_id = publisher_for(fake).reply(PR, "an explain reply")
+    (comment,) = fake.comments(REPO, PR)
+    assert comment.id == comment_id
+
+
+def test_a_429_without_retry_after_waits_at_least_a_minute_then_backs_off() -> None:
+    """Seen on main: 0/2/4/8 s. GitHub asks for at least a minute, then exponential backoff; past
+    max_wait the request fails fast as RateLimited instead of waiting (bounded)."""
+    retry = make_retry(RetrySettings())
+    assert retry.secondary_backoff(0) == 60
+    assert retry.secondary_backoff(1) == 120
+    assert retry.secondary_backoff(2) == 240 > RetrySettings().max_wait
+
+
+def test_a_429_without_retry_after_is_waited_then_retried(
+    fake: FakeGitHub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Through the real client against the fake, with urllib3's sleep recorded instead of slept."""
+    slept: list[float] = []
+    monkeypatch.setattr("urllib3.util.retry.time.sleep", slept.append)
+    fake.fail_next("POST", CREATE, 429, body={"message": "You have exceeded a secondary rate limit."})
+    settings = RetrySettings(total=3, timeout=5, max_wait=300, read_retries=0)
+    client = make_client(
+        fake.token, fake.url, retry=settings, seconds_between_requests=0, seconds_between_writes=0
+    )
+    result = Publisher(open_repo(client, REPO)).publish_check(check_content(verdicts.failing()), HEAD_SHA)
+    assert result.check_run_id is not None
+    assert [r.status for r in fake.log("POST")] == [429, 201]
+    assert slept
+    assert min(slept) >= 60
+
+
+def test_repeated_429s_without_retry_after_end_as_rate_limited_within_the_bound(fake: FakeGitHub) -> None:
+    fake.fail_next(
+        "POST", CREATE, 429, times=10, body={"message": "You have exceeded a secondary rate limit."}
+    )
+    settings = RetrySettings(total=3, timeout=5, secondary_rate_wait=0.01, max_wait=0, read_retries=0)
+    client = make_client(
+        fake.token, fake.url, retry=settings, seconds_between_requests=0, seconds_between_writes=0
+    )
+    with pytest.raises(RateLimited):
+        Publisher(open_repo(client, REPO)).publish_check(check_content(verdicts.failing()), HEAD_SHA)
+    assert len(fake.log("POST")) == 1

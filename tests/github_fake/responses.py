@@ -59,6 +59,19 @@ def node_id(kind: str, number: int) -> str:
     return b64encode(f"0:{kind}{number}".encode()).decode()
 
 
+def authenticated_user(login: str, api: str) -> dict[str, Any]:
+    """``users/get-authenticated`` (``GET /user``) for a user token: the spec's private-user example
+    with ``login``'s name, id and URLs."""
+    data = example("private-user-response-with-public-and-private-profile-information")
+    text = json.dumps(data).replace(_EXAMPLE_API, api).replace("/users/octocat", f"/users/{login}")
+    out: dict[str, Any] = json.loads(text)
+    # GitHub sends the discriminator the spec's oneOf needs; the example predates it.
+    out.update(
+        login=login, id=stable_id(login), node_id=node_id("User", stable_id(login)), user_view_type="private"
+    )
+    return out
+
+
 def user(login: str, api: str) -> dict[str, Any]:
     """A ``simple-user`` for ``login``, from the example comment's author."""
     data = example("issue-comment")["user"]

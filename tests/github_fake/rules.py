@@ -5,7 +5,8 @@ Each rule cites where it comes from (D = https://docs.github.com/en):
 * check runs (D/rest/checks/runs): ``conclusion`` is required with
   ``status: completed`` or ``completed_at``; only GitHub sets ``stale``;
   at most 50 annotations per request; ``summary``/``text`` at most 65535
-  characters; annotation ``title`` at most 255, ``message``/``raw_details``
+  bytes (UTF-8: a 78,664-byte summary of 65,535 characters was refused, issue #11);
+  annotation ``title`` at most 255, ``message``/``raw_details``
   at most 64 KB; ``start_column``/``end_column`` only on a one-line annotation;
 * ``per_page``: at most 100 (D/rest/using-the-rest-api/using-pagination-in-the-rest-api);
 * issue comment ``body``: at most 65536 characters. Undocumented; GitHub answers
@@ -53,11 +54,9 @@ def check_run(body: dict[str, Any]) -> list[Problem]:
         problems.append(_problem("CheckRun", "conclusion", "only GitHub can set a conclusion of stale"))
     output = body.get("output") or {}
     for field in ("summary", "text"):
-        if len(output.get(field) or "") > MAX_OUTPUT_TEXT:
+        if len((output.get(field) or "").encode()) > MAX_OUTPUT_TEXT:
             problems.append(
-                _problem(
-                    "CheckRun", f"output.{field}", f"{field} is longer than {MAX_OUTPUT_TEXT} characters"
-                )
+                _problem("CheckRun", f"output.{field}", f"{field} is longer than {MAX_OUTPUT_TEXT} bytes")
             )
     annotations = output.get("annotations") or []
     if len(annotations) > MAX_ANNOTATIONS:

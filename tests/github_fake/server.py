@@ -123,6 +123,9 @@ class Fault:
     body: Any
     delay: float
     hits: int = 0
+    #: Apply the request, then answer ``status`` anyway: a write whose answer was lost (a 502 from a
+    #: proxy, a read timeout), which a client must reconcile before re-sending.
+    applied: bool = False
 
     def matches(self, method: str, path: str) -> bool:
         return (
@@ -144,6 +147,7 @@ class RecordedRequest:
     operation_id: str | None = None
     status: int = 0
     injected: bool = False  # answered by a Fault
+    lost_answer: Fault | None = None  # applied, then answered by this Fault
     at: float = field(default_factory=time.monotonic)  # when it arrived (time.monotonic)
 
     @property
@@ -370,6 +374,11 @@ class FakeGitHub:
             self.state.comments.append(comment)
             return comment
 
+    def set_mergeable(self, full_name: str, number: int, answers: Iterable[bool | None]) -> None:
+        """What the next pulls/get requests answer as ``mergeable`` (the last one stays)."""
+        with self._lock:
+            self.state.pulls[(full_name, number)].mergeable = list(answers) or [True]
+
     def set_permission(self, full_name: str, login: str, permission: str) -> None:
         """What ``repos/get-collaborator-permission-level`` answers for ``login`` (default "none")."""
         if permission not in PERMISSIONS:
@@ -440,6 +449,14 @@ class FakeGitHub:
         (unless ``status`` is None: then it is answered normally, late).
         """
         fault = Fault(method.upper(), path_pattern, status, times, dict(headers or {}), body, delay)
+        with self._lock:
+            self.faults.append(fault)
+        return fault
+
+    def lose_answer_next(self, method: str, path_pattern: str, status: int = 502, *, times: int = 1) -> Fault:
+        """Apply the next ``times`` matching requests, then answer ``status`` as if the answer had
+        been lost on the way (the state changes; the client sees a failure)."""
+        fault = Fault(method.upper(), path_pattern, status, times, {}, None, 0.0, applied=True)
         with self._lock:
             self.faults.append(fault)
         return fault
@@ -579,6 +596,8 @@ class FakeGitHub:
         reply = self._dispatch(call)
         if self.validate_responses and 200 <= reply.status < 300 and reply.body is not None:
             self._check_response(call, encoded, data, reply)
+        if record.lost_answer is not None:
+            return self._fault_reply(record.lost_answer)
         return reply
 
     def _route(self, record: RecordedRequest, data: bytes) -> Reply | tuple[spec.Route, dict[str, str], str]:
@@ -620,6 +639,9 @@ class FakeGitHub:
         if fault.status is None:
             return None
         record.injected = True
+        if fault.applied:
+            record.lost_answer = fault
+            return None
         return self._fault_reply(fault)
 
     def _reject(self, record: RecordedRequest, status: int, message: str, errors: Any = None) -> Reply:
@@ -741,11 +763,22 @@ class FakeGitHub:
         repo = self.state.repos.get(call.repo)
         return Reply(200, responses.repository(repo, self.url)) if repo else self._not_found()
 
+    def _user_get_authenticated(self, call: Call) -> Reply:
+        """``GET /user``: a user token's own account; an installation token (GITHUB_TOKEN, an App's)
+        has no user and gets GitHub's 403 "Resource not accessible by integration"."""
+        if call.token.kind != TokenKind.PAT:
+            return Reply(403, responses.error(NOT_ACCESSIBLE, 403))
+        return Reply(200, responses.authenticated_user(call.token.login, self.url))
+
     def _pulls_get(self, call: Call) -> Reply:
         pull = self.state.pulls.get((call.repo, call.int_param("pull_number")))
         if pull is None:
             return self._not_found()
-        return Reply(200, responses.pull_request(pull, self.state.repos[call.repo], self.url))
+        answer = responses.pull_request(pull, self.state.repos[call.repo], self.url)
+        answer["mergeable"] = pull.mergeable.pop(0) if len(pull.mergeable) > 1 else pull.mergeable[0]
+        if answer["mergeable"] is None:
+            answer["mergeable_state"] = "unknown"
+        return Reply(200, answer)
 
     def _pulls_list_files(self, call: Call) -> Reply:
         """Every page of the PR's files, up to GitHub's documented cap of 3000 files."""
@@ -1015,6 +1048,7 @@ _HANDLERS: dict[str, Callable[[FakeGitHub, Call], Reply]] = {
     "checks/get": FakeGitHub._checks_get,
     "checks/list-for-ref": FakeGitHub._checks_list_for_ref,
     "issues/list-comments": FakeGitHub._comments_list,
+    "users/get-authenticated": FakeGitHub._user_get_authenticated,
     "issues/create-comment": FakeGitHub._comments_create,
     "issues/get-comment": FakeGitHub._comment_get,
     "issues/update-comment": FakeGitHub._comment_update,

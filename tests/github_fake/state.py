@@ -53,6 +53,9 @@ class PullState:
     labels: list[str] = field(default_factory=list)
     # What pulls/list-files answers (and pulls/get counts as ``changed_files``), in order.
     files: list[PullFileState] = field(default_factory=list)
+    # What pulls/get answers as ``mergeable``, one per request, the last one from then on (GitHub
+    # answers null while it computes the test merge after a push).
+    mergeable: list[bool | None] = field(default_factory=lambda: [True])
 
 
 @dataclass

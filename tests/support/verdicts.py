@@ -74,13 +74,13 @@ def unscored(lines: list[int] | None = None, path: str = "src/retry.py") -> Verd
     )
 
 
-def with_many_reasons(count: int, detail_size: int = 200) -> Verdict:
+def with_many_reasons(count: int, detail_size: int = 200, path_prefix: str = "fixtures/f") -> Verdict:
     """A fail verdict whose report is far too long for one comment or check summary."""
     reasons = tuple(
         Reason(
             ReasonCode.ORACLE_EDIT_FORBIDDEN,
-            f"fixtures/f{i:05d}.json: edited " + "x" * detail_size,
-            f"fixtures/f{i:05d}.json",
+            f"{path_prefix}{i:05d}.json: edited " + ("x" if path_prefix.isascii() else "测") * detail_size,
+            f"{path_prefix}{i:05d}.json",
         )
         for i in range(count)
     )

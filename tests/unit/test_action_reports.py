@@ -161,7 +161,14 @@ def test_an_unreadable_stored_verdict_is_a_stored_verdict_error(tmp_path: Path) 
 def test_a_stored_verdict_may_carry_a_code_this_gate_does_not_decide(tmp_path: Path) -> None:
     """Contract v2's observer_edited is a known code: a v2 gate's verdict.json still reads."""
     path = tmp_path / "verdict.json"
-    path.write_text('{"verdict": "unscored", "reasons": [{"code": "observer_edited", "detail": "d"}]}')
+    doc = {
+        "verdict": "unscored",
+        "reasons": [{"code": "observer_edited", "detail": "d"}],
+        "parent": "a" * 40,
+        "head": "b" * 40,
+        "protocol": {"gate_version": "2.0.0"},
+    }
+    path.write_text(json.dumps(doc))
     assert read_stored_verdict(path).codes == ["observer_edited"]
 
 

@@ -43,16 +43,19 @@ IO_MODULES = frozenset(
 ALLOWED: dict[str, tuple[str, ...]] = {
     "gate.judge": ("gate.errors", "gate.exit_status", "gate.judge"),
     "gate.maps": ("gate", "gate.errors", "gate.files", "gate.git", "gate.check", "gate.judge", "gate.maps"),
-    "gate.report": ("gate", "gate.errors", "gate.judge"),
+    "gate.report": ("gate", "gate.errors", "gate.escape", "gate.judge"),
     "gate.check": ("gate", "gate.errors", "gate.git", "gate.judge", "gate.maps.read"),
     "gate.git": ("gate.errors", "gate.judge.changes"),
     "gate.files": (),
+    # One escaping function per sink (TRUST.md invariant 7): pure string functions.
+    "gate.escape": (),
     "gate.errors": (),
     "gate.exit_status": (),
     "gate.demo": ("gate.check", "gate.judge", "gate.report"),
     "gate.action": (
         "gate",
         "gate.errors",
+        "gate.escape",
         "gate.exit_status",
         "gate.files",
         "gate.git",
@@ -67,6 +70,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "gate.bot": (
         "gate",
         "gate.errors",
+        "gate.escape",
         "gate.files",
         "gate.git",
         "gate.check",
@@ -246,3 +250,8 @@ def test_the_command_line_starts_without_the_github_client_or_templates() -> Non
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_escaping_module_is_pure() -> None:
+    """gate.escape is string functions only: every sink's rendering may call it."""
+    assert set(imports_of(GATE / "escape.py")) <= {"__future__", "re"}

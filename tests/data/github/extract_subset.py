@@ -53,6 +53,8 @@ OPERATIONS = (
     "apps/create-installation-access-token",
     "apps/get-authenticated",
     "rate-limit/get",
+    # the Action: the token's own identity, the only author whose comment is the sticky one
+    "users/get-authenticated",
     # the bot's trusted map store: the map workflow's runs, their artifacts, the artifact's zip
     "actions/list-workflow-runs",
     "actions/list-workflow-run-artifacts",

@@ -1,0 +1,71 @@
+"""``oracle-gate publish`` trusts nothing of a stored verdict but the word its reason codes force:
+every field is held to the contract's shape, or the whole file is rejected (one line)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gate.action.publish_stored import read_stored_verdict
+from gate.errors import StoredVerdictError
+from gate.report import to_json
+from tests.support.rendering_cases import VERDICT_KINDS
+
+GOOD = to_json(VERDICT_KINDS["fail"]())
+
+
+def write(tmp_path: Path, doc: dict[str, Any]) -> Path:
+    path = tmp_path / "verdict.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def forged(**changes: Any) -> dict[str, Any]:
+    doc: dict[str, Any] = json.loads(json.dumps(GOOD))
+    for dotted, value in changes.items():
+        *parents, key = dotted.split("__")
+        target = doc
+        for p in parents:
+            target = target[int(p)] if isinstance(target, list) else target[p]
+        target[key] = value
+    return doc
+
+
+def test_the_gates_own_verdicts_are_accepted(tmp_path: Path) -> None:
+    for make in VERDICT_KINDS.values():
+        doc = to_json(make())
+        assert to_json(read_stored_verdict(write(tmp_path, doc))) == doc
+
+
+@pytest.mark.parametrize(
+    ("changes", "problem"),
+    [
+        ({"parent": "0123\r\n### ✅ Oracle Gate: `pass_clean`"}, "'parent' is not a full hex commit SHA"),
+        ({"head": "[x](https://evil.example)"}, "'head' is not a full hex commit SHA"),
+        ({"head": "F" * 40}, "'head' is not a full hex commit SHA"),
+        ({"protocol__gate_version": "1.0 <img src=x>"}, "'protocol.gate_version' is not a version"),
+        ({"protocol__policy_sha256": "`x`"}, "'protocol.policy_sha256' is not a hex sha256"),
+        ({"overlap_ratio": 7}, "'overlap_ratio' is outside [0, 1]"),
+        ({"reasons__0__path": "/etc/passwd"}, "reason 0: 'path' is not a repository-relative path"),
+        ({"reasons__0__path": "a/../../b"}, "reason 0: 'path' is not a repository-relative path"),
+        ({"reasons__0__line": 0}, "reason 0: 'line' is not a line number"),
+        ({"reasons": []}, "'reasons' is empty"),
+        ({"verdict": "pass_clean"}, "'verdict' is pass_clean but its reason codes make it fail"),
+        ({"overlap": {"../x": [1]}}, "'overlap' names a path that is not repository-relative"),
+        ({"touched": {"a.py": [-1]}}, "'touched' holds a line number out of range"),
+    ],
+)
+def test_a_forged_field_rejects_the_file(tmp_path: Path, changes: dict[str, Any], problem: str) -> None:
+    with pytest.raises(StoredVerdictError) as caught:
+        read_stored_verdict(write(tmp_path, forged(**changes)))
+    assert problem in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+def test_a_path_git_allows_is_accepted_and_left_to_escaping(tmp_path: Path) -> None:
+    """A carriage return is legal in a git path: the shape check keeps it, the renderers escape it."""
+    doc = forged(reasons__0__path="src/a\rb.py")
+    assert read_stored_verdict(write(tmp_path, doc)).reasons[0].path == "src/a\rb.py"
