@@ -44,6 +44,24 @@ def distrusted(stored: Verdict, workflow_paths: Sequence[str]) -> Verdict:
     return Verdict(Outcome.FAIL, reasons, {}, {}, 0.0, stored.parent, stored.head, protocol)
 
 
+def lineage_problem(stored: Verdict, head_sha: str, parents: Sequence[str]) -> str | None:
+    """Why the stored verdict's commits are not GitHub's test merge of ``head_sha``, or None.
+
+    The stored ``head`` must be a merge commit whose parents GitHub reports as exactly (stored
+    ``parent``, the pull request's head): otherwise the verdict judged some other pair of commits (a
+    merge the change built itself, against a parent of its choosing) and says nothing about this one.
+    """
+    expected = (stored.parent, head_sha)
+    if tuple(parents) == expected:
+        return None
+    shown = ", ".join(p[:12] for p in parents) or "none"
+    return (
+        f"the stored verdict judged {stored.head[:12]}, whose parents on GitHub are ({shown}), not "
+        f"(its parent {stored.parent[:12]}, the pull request's head {head_sha[:12]}): it is not the test "
+        "merge of this pull request, so the stored verdict is not trusted"
+    )
+
+
 def read_stored_verdict(path: Path) -> Verdict:
     """A ``verdict.json`` from an earlier run; :class:`StoredVerdictError` (one line) when it is not one."""
     try:
@@ -53,6 +71,27 @@ def read_stored_verdict(path: Path) -> Verdict:
     except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         raise StoredVerdictError(str(path), f"not JSON ({exc})") from exc
     return check_stored_shapes(report.from_json(doc, str(path)), str(path))
+
+
+def reject_unless_test_merge(
+    publisher: Publisher, stored: Verdict, head_sha: str, say: Callable[[str], None]
+) -> None:
+    """Ask GitHub for the parents of the stored ``head``; on a mismatch (or when GitHub cannot say)
+    post a failure check saying why and raise :class:`GateError`."""
+    try:
+        why = lineage_problem(stored, head_sha, publisher.commit_parents(stored.head))
+    except PublishError as exc:
+        why = (
+            f"cannot read the stored verdict's commit {stored.head[:12]} from GitHub ({exc}), so it cannot "
+            "be verified to be the test merge of this pull request; the stored verdict is not trusted"
+        )
+    if why is None:
+        return
+    try:
+        publisher.publish_check(content.error_check(why), head_sha)
+    except PublishError as exc:
+        say(f"the failure check was not posted either: {exc}")
+    raise GateError(why)
 
 
 def publish_stored(
@@ -67,7 +106,9 @@ def publish_stored(
     """Check the stored verdict against the API, then post it (or the ``fail`` that replaces it).
 
     Raises :class:`GateError` when the pull request's head is not ``head_sha`` (the verdict is for
-    another commit) or its files cannot all be listed (after posting a failure check saying so).
+    another commit), when the stored ``head`` is not a commit whose parents GitHub reports as (stored
+    ``parent``, ``head_sha``), or when the pull request's files cannot all be listed (the last two
+    after posting a failure check saying so).
     """
     try:
         pull = publisher.pull_request(pr_number)
@@ -79,6 +120,7 @@ def publish_stored(
         files = publisher.pull_request_files(pr_number)
     except PublishError as exc:
         raise GateError(str(exc)) from exc
+    reject_unless_test_merge(publisher, stored, head_sha, say)
     if pull.changed_files is not None and len(files) < pull.changed_files:
         why = (
             f"GitHub lists {len(files)} of the {pull.changed_files} files of pull request #{pr_number}, "

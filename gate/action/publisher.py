@@ -492,6 +492,11 @@ class Publisher:
                 mergeable=pull.mergeable,
             )
 
+    def commit_parents(self, sha: str) -> tuple[str, ...]:
+        """``repos/get-commit``: the parents GitHub records for commit ``sha``, in order."""
+        with github_call(f"read commit {sha[:12]}"):
+            return tuple(parent.sha for parent in self._repo.get_commit(sha).parents)
+
     def pull_request_files(self, number: int) -> list[PullFile]:
         """``pulls/list-files``, every page (GitHub lists at most 3000 files: compare ``changed_files``)."""
         with github_call(f"list the files of pull request #{number}"):

@@ -168,3 +168,58 @@ def test_the_workflow_file_name_cannot_write_workflow_commands(
     lines = proc.stderr.splitlines()
     assert not [line for line in lines if line.strip().startswith("::")]
     assert "##[" not in proc.stderr
+
+
+def test_a_verdict_of_another_pull_requests_merge_is_rejected(
+    runner: Runner, project: Project, fake: FakeGitHub, tmp_path: Path
+) -> None:
+    """A pass_clean stored for pull request #1 brought to #2's publish run (the head-sha is #2's, the
+    file untouched): GitHub's parents of the stored head are (main, #1's head), not #2's head."""
+    stored = stage_one(runner, project, fake, project.pulls[1], tmp_path)
+    pr = project.pulls[2]
+    proc = publish(fake, "--verdict", str(stored), "--repo", REPO, "--pr", "2", "--head-sha", pr.head)
+    assert proc.returncode == 3, proc.stderr
+    assert "not the test merge of this pull request" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    (run,) = fake.check_runs(REPO)
+    assert (run.head_sha, run.conclusion) == (pr.head, "failure")
+    assert "not trusted" in (run.summary or "")
+    assert fake.comments(REPO, 2) == []
+    (get,) = fake.log("GET", "/repos/*/commits/*")
+    assert get.path.endswith(project.pulls[1].merge or "")
+
+
+def test_a_verdict_whose_parent_is_not_the_merges_first_parent_is_rejected(
+    runner: Runner, project: Project, fake: FakeGitHub, tmp_path: Path
+) -> None:
+    """The change judged against a parent of its choosing (here its own head, so nothing it changed
+    counts): the SHAs are well-formed, the head is the real test merge, the parent is not main."""
+    pr = project.pulls[2]
+    stored = stage_one(runner, project, fake, pr, tmp_path)
+    doc = json.loads(stored.read_text())
+    assert (doc["head"], doc["parent"]) == (pr.merge, project.main)
+    doc["parent"] = pr.head
+    stored.write_text(json.dumps(doc))
+    proc = publish(fake, "--verdict", str(stored), "--repo", REPO, "--pr", "2", "--head-sha", pr.head)
+    assert proc.returncode == 3, proc.stderr
+    assert "not the test merge of this pull request" in proc.stderr
+    (run,) = fake.check_runs(REPO)
+    assert run.conclusion == "failure"
+    assert fake.comments(REPO, 2) == []
+
+
+def test_a_verdict_of_a_commit_github_does_not_know_is_rejected(
+    runner: Runner, project: Project, fake: FakeGitHub, tmp_path: Path
+) -> None:
+    """A stored head GitHub answers 422 for (a merge built only on the runner): fail closed."""
+    pr = project.pulls[1]
+    stored = stage_one(runner, project, fake, pr, tmp_path)
+    doc = json.loads(stored.read_text())
+    doc["head"] = "e" * 40
+    stored.write_text(json.dumps(doc))
+    proc = publish(fake, "--verdict", str(stored), "--repo", REPO, "--pr", "1", "--head-sha", pr.head)
+    assert proc.returncode == 3, proc.stderr
+    assert "cannot be verified to be the test merge" in proc.stderr
+    (run,) = fake.check_runs(REPO)
+    assert run.conclusion == "failure"
+    assert fake.take_violations() == []

@@ -21,6 +21,7 @@ from tests.github_fake.state import (
     ArtifactState,
     CheckRunState,
     CommentState,
+    CommitState,
     HookDeliveryState,
     PullFileState,
     PullState,
@@ -196,6 +197,28 @@ def diff_entry(pull: PullState, entry: PullFileState, api: str) -> dict[str, Any
     )
     if entry.previous_filename is not None:
         data["previous_filename"] = entry.previous_filename
+    return data
+
+
+def commit(c: CommitState, api: str) -> dict[str, Any]:
+    """``repos/get-commit``: the spec's ``commit`` example with this SHA and these parents. Its
+    ``files`` are dropped: the example's do not validate (../shared/github/README.md) and the fake keeps
+    no diff; ``stats`` goes with them."""
+    data = _rebased("commit", api, c.repo)
+    data.update(
+        sha=c.sha,
+        node_id=node_id("Commit", stable_id(c.repo + c.sha)),
+        url=f"{api}/repos/{c.repo}/commits/{c.sha}",
+        html_url=f"{HTML}/{c.repo}/commit/{c.sha}",
+        comments_url=f"{api}/repos/{c.repo}/commits/{c.sha}/comments",
+        parents=[
+            {"sha": p, "url": f"{api}/repos/{c.repo}/commits/{p}", "html_url": f"{HTML}/{c.repo}/commit/{p}"}
+            for p in c.parents
+        ],
+    )
+    data["commit"]["url"] = f"{api}/repos/{c.repo}/git/commits/{c.sha}"
+    data.pop("files", None)
+    data.pop("stats", None)
     return data
 
 

@@ -46,6 +46,7 @@ from tests.github_fake.state import (
     ArtifactState,
     CheckRunState,
     CommentState,
+    CommitState,
     HookDeliveryState,
     PullFileState,
     PullState,
@@ -361,6 +362,14 @@ class FakeGitHub:
             entry = PullFileState(filename, status, previous_filename)
             pull.files.append(entry)
             return entry
+
+    def add_commit(self, full_name: str, sha: str, parents: Iterable[str]) -> CommitState:
+        """A commit ``repos/get-commit`` knows (by its full SHA), with its parents in order."""
+        with self._lock:
+            self._repo_or_raise(full_name)
+            commit = CommitState(full_name, sha, list(parents))
+            self.state.commits[(full_name, sha)] = commit
+            return commit
 
     def add_comment(
         self, full_name: str, issue_number: int, body: str, *, user: str = "someone"
@@ -770,6 +779,17 @@ class FakeGitHub:
             return Reply(403, responses.error(NOT_ACCESSIBLE, 403))
         return Reply(200, responses.authenticated_user(call.token.login, self.url))
 
+    def _commit_get(self, call: Call) -> Reply:
+        """``GET /repos/{o}/{r}/commits/{ref}`` by full SHA. An unknown SHA gets GitHub's 422 "No commit
+        found for SHA"; the fake resolves no branch names or abbreviations."""
+        if call.repo not in self.state.repos:
+            return self._not_found()
+        ref = call.params["ref"]
+        commit = self.state.commits.get((call.repo, ref))
+        if commit is None:
+            return Reply(422, responses.error(f"No commit found for SHA: {ref}", 422))
+        return Reply(200, responses.commit(commit, self.url))
+
     def _pulls_get(self, call: Call) -> Reply:
         pull = self.state.pulls.get((call.repo, call.int_param("pull_number")))
         if pull is None:
@@ -1042,6 +1062,7 @@ _HANDLERS: dict[str, Callable[[FakeGitHub, Call], Reply]] = {
     "apps/create-installation-access-token": FakeGitHub._installation_token,
     "repos/get": FakeGitHub._repos_get,
     "pulls/get": FakeGitHub._pulls_get,
+    "repos/get-commit": FakeGitHub._commit_get,
     "pulls/list-files": FakeGitHub._pulls_list_files,
     "checks/create": FakeGitHub._checks_create,
     "checks/update": FakeGitHub._checks_update,

@@ -68,6 +68,15 @@ class PullFileState:
 
 
 @dataclass
+class CommitState:
+    """A commit of a repository as ``repos/get-commit`` answers it: its SHA and its parents, in order."""
+
+    repo: str
+    sha: str
+    parents: list[str]
+
+
+@dataclass
 class CommentState:
     repo: str
     issue_number: int
@@ -175,6 +184,7 @@ class State:
     repos: dict[str, RepoState] = field(default_factory=dict)
     pulls: dict[tuple[str, int], PullState] = field(default_factory=dict)
     comments: list[CommentState] = field(default_factory=list)
+    commits: dict[tuple[str, str], CommitState] = field(default_factory=dict)
     check_runs: list[CheckRunState] = field(default_factory=list)
     statuses: list[StatusState] = field(default_factory=list)
     reactions: list[ReactionState] = field(default_factory=list)

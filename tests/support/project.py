@@ -219,7 +219,15 @@ def seed_fake(fake: FakeGitHub, project: Project) -> FakeGitHub:
     fake.add_repo(REPO)
     for pr in project.pulls.values():
         fake.add_pull(REPO, pr.number, head_sha=pr.head, base_sha=project.main, head_ref=pr.branch)
+        for sha in (pr.head, pr.merge):
+            if sha is not None:
+                seed_commit(fake, project, sha)
     return fake
+
+
+def seed_commit(fake: FakeGitHub, project: Project, sha: str) -> None:
+    """Tell the fake about commit ``sha`` of the project's origin, with the parents git gives it."""
+    fake.add_commit(REPO, sha, project.git("rev-list", "--parents", "-n", "1", sha).split()[1:])
 
 
 def chown_tree(path: Path, uid: int = OTHER_UID) -> None:
