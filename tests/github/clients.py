@@ -62,6 +62,13 @@ def publish_rendered(
     )
 
 
+def seed_test_merge(fake: FakeGitHub, stored: Verdict) -> Verdict:
+    """Make the stored verdict's ``head`` GitHub's test merge of the pull request (parents: the stored
+    ``parent``, then HEAD_SHA), as ``oracle-gate publish`` requires."""
+    fake.add_commit(REPO, stored.head, [stored.parent, HEAD_SHA])
+    return stored
+
+
 def seed(fake: FakeGitHub) -> FakeGitHub:
     fake.add_repo(REPO)
     fake.add_pull(REPO, PR, head_sha=HEAD_SHA, base_sha=BASE_SHA)

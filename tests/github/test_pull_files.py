@@ -8,7 +8,7 @@ from gate.action.defaults import CommentMode
 from gate.action.publish_stored import publish_stored, workflow_edits
 from gate.action.publisher import PullFile
 from gate.errors import GateError
-from tests.github.clients import HEAD_SHA, PR, REPO, publisher_for
+from tests.github.clients import HEAD_SHA, PR, REPO, publisher_for, seed_test_merge
 from tests.github_fake import FakeGitHub
 from tests.support import verdicts
 
@@ -44,7 +44,7 @@ def test_more_files_than_github_lists_cannot_be_trusted(fake: FakeGitHub) -> Non
     with pytest.raises(GateError, match="3000 of the 3001 files"):
         publish_stored(
             publisher_for(fake),
-            verdicts.passing(),
+            seed_test_merge(fake, verdicts.passing()),
             pr_number=PR,
             head_sha=HEAD_SHA,
             comment_mode=CommentMode.ON_CHANGE,
@@ -58,7 +58,7 @@ def test_more_files_than_github_lists_cannot_be_trusted(fake: FakeGitHub) -> Non
 
 def test_a_stored_fail_is_posted_as_it_is(fake: FakeGitHub) -> None:
     fake.add_pull_files(REPO, PR, [".github/workflows/ci.yml"])
-    stored = verdicts.failing()
+    stored = seed_test_merge(fake, verdicts.failing())
     verdict, result = publish_stored(
         publisher_for(fake),
         stored,
