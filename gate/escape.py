@@ -11,6 +11,16 @@ Mentions and autolinks are broken with a zero-width space after ``@`` and inside
 GitHub resolves ``@user``, ``@org/team`` and bare URLs in the rendered text, where backslashes and
 entities are already gone, so only a character between them stops it (the practice of Dependabot's
 release notes, ``@&#8203;user``).
+
+Issue and pull-request references (``#123``, ``GH-123``, ``owner/repo#123``) and emoji shortcodes
+(``:smile:``) are broken the same way, and for the same reason: GitHub finds them in the rendered
+HTML's text nodes, after CommonMark has already turned a backslash-escaped ``#`` and the entities
+``&#35;`` / ``&#58;`` back into ``#`` and ``:``, so neither a backslash nor an entity for the
+``#`` or ``:`` itself survives to stop them. A zero-width space between ``#`` (or ``GH-``) and
+the digits, or after a shortcode's opening ``:``, is a character the patterns do not allow there:
+it renders as nothing, and the text reads as written. It is written as the entity ``&#8203;`` so
+that a golden file shows it. Every ``:name:`` run is broken, digits too: ``path:100:`` (a reason
+naming a line) is GitHub's ``:100:``.
 """
 
 from __future__ import annotations
@@ -28,6 +38,10 @@ _CONTROLS = re.compile(r"[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f]")
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|~&$!])")
 _AUTOLINK = re.compile(r"(?i)(://|www\.)")
 _COMMAND_START = re.compile(r"^(\s*):(:)")
+#: GitHub's references (``#1``, ``owner/repo#1``, ``GH-1``) and emoji shortcodes (``:name:``), each
+#: matched at the point where a zero-width space breaks it.
+_REFERENCE = re.compile(r"(?i)(#|GH-)(?=\d)")
+_SHORTCODE = re.compile(r":(?=[\w+-]+:)")
 
 MAX_ANNOTATION_TITLE = 255  # D/rest/checks/runs#update-a-check-run: annotations[].title
 MAX_ANNOTATION_MESSAGE = 64 * 1024  # annotations[].message, bytes
@@ -44,10 +58,18 @@ def _defuse_mentions_and_links(text: str, zwsp: str) -> str:
     return _AUTOLINK.sub(lambda m: m.group(1)[0] + zwsp + m.group(1)[1:], text.replace("@", "@" + zwsp))
 
 
+def _defuse_references_and_shortcodes(text: str) -> str:
+    """``text`` with a raw zero-width space wherever GitHub would see a reference or an emoji."""
+    return _SHORTCODE.sub(":" + ZWSP, _REFERENCE.sub(lambda m: m.group(1) + ZWSP, text))
+
+
 def md_text(text: object) -> str:
     """Inline markdown (a table cell, a list item, a heading) that renders as ``text`` itself: one
-    line, every markdown and HTML character backslash-escaped, no mention, no autolink."""
-    return _defuse_mentions_and_links(_MD_SPECIAL.sub(r"\\\1", one_line(text)), ZWSP_ENTITY)
+    line, every markdown and HTML character backslash-escaped, no mention, no autolink, no issue or
+    pull-request reference and no emoji shortcode."""
+    flat = _defuse_references_and_shortcodes(one_line(text))
+    escaped = _MD_SPECIAL.sub(r"\\\1", flat).replace(ZWSP, ZWSP_ENTITY)
+    return _defuse_mentions_and_links(escaped, ZWSP_ENTITY)
 
 
 def md_code(text: object) -> str:

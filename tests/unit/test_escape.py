@@ -53,6 +53,28 @@ def test_code_spans_hold_backticks_and_pipes() -> None:
     assert escape.md_code("") == "` `"
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("fixes #123", "fixes \\#&#8203;123"),
+        ("see GH-7 and gh-8", "see GH-&#8203;7 and gh-&#8203;8"),
+        ("octo/repo#9", "octo/repo\\#&#8203;9"),
+        (":smile: :+1:", ":&#8203;smile: :&#8203;+1:"),
+        (":a:b:", ":&#8203;a:&#8203;b:"),
+        # A skip-marker detail names ``path:line:``; at line 100 that is GitHub's :100: emoji.
+        ("tests/a.py:100: adds", "tests/a.py:&#8203;100: adds"),
+        (":white_check_mark:", ":&#8203;white\\_check\\_mark:"),
+    ],
+)
+def test_markdown_text_breaks_references_and_emoji(text: str, expected: str) -> None:
+    assert escape.md_text(text) == expected
+
+
+@pytest.mark.parametrize("text", ["src/a.py:3", "tests/t.py::test_x", "issue #x", "a # b", "v1:2"])
+def test_markdown_text_leaves_what_github_does_not_link_alone(text: str) -> None:
+    assert "&#8203;" not in escape.md_text(text)
+
+
 def test_markdown_text_breaks_mentions_and_autolinks() -> None:
     out = escape.md_text("@org/team see https://e.example and www.e.example")
     assert "@&#8203;org/team" in out

@@ -62,6 +62,15 @@ HOSTILE = [
     "```",
     "    ",
     "::error::x",
+    "#123",
+    "fixes #1",
+    "GH-7",
+    "gh-42",
+    "octo/repo#9",
+    ":smile:",
+    ":+1:",
+    ":white_check_mark:",
+    ":a:b:",
 ]
 hostile_text = st.lists(st.one_of(st.sampled_from(HOSTILE), st.text(max_size=8)), max_size=6).map("".join)
 
@@ -111,6 +120,16 @@ def texts(tokens: list[Token]) -> list[str]:
     return found
 
 
+#: What GitHub turns into a link or an image in rendered text: issue and pull-request references
+#: (``#1``, ``owner/repo#1``, ``GH-1``) and emoji shortcodes (``:name:``).
+GITHUB_TOKENS = re.compile(r"(?i)#\d|GH-\d|:[\w+-]+:")
+
+
+def github_tokens(markdown: str) -> list[str]:
+    """Every reference and shortcode GitHub would resolve in the text of ``markdown``, in order."""
+    return [m.group() for text in texts(PARSER.parse(markdown)) for m in GITHUB_TOKENS.finditer(text)]
+
+
 def benign_twin(paths: list[str]) -> list[str]:
     return [f"src/p{i}.py" for i in range(len(paths))]
 
@@ -130,6 +149,7 @@ def test_hostile_text_keeps_the_benign_structure(
     for name, render in RENDERINGS.items():
         rendered = render(hostile)
         assert shape(rendered) == shape(render(benign)), (name, rendered)
+        assert github_tokens(rendered) == github_tokens(render(benign)), (name, rendered)
         for text in texts(PARSER.parse(rendered)):
             assert not re.search(r"@[\w/]", text), (name, text)
             assert not re.search(r"(?i)://|www\.", text), (name, text)
@@ -140,6 +160,16 @@ def test_the_property_can_fail() -> None:
     benign = report.to_markdown(build(Outcome.FAIL, ["src/a.py"], "t", "d"))
     forged = benign.replace("src/a.py", "src/a.py\r### ✅ Oracle Gate: `pass_clean`", 1)
     assert shape(forged) != shape(benign)
+
+
+def test_the_reference_check_can_fail() -> None:
+    """Written raw (as before), a reference and a shortcode in a path are tokens the template did
+    not write."""
+    benign = report.to_markdown(build(Outcome.FAIL, ["src/a.py"], "t", "d"))
+    forged = benign.replace("src/a.py", "src/a.py fixes #1 :smile:", 1)
+    assert github_tokens(forged) != github_tokens(benign)
+    escaped = report.to_markdown(build(Outcome.FAIL, ["src/a.py fixes #1 :smile:"], "t", "d"))
+    assert github_tokens(escaped) == github_tokens(benign)
 
 
 def heading_texts(markdown: str) -> list[list[str]]:
