@@ -14,9 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from gate.action.defaults import (
+    ANNOTATIONS_PER_REQUEST,
     DEFAULT_API_URL,
     DEFAULT_CHECK_NAME,
+    DEFAULT_MAX_API_WRITES,
     DEFAULT_TIME_BUDGET,
+    MAX_ANNOTATIONS_INPUT,
+    MAX_ANNOTATIONS_PER_RUN,
+    MAX_API_WRITES_INPUT,
     MAX_TIME_BUDGET,
     MIN_TIME_BUDGET,
     CommentMode,
@@ -59,6 +64,8 @@ class ActionConfig:
     output_path: Path | None = None
     summary_path: Path | None = None
     time_budget: int = DEFAULT_TIME_BUDGET
+    max_annotations: int = MAX_ANNOTATIONS_PER_RUN
+    max_api_writes: int = DEFAULT_MAX_API_WRITES
 
     @property
     def repo_dir(self) -> Path:
@@ -74,6 +81,15 @@ class ActionConfig:
         server = env.get("GITHUB_SERVER_URL", "https://github.com").rstrip("/")
         repository = clean_repository(env.get("GITHUB_REPOSITORY", ""))
         run_id = env.get("GITHUB_RUN_ID", "")
+        max_annotations = clean_count(
+            "max-annotations",
+            input_value(env, "max-annotations") or str(MAX_ANNOTATIONS_PER_RUN),
+            0,
+            MAX_ANNOTATIONS_INPUT,
+        )
+        max_api_writes = clean_max_api_writes(
+            input_value(env, "max-api-writes") or str(DEFAULT_MAX_API_WRITES), max_annotations
+        )
         return cls(
             token=clean_token(input_value(env, "github-token")),
             repository=repository,
@@ -101,6 +117,8 @@ class ActionConfig:
             output_path=_optional_path(env.get("GITHUB_OUTPUT")),
             summary_path=_optional_path(env.get("GITHUB_STEP_SUMMARY")),
             time_budget=clean_time_budget(input_value(env, "time-budget") or str(DEFAULT_TIME_BUDGET)),
+            max_annotations=max_annotations,
+            max_api_writes=max_api_writes,
         )
 
 
@@ -215,3 +233,27 @@ def clean_time_budget(value: str) -> int:
             f"got {value!r}"
         )
     return int(value)
+
+
+def clean_count(name: str, value: str, low: int, high: int) -> int:
+    """A whole number from ``low`` to ``high`` (digits only: no sign, no exponent, no spaces)."""
+    if not (value.isascii() and value.isdigit()) or not low <= int(value) <= high:
+        raise UsageError(f"input '{name}' takes a whole number from {low} to {high}, got {value!r}")
+    return int(value)
+
+
+def annotation_writes(max_annotations: int) -> int:
+    """The write requests that posting ``max_annotations`` annotations takes (at least the check run)."""
+    return max(1, -(-max_annotations // ANNOTATIONS_PER_REQUEST))
+
+
+def clean_max_api_writes(value: str, max_annotations: int) -> int:
+    """Enough writes for the check run with every annotation allowed, and one for the sticky comment."""
+    writes = clean_count("max-api-writes", value, 1, MAX_API_WRITES_INPUT)
+    needed = annotation_writes(max_annotations) + 1
+    if writes < needed:
+        raise UsageError(
+            f"input 'max-api-writes' is {writes}: posting {max_annotations} annotations (max-annotations, "
+            f"{ANNOTATIONS_PER_REQUEST} per request) and the sticky comment takes at least {needed}"
+        )
+    return writes

@@ -13,7 +13,14 @@ DEFAULT_API_URL = "https://api.github.com"
 #: Annotations posted per run (TRUST.md invariant 8): 500 is 10 write requests (50 per request); the
 #: summary says how many were left out. 50,000 marker lines would otherwise spend a GITHUB_TOKEN's
 #: whole hourly budget.
-MAX_ANNOTATIONS_PER_RUN = 500
+MAX_ANNOTATIONS_PER_RUN = 500  # input max-annotations' default
+MAX_ANNOTATIONS_INPUT = 10_000  # the most max-annotations allows (200 write requests)
+#: Write requests per run (input max-api-writes' default): a check run with the 500 annotations of
+#: MAX_ANNOTATIONS_PER_RUN is 10, the sticky comment 1, a reply and two reactions 3; the rest is room
+#: for reconciling lost answers.
+DEFAULT_MAX_API_WRITES = 40
+MAX_API_WRITES_INPUT = 1000  # the most max-api-writes allows (GitHub's hourly GITHUB_TOKEN budget is 1000)
+ANNOTATIONS_PER_REQUEST = 50  # D/rest/checks/runs: at most 50 annotations per request
 #: The run's wall-time budget in seconds (input time-budget; gate.action.budget).
 DEFAULT_TIME_BUDGET = 900
 MIN_TIME_BUDGET = 1

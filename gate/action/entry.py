@@ -70,6 +70,7 @@ def main(
             check_name=config.check_name,
             details_url=config.run_url,
             comment_author=config.comment_author,
+            max_writes=config.max_api_writes,
         )
         git = Git(config.repo_dir, trust_owner=True)
         with wall_time_budget(config.time_budget):

@@ -24,7 +24,7 @@ def publish_verdict(ctx: Context, verdict: Verdict, pr_number: int | None, head_
     rel = write_verdict_json(ctx, verdict)
     ctx.log.untrusted(content.log_text(verdict))
     result = ctx.publisher.publish(
-        content.check_content(verdict),
+        content.check_content(verdict, config.max_annotations),
         head_sha=head_sha,
         pr_number=pr_number,
         comment=content.sticky_comment(verdict, config.comment),

@@ -53,15 +53,18 @@ from gate.action.client import (
     make_retry,
     open_repo,
 )
-from gate.action.defaults import DEFAULT_API_URL, DEFAULT_CHECK_NAME
+from gate.action.defaults import (
+    ANNOTATIONS_PER_REQUEST,
+    DEFAULT_API_URL,
+    DEFAULT_CHECK_NAME,
+    DEFAULT_MAX_API_WRITES,
+)
 
-MAX_ANNOTATIONS_PER_REQUEST = 50  # D/rest/checks/runs
+MAX_ANNOTATIONS_PER_REQUEST = ANNOTATIONS_PER_REQUEST  # D/rest/checks/runs
 #: Attempts at one POST that creates something (check run, comment); between two, the publisher
 #: re-lists to adopt what a lost answer had created (POSTs are not retried by the HTTP layer).
 POST_ATTEMPTS = 4
-#: Write requests per run: a check run with the 500 annotations of MAX_ANNOTATIONS_PER_RUN is 10,
-#: the sticky comment 1, a reply and two reactions 3; the rest is room for reconciling lost answers.
-MAX_WRITES_PER_RUN = 40
+MAX_WRITES_PER_RUN = DEFAULT_MAX_API_WRITES  # gate.action.defaults says what it leaves room for
 GITHUB_ACTIONS_LOGIN = "github-actions[bot]"  # who GITHUB_TOKEN comments as
 REACTIONS = frozenset({"+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"})
 

@@ -84,6 +84,16 @@ def test_inputs_are_parsed() -> None:
         ({"working-directory": "/abs"}, "working-directory"),
         ({"protected": "!seeds/**"}, "protected"),
         ({"allow-failing-parent": "yes"}, "allow-failing-parent"),
+        ({"max-annotations": "-1"}, "max-annotations"),
+        ({"max-annotations": "1e3"}, "max-annotations"),
+        ({"max-annotations": "10001"}, "max-annotations"),
+        ({"max-annotations": "\u0665"}, "max-annotations"),  # a digit, but not an ASCII one
+        ({"max-api-writes": "0"}, "max-api-writes"),
+        ({"max-api-writes": "1001"}, "max-api-writes"),
+        ({"max-api-writes": "ten"}, "max-api-writes"),
+        ({"max-api-writes": "10"}, "max-api-writes"),  # too few for the default 500 annotations
+        ({"max-api-writes": "2", "max-annotations": "100"}, "max-api-writes"),
+        ({"max-api-writes": "1", "max-annotations": "0"}, "max-api-writes"),
     ],
 )
 def test_bad_inputs_are_one_line_errors_naming_the_input(inputs: dict[str, str], message: str) -> None:
@@ -93,6 +103,15 @@ def test_bad_inputs_are_one_line_errors_naming_the_input(inputs: dict[str, str],
     assert message in str(info.value)
     assert "\n" not in str(info.value)
     assert TOKEN not in str(info.value)
+
+
+def test_the_caps_default_to_todays_and_can_be_set() -> None:
+    default = ActionConfig.from_environ(environ())
+    assert (default.max_annotations, default.max_api_writes) == (500, 40)
+    none = ActionConfig.from_environ(environ(**{"max-annotations": "0", "max-api-writes": "2"}))
+    assert (none.max_annotations, none.max_api_writes) == (0, 2)  # the check run and the comment
+    room = ActionConfig.from_environ(environ(**{"max-annotations": "100", "max-api-writes": "3"}))
+    assert (room.max_annotations, room.max_api_writes) == (100, 3)  # 2 annotation writes + 1 comment
 
 
 def test_missing_actions_environment_is_reported() -> None:

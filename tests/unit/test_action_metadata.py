@@ -9,7 +9,12 @@ from pathlib import Path
 import yaml  # type: ignore[import-untyped]  # PyYAML ships no stubs; types-PyYAML is not pinned
 
 from gate.action.config import ActionConfig
-from gate.action.defaults import DEFAULT_CHECK_NAME, CommentMode
+from gate.action.defaults import (
+    DEFAULT_CHECK_NAME,
+    DEFAULT_MAX_API_WRITES,
+    MAX_ANNOTATIONS_PER_RUN,
+    CommentMode,
+)
 from gate.action.workflow_io import OUTPUT_NAMES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,5 +59,7 @@ def test_action_yml_defaults_are_the_codes_defaults() -> None:
     assert ACTION["inputs"]["check-name"]["default"] == DEFAULT_CHECK_NAME
     assert ACTION["inputs"]["comment"]["default"] == CommentMode.ON_CHANGE
     assert ActionConfig.check_name == DEFAULT_CHECK_NAME
+    assert ACTION["inputs"]["max-annotations"]["default"] == str(MAX_ANNOTATIONS_PER_RUN)
+    assert ACTION["inputs"]["max-api-writes"]["default"] == str(DEFAULT_MAX_API_WRITES)
     for mode in CommentMode:
         assert mode in ACTION["inputs"]["comment"]["description"]
