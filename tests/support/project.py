@@ -214,6 +214,32 @@ def _pull(
     return PullRequest(number, head, merge, branch, expected)
 
 
+def add_pull_request(project: Project, number: int, name: str, files: dict[str, str]) -> PullRequest:
+    """One more pull request off ``main`` (made in the work repository, its refs in ``origin``), for
+    a test whose change is too large to build for every session; undo with :func:`drop_pull_request`."""
+    work = Repo(project.root / "work")
+    pr = _pull(work, project.main, number, name, files, expected="")
+    assert pr.merge is not None
+    git(
+        project.origin,
+        "fetch",
+        "-q",
+        str(work.root),
+        f"+{pr.head}:refs/keep/{name}-head",
+        f"+{pr.merge}:refs/keep/{name}-merge",
+    )
+    work.git("branch", "-D", pr.branch)  # the next test may make its own version
+    project.point_pull(pr)
+    return pr
+
+
+def drop_pull_request(project: Project, number: int) -> None:
+    """Forget a pull request :func:`add_pull_request` made (its objects stay, unreferenced by a pull ref)."""
+    project.git("update-ref", "-d", f"refs/pull/{number}/head")
+    project.git("update-ref", "-d", f"refs/pull/{number}/merge")
+    del project.pulls[number]
+
+
 def seed_fake(fake: FakeGitHub, project: Project) -> FakeGitHub:
     """The fake GitHub knowing the repository and every pull request of the project."""
     fake.add_repo(REPO)
