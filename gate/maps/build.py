@@ -41,7 +41,9 @@ from gate.git import Git
 from gate.judge.freeze import Freeze
 from gate.maps.combine import combine_maps
 from gate.maps.command import run_map_cli
-from gate.maps.mapfile import MAX_LISTED, MapError, MapResult, map_test_ids, now, publish_map
+from gate.maps.hints import no_map_cause
+from gate.maps.layout import interpreter_first_on_path, src_layout_env, with_interpreter
+from gate.maps.mapfile import MAX_LISTED, MapError, MapResult, map_test_ids, merge_parts, now, publish_map
 from gate.maps.read import MANIFEST_SUFFIX, Manifest
 from gate.maps.runner import (
     EXIT_NO_TESTS,
@@ -78,7 +80,7 @@ def build_map(
     """
     git.check_repository()
     sha = git.commit(rev)
-    argv = list(command) if command else default_command()
+    argv = with_interpreter(command) if command else default_command()
     oracle = read_oracle(git, sha)
     freeze, freeze_path = oracle.freeze, oracle.policy.freeze
     started = time.monotonic()
@@ -86,13 +88,17 @@ def build_map(
         scratch = Path(tmp)
         built = scratch / "map.coverage"
         with git.worktree(sha, scratch) as tree:
-            env = child_env(scratch / "data" / "raw.coverage", scratch / "report.jsonl", shard)
+            env = interpreter_first_on_path(
+                child_env(scratch / "data" / "raw.coverage", scratch / "report.jsonl", shard)
+            )
+            if not command:
+                env = src_layout_env(env, tree)
             if freeze.entries and (tree / freeze_path).is_file():
                 env[ENV_FREEZE] = str(tree / freeze_path)
             runner = Runner(argv, tree, env, scratch, show_output, progress, poll_seconds)
             run = runner.run()
-            outside = _collect(run, scratch / "data", built, tree, sha=sha, shard=shard)
-        outcome = _judge(run, built, sha, shard, freeze)
+            outside = _collect(run, scratch / "data", built, tree, sha=sha, shard=shard, argv=argv)
+        outcome = _judge(run, built, sha, shard, freeze, argv=argv)
         seconds = time.monotonic() - started
         manifest = Manifest(
             path=out.with_name(out.name + MANIFEST_SUFFIX),
@@ -149,7 +155,14 @@ def _empty_shard(run: Run, shard: tuple[int, int] | None) -> bool:
 
 
 def _collect(
-    run: Run, raw_dir: Path, built: Path, tree: Path, *, sha: str, shard: tuple[int, int] | None
+    run: Run,
+    raw_dir: Path,
+    built: Path,
+    tree: Path,
+    *,
+    sha: str,
+    shard: tuple[int, int] | None,
+    argv: Sequence[str],
 ) -> list[str]:
     """Merge what the run wrote into ``built``; the measured paths outside the tree are returned."""
     errors = run.report.policy_errors
@@ -158,6 +171,7 @@ def _collect(
         raise MapError(f"{sha[:12]}: freeze policy error: {errors[0]}{more}", run.tail)
     raw_files = sorted(p for p in raw_dir.iterdir() if p.name.startswith("raw.coverage"))
     if not raw_files and not _empty_shard(run, shard):
+        _raise_cause(run, sha, argv)
         raise MapError(
             f"{sha[:12]}: the test command wrote no coverage data (exit status {run.exit_status}); "
             "it must run pytest with --cov --cov-context=test (or coverage run -m pytest --oracle-contexts)",
@@ -166,11 +180,14 @@ def _collect(
     return _merge(raw_files, built, tree)
 
 
-def _judge(run: Run, built: Path, sha: str, shard: tuple[int, int] | None, freeze: Freeze) -> _Outcome:
+def _judge(
+    run: Run, built: Path, sha: str, shard: tuple[int, int] | None, freeze: Freeze, *, argv: Sequence[str]
+) -> _Outcome:
     """Is the data a usable map, and did the parent's tests pass?"""
     empty_shard = _empty_shard(run, shard)
     test_ids = map_test_ids(built)
     if not test_ids and not empty_shard:
+        _raise_cause(run, sha, argv)
         raise MapError(
             f"{sha[:12]}: the coverage data has no test contexts (exit status {run.exit_status}); "
             "measure with pytest --cov --cov-context=test, or coverage run -m pytest --oracle-contexts",
@@ -202,6 +219,13 @@ def _judge(run: Run, built: Path, sha: str, shard: tuple[int, int] | None, freez
     )
 
 
+def _raise_cause(run: Run, sha: str, argv: Sequence[str]) -> None:
+    """Raise a :class:`MapError` naming why the run made no map, when its output shows it."""
+    cause = no_map_cause(run.exit_status, run.tail, argv)
+    if cause is not None:
+        raise MapError(f"{sha[:12]}: no map: {cause}", run.tail)
+
+
 def _merge(raw_files: Sequence[Path], built: Path, tree: Path) -> list[str]:
     """Merge the run's data files into ``built`` with repo-relative paths; returns paths outside the tree."""
     roots = [str(tree) + os.sep, str(tree.resolve()) + os.sep]
@@ -217,11 +241,7 @@ def _merge(raw_files: Sequence[Path], built: Path, tree: Path) -> list[str]:
 
     merged = CoverageData(basename=str(built))
     try:
-        merged.add_lines({})
-        for raw in raw_files:
-            part = CoverageData(basename=str(raw), read_only=True)
-            part.read()
-            merged.update(part, map_path=relative)
+        merge_parts(merged, raw_files, relative)
         # The gate's own plugin runs inside the tests' contexts and, from an editable install, is
         # measured too: it is the measuring tool, not the parent's code, so it is left out.
         tool = str(Path(__file__).resolve().parent) + os.sep

@@ -14,7 +14,7 @@ from coverage.exceptions import CoverageException
 
 from gate import __version__
 from gate.errors import InputError
-from gate.maps.mapfile import MAX_LISTED, MapError, MapResult, map_test_ids, now, publish_map
+from gate.maps.mapfile import MAX_LISTED, MapError, MapResult, map_test_ids, merge_parts, now, publish_map
 from gate.maps.read import MANIFEST_SUFFIX, Manifest, locate, read_manifest
 
 
@@ -45,11 +45,7 @@ def combine_maps(inputs: Sequence[Path], out: Path) -> MapResult:
         built = Path(tmp) / "map.coverage"
         merged = CoverageData(basename=str(built))
         try:
-            merged.add_lines({})
-            for m in manifests:
-                part = CoverageData(basename=str(m.data), read_only=True)
-                part.read()
-                merged.update(part)
+            merge_parts(merged, [m.data for m in manifests])
             merged.close()
         except (CoverageException, sqlite3.Error) as exc:
             raise MapError(f"cannot combine the maps: {exc}") from exc

@@ -11,6 +11,7 @@ from typing import Any, TextIO
 from gate.errors import UsageError
 from gate.git import Git
 from gate.maps.combine import combine_maps
+from gate.maps.layout import default_out, with_interpreter
 from gate.maps.mapfile import MapError, MapResult
 from gate.maps.runner import default_command
 from gate.maps.shards import parse_shard
@@ -51,8 +52,8 @@ def run_map_cli(args: Any, say: Callable[[str], None]) -> int:
         if args.sha or args.out or args.shard:
             raise UsageError("--combine OUT SHARD...: --sha, --out and --shard do not apply")
         return _combine_cli(args.combine, [Path(p) for p in rest], say)
-    if not args.sha or not args.out:
-        raise UsageError("map needs --sha REV and --out FILE (or --combine OUT SHARD...)")
+    if not args.sha:
+        raise UsageError("map needs --sha REV [--out FILE] (or --combine OUT SHARD...)")
     try:
         shard = parse_shard(args.shard) if args.shard else None
     except ValueError as exc:
@@ -61,7 +62,8 @@ def run_map_cli(args: Any, say: Callable[[str], None]) -> int:
     git.check_repository()
     sha = git.commit(args.sha)
     command = rest or None
-    shown = " ".join(command or default_command())
+    out = args.out or default_out(sha)
+    shown = " ".join(with_interpreter(command) if command else default_command())
     where = f" shard {shard[0]}/{shard[1]}" if shard else ""
     say(f"mapping {sha} ({args.sha}){where} in a temporary worktree: {shown}")
     use_bar = args.progress == "always" or (
@@ -72,7 +74,7 @@ def run_map_cli(args: Any, say: Callable[[str], None]) -> int:
     from gate.maps.build import build_map
 
     try:
-        result = build_map(git, sha, args.out, command, shard=shard, progress=bar, show_output=args.verbose)
+        result = build_map(git, sha, out, command, shard=shard, progress=bar, show_output=args.verbose)
     except MapError as exc:
         if exc.output_tail and not args.verbose:
             print(_indent(exc.output_tail), file=sys.stderr)
