@@ -28,7 +28,7 @@ import sqlite3
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import coverage
@@ -39,10 +39,12 @@ from gate import __version__
 from gate.check import read_oracle
 from gate.git import Git
 from gate.judge.freeze import Freeze
+from gate.maps.choice import chosen_collector, collector_fields, map_command, refused_reason
+from gate.maps.collector import COVERAGE_COLLECTOR, ENV_COLLECTOR
 from gate.maps.combine import combine_maps
 from gate.maps.command import run_map_cli
 from gate.maps.hints import no_map_cause
-from gate.maps.layout import interpreter_first_on_path, src_layout_env, with_interpreter
+from gate.maps.layout import interpreter_first_on_path, src_layout_env
 from gate.maps.mapfile import MAX_LISTED, MapError, MapResult, map_test_ids, merge_parts, now, publish_map
 from gate.maps.read import MANIFEST_SUFFIX, Manifest
 from gate.maps.runner import (
@@ -80,7 +82,8 @@ def build_map(
     """
     git.check_repository()
     sha = git.commit(rev)
-    argv = with_interpreter(command) if command else default_command()
+    collector = chosen_collector(command)
+    argv = map_command(command, collector)
     oracle = read_oracle(git, sha)
     freeze, freeze_path = oracle.freeze, oracle.policy.freeze
     started = time.monotonic()
@@ -95,8 +98,14 @@ def build_map(
                 env = src_layout_env(env, tree)
             if freeze.entries and (tree / freeze_path).is_file():
                 env[ENV_FREEZE] = str(tree / freeze_path)
+            env[ENV_COLLECTOR] = collector
             runner = Runner(argv, tree, env, scratch, show_output, progress, poll_seconds)
             run = runner.run()
+            if collector != COVERAGE_COLLECTOR and refused_reason(scratch / "report.jsonl") is not None:
+                collector, argv = COVERAGE_COLLECTOR, map_command(command, COVERAGE_COLLECTOR)
+                (scratch / "report.jsonl").unlink()
+                env[ENV_COLLECTOR] = collector
+                run = replace(runner, argv=argv, env=env).run()
             outside = _collect(run, scratch / "data", built, tree, sha=sha, shard=shard, argv=argv)
         outcome = _judge(run, built, sha, shard, freeze, argv=argv)
         seconds = time.monotonic() - started
@@ -120,6 +129,7 @@ def build_map(
                 "frozen_failed": list(outcome.frozen_failed[:MAX_LISTED]),
                 "coverage_core": run.finish.get("coverage_core"),
                 "outside_worktree": outside[:MAX_LISTED],
+                **collector_fields(run.finish, collector),
             },
         )
         publish_map(built, manifest)

@@ -10,10 +10,10 @@ from typing import Any, TextIO
 
 from gate.errors import UsageError
 from gate.git import Git
+from gate.maps.choice import chosen_collector, map_command
 from gate.maps.combine import combine_maps
-from gate.maps.layout import default_out, with_interpreter
+from gate.maps.layout import default_out
 from gate.maps.mapfile import MapError, MapResult
-from gate.maps.runner import default_command
 from gate.maps.shards import parse_shard
 
 SPINNER = "|/-\\"
@@ -63,7 +63,7 @@ def run_map_cli(args: Any, say: Callable[[str], None]) -> int:
     sha = git.commit(args.sha)
     command = rest or None
     out = args.out or default_out(sha)
-    shown = " ".join(with_interpreter(command) if command else default_command())
+    shown = " ".join(map_command(command, chosen_collector(command)))
     where = f" shard {shard[0]}/{shard[1]}" if shard else ""
     say(f"mapping {sha} ({args.sha}){where} in a temporary worktree: {shown}")
     use_bar = args.progress == "always" or (
