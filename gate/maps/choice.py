@@ -1,8 +1,9 @@
 """Which collector measures a map: the gate's ``sys.monitoring`` collector or coverage.py.
 
-The collector (:mod:`gate.maps.collector`) runs for the default command on CPython 3.12+; coverage.py
-(through pytest-cov, ``COVERAGE_CORE=ctrace``) stays for Python 3.11, for a user's own command (which
-measures itself, e.g. with ``--cov``), and for projects whose coverage configuration needs
+The collector (:mod:`gate.maps.collector`) runs on CPython 3.12+ for the default command and for a
+user's pytest command that does not measure itself; coverage.py (through pytest-cov,
+``COVERAGE_CORE=ctrace``) stays for Python 3.11, for a user's command that passes ``--cov`` or runs
+``coverage`` (``-m coverage`` too), and for projects whose coverage configuration needs
 coverage.py's machinery (plugins, subprocess or multiprocessing measurement): the plugin refuses the
 collector for those before collection and ``map`` runs the coverage.py command instead.
 ``ORACLE_GATE_COLLECTOR=coverage.py`` in the gate's environment asks for coverage.py anyway.
@@ -25,10 +26,18 @@ COLLECTORS = (COLLECTOR_NAME, COVERAGE_COLLECTOR)
 
 
 def chosen_collector(command: Sequence[str] | None, env: Mapping[str, str] = os.environ) -> str:
-    """``"sysmon"`` for the default command on 3.12+ unless coverage.py is asked for; else coverage.py."""
-    if command or env.get(ENV_COLLECTOR) == COVERAGE_COLLECTOR or sys.version_info < (3, 12):
+    """``"sysmon"`` on 3.12+ for the default command and for a user's command that does not measure
+    itself (no ``--cov``, no ``coverage``), unless coverage.py is asked for; else coverage.py."""
+    if env.get(ENV_COLLECTOR) == COVERAGE_COLLECTOR or sys.version_info < (3, 12):
+        return COVERAGE_COLLECTOR
+    if command and measures_itself(command):
         return COVERAGE_COLLECTOR
     return COLLECTOR_NAME
+
+
+def measures_itself(command: Sequence[str]) -> bool:
+    """The command runs coverage.py itself: pytest-cov's ``--cov``, or ``coverage run``."""
+    return any(arg.startswith("--cov") or os.path.basename(arg) == "coverage" for arg in command)
 
 
 def sysmon_command(python: str = sys.executable) -> list[str]:
