@@ -19,19 +19,18 @@ import hashlib
 import json
 import os
 import sqlite3
+import sys
 from collections.abc import Iterable, Mapping
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from coverage import CoverageData
-from coverage.exceptions import CoverageException
-
 from gate.errors import InputError, UnknownRevision
 from gate.git import Git
 from gate.judge.observers import MapReader, ParentCoverage, touched_observers
 from gate.judge.problems import Problem
+from gate.maps.sqlite_map import SqliteCoverageMap
 
 MANIFEST_KIND = "oracle-gate-map"
 MANIFEST_SCHEMA = 1
@@ -89,6 +88,8 @@ class CoverageDataMap:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        from coverage import CoverageData
+
         self._data = CoverageData(basename=str(path), read_only=True)
         self._data.read()
 
@@ -172,14 +173,22 @@ def open_map(path: Path) -> tuple[MapReader, str]:
     except OSError as exc:
         raise InputError(str(path), f"cannot read the coverage map ({exc.strerror or exc})") from exc
     try:
-        reader = CoverageDataMap(path)
+        reader = SqliteCoverageMap(path)
         if not reader.has_test_contexts():
             raise InputError(
                 str(path), "coverage data has no test contexts (measure with pytest --cov --cov-context=test)"
             )
         return reader, digest
-    except (CoverageException, sqlite3.Error) as exc:
+    except _read_errors() as exc:
         raise InputError(str(path), f"not a usable coverage.py data file ({exc})") from exc
+
+
+def _read_errors() -> tuple[type[Exception], ...]:
+    """What reading a map may raise: sqlite3's errors, and coverage.py's once it is loaded (``check``
+    reads maps without importing it, :mod:`gate.maps.sqlite_map`)."""
+    coverage_exceptions = sys.modules.get("coverage.exceptions")
+    base = getattr(coverage_exceptions, "CoverageException", None)
+    return (sqlite3.Error, base) if isinstance(base, type) else (sqlite3.Error,)
 
 
 def read_manifest(path: Path) -> Manifest:
@@ -351,7 +360,7 @@ def load_parent_coverage(
         return ParentCoverage(digest=digest, problems=tuple(problems))
     try:
         observers = touched_observers(reader, touched, lambda paths: git.existing_files(parent, paths))
-    except (CoverageException, sqlite3.Error) as exc:
+    except _read_errors() as exc:
         problem = Problem(str(data_path), f"cannot read coverage rows ({exc})")
         return ParentCoverage(digest=digest, problems=(problem,))
     return ParentCoverage(observers=observers, digest=digest)
