@@ -1,8 +1,9 @@
 """The parent coverage map: which tests observed which parent lines.
 
 Two formats are read: a coverage.py data file with pytest test contexts
-(``pytest --cov --cov-context=test``), through coverage.py's own data API and
-read-only, and the JSON map ``{nodeid: {path: [line, ...]}}``.
+(``pytest --cov --cov-context=test``), read-only with sqlite3 in coverage.py's
+documented schema (:mod:`gate.maps.sqlite_map`: ``check`` never imports coverage.py, whose import
+alone costs about 0.14 s), and the JSON map ``{nodeid: {path: [line, ...]}}``.
 
 Only what the diff needs is read: the measured files that map to a touched
 path, and their rows. The measured file list and the context list are the only
