@@ -9,6 +9,9 @@ git repository, it runs, interleaved round by round so that a noisy shared machi
 * ``map-cov``  ``oracle-gate map`` with ``ORACLE_GATE_COLLECTOR=coverage.py`` (pytest-cov, ctrace)
 * ``map-mon``  ``oracle-gate map`` with its ``sys.monitoring`` collector (3.12+)
 
+``--suites wide`` adds a generated suite of about a million test-line pairs, for the memory target
+(peak RSS of ``map-mon`` at most ``plain`` + 30 MB).
+
 Fairness: everything runs in one venv (built once, cached) holding requirements/test.txt and the gate
 installed *without* ``-e`` (an editable gate's plugin lies outside site-packages and would be
 measured); ``plain`` and ``cov`` run warm (bytecode cached by a warm-up round, as a developer's runs
@@ -134,6 +137,28 @@ def build_suite(root: Path, modules: int, per_module: int) -> int:
     for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "generated suite"]):
         subprocess.run(["git", *args], cwd=root, env=env, check=True)
     return modules * (plain + 7)
+
+
+def build_wide_suite(root: Path, tests: int = 2000, modules: int = 20, lines: int = 250) -> int:
+    """About a million test-line pairs: each test runs two straight-line functions of ``lines`` lines."""
+    (root / "src").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (root / "pyproject.toml").write_text('[tool.pytest.ini_options]\npythonpath = ["src"]\n')
+    for m in range(modules):
+        body = "".join(f"    x = x + {k}\n" for k in range(lines))
+        (root / "src" / f"wide_{m}.py").write_text(f"def f(x):\n{body}    return x\n")
+    per_file = 50
+    for t in range(0, tests, per_file):
+        text = "".join(
+            f"\n\ndef test_{i}():\n    import wide_{i % modules}, wide_{(i + 1) % modules}\n"
+            f"    assert wide_{i % modules}.f(0) + wide_{(i + 1) % modules}.f(0) > 0\n"
+            for i in range(t, min(t + per_file, tests))
+        )
+        (root / "tests" / f"test_wide_{t // per_file}.py").write_text(text)
+    env = git_env()
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "wide suite"]):
+        subprocess.run(["git", *args], cwd=root, env=env, check=True)
+    return tests
 
 
 def git_env() -> dict[str, str]:
@@ -277,7 +302,12 @@ def commands_for(py: Path, root: Path, out: Path) -> dict[str, tuple[list[str], 
 def bench_suite(name: str, py: Path, tmp: Path, cache: Path, repeat: int) -> None:
     root = tmp / name / "repo"
     root.parent.mkdir(parents=True)
-    tests = build_suite(root, 24, 15) if name == "generated" else real_suite(name, root, cache, py)
+    if name == "generated":
+        tests = build_suite(root, 24, 15)
+    elif name == "wide":
+        tests = build_wide_suite(root)
+    else:
+        tests = real_suite(name, root, cache, py)
     out = tmp / name / "maps" / "x.coverage"
     out.parent.mkdir()
     commands = commands_for(py, root, out)
