@@ -11,7 +11,9 @@ is never replaced by a half-written or failed one.
 
 The map stores repo-relative paths: every measured file under the worktree is
 rewritten relative to its root, so a map made on one runner reads the same on
-another. The test command runs with ``COVERAGE_CORE=ctrace``: on Python 3.14+
+another. On CPython 3.12+ the plugin's own ``sys.monitoring`` collector measures
+(:mod:`gate.maps.collector`; which one, and the fallbacks: :mod:`gate.maps.choice`).
+When coverage.py measures, the test command runs with ``COVERAGE_CORE=ctrace``: on Python 3.14+
 coverage.py would otherwise pick ``sysmon``, which cannot switch contexts per
 test and silently records incomplete per-test data. The package's pytest
 plugin (:mod:`gate.maps.pytest_plugin`) is told through ``ORACLE_GATE_*``

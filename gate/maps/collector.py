@@ -66,7 +66,7 @@ class FileSelection:
         from coverage import Coverage
 
         cov = Coverage(config_file=config_file, data_file=None)
-        here = str(root)
+        here = os.path.realpath(root)
 
         def option(name: str) -> tuple[str, ...]:
             value = cov.get_option(f"run:{name}")

@@ -325,7 +325,9 @@ def _start_collector(plugin: OracleGate) -> Any:
     """The sys.monitoring collector when ``map`` asked for it (:mod:`gate.maps.collector`), else None."""
     from gate.maps.collector import start_from_environment
 
-    started = start_from_environment(plugin.config.rootpath)
+    # The working directory, not pytest's rootdir: ``map`` runs the command at the top of the worktree,
+    # whose paths the map is relative to, and coverage.py reads its configuration from there too.
+    started = start_from_environment(Path.cwd())
     if isinstance(started, str):
         plugin._emit({"event": "collector_refused", "reason": started})
         raise pytest.UsageError(f"oracle-gate: the sys.monitoring collector cannot run: {started}")
