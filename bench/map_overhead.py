@@ -1,29 +1,54 @@
 """What building a parent map costs, against running the same suite without coverage.
 
-Generates a real suite (default: 24 modules, 360 tests, plain functions with
-loops, parametrized cases, a class per file) in a temporary git repository,
-then times, interleaved so that a noisy shared machine hurts all three alike:
+For each suite — a generated one (24 modules, 360 tests) and real ones materialized from PyPI sdists
+(``pip download --no-binary :all: --no-deps``, cached; default more-itertools and pyparsing) — in a
+git repository, it runs, interleaved round by round so that a noisy shared machine hurts all alike:
 
-* ``plain``  ``python -m pytest -q -p no:cacheprovider`` in the checkout
-* ``cov``    the same with ``--cov --cov-context=test --cov-report=`` (pytest-cov alone)
-* ``map``    ``oracle-gate map --sha HEAD --out ...`` (worktree, contexts, manifest)
+* ``plain``    ``python -m pytest -q -p no:cacheprovider`` in the checkout
+* ``cov``      the same with ``--cov --cov-context=test --cov-report=`` (pytest-cov, ``ctrace``)
+* ``map-cov``  ``oracle-gate map`` with ``ORACLE_GATE_COLLECTOR=coverage.py`` (pytest-cov, ctrace)
+* ``map-mon``  ``oracle-gate map`` with its ``sys.monitoring`` collector (3.12+)
 
-and prints every timing, the medians and the ratios. Figures are printed,
-never asserted::
+``--suites wide`` adds a generated suite of about a million test-line pairs, for the memory target
+(peak RSS of ``map-mon`` at most ``plain`` + 30 MB).
 
-    .venv/bin/python bench/map_overhead.py [--modules 24] [--tests-per-module 15] [--repeat 5]
+Fairness: everything runs in one venv (built once, cached) holding requirements/test.txt and the gate
+installed *without* ``-e`` (an editable gate's plugin lies outside site-packages and would be
+measured); ``plain`` and ``cov`` run warm (bytecode cached by a warm-up round, as a developer's runs
+are), the map pays what it really pays (a fresh worktree each time). CPU is user+system time of the
+whole process tree (``os.wait4``), memory the peak RSS of its largest process. Every ratio is the
+median over rounds of that round's ratio to ``plain``, with its spread (min-max); the load average is
+printed before and after. Figures are printed, never asserted::
+
+    .venv/bin/python bench/map_overhead.py [--python python3.12] [--repeat 5] [--suites generated,...]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
+import shutil
 import statistics
 import subprocess
-import sys
+import tarfile
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+REAL = {
+    # name: (requirement, pytest options committed as the suite's configuration)
+    "more-itertools": ("more-itertools==11.2.1", "addopts = -p no:randomly\ntestpaths = tests\n"),
+    "pyparsing": (
+        "pyparsing==3.3.3",
+        "addopts = --ignore=tests/test_diagram.py --ignore=tests/test_matplotlib_cases.py "
+        "--ignore=tests/test_examples.py\ntestpaths = tests\n",
+    ),
+}
+COMMANDS = ("plain", "cov", "map-cov", "map-mon")
 
 MODULE = '''\
 """Generated module {i}."""
@@ -114,6 +139,28 @@ def build_suite(root: Path, modules: int, per_module: int) -> int:
     return modules * (plain + 7)
 
 
+def build_wide_suite(root: Path, tests: int = 2000, modules: int = 20, lines: int = 250) -> int:
+    """About a million test-line pairs: each test runs two straight-line functions of ``lines`` lines."""
+    (root / "src").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (root / "pyproject.toml").write_text('[tool.pytest.ini_options]\npythonpath = ["src"]\n')
+    for m in range(modules):
+        body = "".join(f"    x = x + {k}\n" for k in range(lines))
+        (root / "src" / f"wide_{m}.py").write_text(f"def f(x):\n{body}    return x\n")
+    per_file = 50
+    for t in range(0, tests, per_file):
+        text = "".join(
+            f"\n\ndef test_{i}():\n    import wide_{i % modules}, wide_{(i + 1) % modules}\n"
+            f"    assert wide_{i % modules}.f(0) + wide_{(i + 1) % modules}.f(0) > 0\n"
+            for i in range(t, min(t + per_file, tests))
+        )
+        (root / "tests" / f"test_wide_{t // per_file}.py").write_text(text)
+    env = git_env()
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "wide suite"]):
+        subprocess.run(["git", *args], cwd=root, env=env, check=True)
+    return tests
+
+
 def git_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "COVERAGE_", "PYTEST_"))}
     env.update(
@@ -123,61 +170,198 @@ def git_env() -> dict[str, str]:
         GIT_COMMITTER_EMAIL="bench@example.invalid",
         GIT_CONFIG_NOSYSTEM="1",
         GIT_CONFIG_GLOBAL=os.devnull,
-        PYTHONDONTWRITEBYTECODE="1",
     )
     return env
 
 
-def timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
+@dataclass(frozen=True)
+class Sample:
+    wall: float
+    cpu: float
+    rss_mb: float
+
+
+def run_measured(cmd: list[str], cwd: Path, env: dict[str, str]) -> Sample:
+    """Run ``cmd``; wall time, CPU of the process tree, peak RSS of its largest process."""
     started = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, check=False)
-    seconds = time.perf_counter() - started
-    if proc.returncode != 0:
-        raise SystemExit(
-            f"benchmark command failed ({proc.returncode}): {' '.join(cmd)}\n{proc.stdout}{proc.stderr}"
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    assert proc.stdout is not None
+    output = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.perf_counter() - started
+    if proc.returncode not in (0, 1):  # 1: some of the suite's own tests fail here, in every mode
+        tail = output.decode(errors="replace")[-3000:]
+        raise SystemExit(f"benchmark command failed ({proc.returncode}): {' '.join(cmd)}\n{tail}")
+    return Sample(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+
+
+def bench_venv(python: str, cache: Path) -> Path:
+    """A cached venv with requirements/test.txt and this checkout's gate, installed without -e."""
+    digest = hashlib.sha256((ROOT / "requirements" / "test.txt").read_bytes())
+    for path in [*sorted((ROOT / "gate").rglob("*.py")), ROOT / "pyproject.toml"]:
+        digest.update(path.read_bytes())
+    version = subprocess.run(
+        [python, "-c", "import sys; print(sys.version)"], capture_output=True, text=True, check=False
+    )
+    digest.update(version.stdout.encode())
+    home = cache / f"venv-{digest.hexdigest()[:16]}"
+    if (home / ".complete").is_file():
+        return home / "bin" / "python"
+    shutil.rmtree(home, ignore_errors=True)
+    py = str(home / "bin" / "python")
+    for step in (
+        [python, "-m", "venv", str(home)],
+        [py, "-m", "pip", "install", "-q", "--require-hashes", "-r", str(ROOT / "requirements" / "test.txt")],
+        [py, "-m", "pip", "install", "-q", "--no-deps", str(ROOT)],
+    ):
+        subprocess.run(step, check=True, capture_output=True)
+    (home / ".complete").touch()
+    return home / "bin" / "python"
+
+
+def real_suite(name: str, root: Path, cache: Path, py: Path) -> int:
+    """The sdist of ``name`` extracted into a fresh git repository; returns its test count."""
+    requirement, options = REAL[name]
+    sdists = cache / "sdists"
+    sdists.mkdir(parents=True, exist_ok=True)
+    stem = requirement.replace("==", "-").replace("-", "_").lower()
+    found = [p for p in sdists.glob("*.tar.gz") if p.name.lower().replace("-", "_").startswith(stem)]
+    if not found:
+        subprocess.run(
+            [
+                str(py),
+                "-m",
+                "pip",
+                "download",
+                "-q",
+                "--no-binary",
+                ":all:",
+                "--no-deps",
+                requirement,
+                "-d",
+                str(sdists),
+            ],
+            check=True,
+            capture_output=True,
         )
-    return seconds
+        found = [p for p in sdists.glob("*.tar.gz") if p.name.lower().replace("-", "_").startswith(stem)]
+    with tarfile.open(found[0]) as tar:
+        tar.extractall(root.parent / "extract", filter="data")
+    shutil.move(next((root.parent / "extract").iterdir()), root)
+    (root / "pytest.ini").write_text(f"[pytest]\n{options}")
+    env = git_env()
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", name]):
+        subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
+    listed = subprocess.run(
+        [str(py), "-m", "pytest", "-q", "--collect-only", "-p", "no:cacheprovider"],
+        check=False,
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    return sum(1 for line in listed.stdout.splitlines() if "::" in line)
+
+
+def test_line_pairs(path: Path) -> int:
+    """How many (test phase, line) pairs a map holds."""
+    from coverage import CoverageData
+
+    data = CoverageData(basename=str(path), read_only=True)
+    data.read()
+    pairs = 0
+    for name in data.measured_files():
+        for contexts in data.contexts_by_lineno(name).values():
+            pairs += sum(1 for c in contexts if c)
+    data.close()
+    return pairs
+
+
+def commands_for(py: Path, root: Path, out: Path) -> dict[str, tuple[list[str], dict[str, str]]]:
+    env = git_env()
+    pytest = [str(py), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    gate_map = [str(py), "-m", "gate", "map", "--repo", str(root), "--sha", "HEAD", "--out"]
+    return {
+        "plain": (pytest, env),
+        "cov": (
+            [*pytest, "--cov", "--cov-context=test", "--cov-report="],
+            dict(env, COVERAGE_FILE=str(out.with_name("cov.coverage")), COVERAGE_CORE="ctrace"),
+        ),
+        "map-cov": (
+            [*gate_map, str(out.with_name("ctrace.coverage"))],
+            dict(env, ORACLE_GATE_COLLECTOR="coverage.py"),
+        ),
+        "map-mon": (
+            [*gate_map, str(out.with_name("sysmon.coverage"))],
+            dict(env, ORACLE_GATE_COLLECTOR="auto"),
+        ),
+    }
+
+
+def bench_suite(name: str, py: Path, tmp: Path, cache: Path, repeat: int) -> None:
+    root = tmp / name / "repo"
+    root.parent.mkdir(parents=True)
+    if name == "generated":
+        tests = build_suite(root, 24, 15)
+    elif name == "wide":
+        tests = build_wide_suite(root)
+    else:
+        tests = real_suite(name, root, cache, py)
+    out = tmp / name / "maps" / "x.coverage"
+    out.parent.mkdir()
+    commands = commands_for(py, root, out)
+    for cmd, env in commands.values():  # warm-up: bytecode of the checkout and the venv, the disk
+        run_measured(cmd, root, env)
+    samples: dict[str, list[Sample]] = {c: [] for c in COMMANDS}
+    for _ in range(repeat):
+        for c in COMMANDS:
+            cmd, env = commands[c]
+            samples[c].append(run_measured(cmd, root, env))
+    pairs = test_line_pairs(out.with_name("sysmon.coverage"))
+    report(name, tests, pairs, samples)
+
+
+def report(name: str, tests: int, pairs: int, samples: dict[str, list[Sample]]) -> None:
+    plain = samples["plain"]
+    print(f"\n## {name}: {tests} tests collected; map-mon holds {pairs:,} test-phase/line pairs")
+    print(f"{'mode':>8} {'wall s':>7} {'cpu s':>7} {'rss MB':>7}  {'cpu/plain':>17}  {'wall/plain':>17}")
+    for c in COMMANDS:
+        mine = samples[c]
+        cpu = [m.cpu / p.cpu for m, p in zip(mine, plain, strict=True)]
+        wall = [m.wall / p.wall for m, p in zip(mine, plain, strict=True)]
+        wall_s, cpu_s = statistics.median(m.wall for m in mine), statistics.median(m.cpu for m in mine)
+        rss = max(m.rss_mb for m in mine)
+        print(f"{c:>8} {wall_s:7.2f} {cpu_s:7.2f} {rss:7.1f}  {spread(cpu):>17}  {spread(wall):>17}")
+
+
+def spread(ratios: list[float]) -> str:
+    return f"{statistics.median(ratios):.2f} ({min(ratios):.2f}-{max(ratios):.2f})"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--modules", type=int, default=24)
-    parser.add_argument("--tests-per-module", type=int, default=15)
+    parser.add_argument("--python", default="python3.12", help="the interpreter to build the venv from")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--suites", default="generated,more-itertools,pyparsing")
+    parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "oracle-gate-bench-cache")
     args = parser.parse_args()
-    py = sys.executable
+    args.cache.mkdir(parents=True, exist_ok=True)
+    py = bench_venv(args.python, args.cache)
+    version = subprocess.run(
+        [str(py), "-c", "import sys; print(sys.version.split()[0])"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    print(f"python {version.stdout.strip()} ({py}); {args.repeat} interleaved rounds after a warm-up")
+    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the start")
     with tempfile.TemporaryDirectory(prefix="oracle-gate-bench-") as tmp:
-        root, out = Path(tmp) / "suite", Path(tmp) / "maps" / "parent.coverage"
-        tests = build_suite(root, args.modules, args.tests_per_module)
-        env = git_env()
-        pytest = [py, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
-        commands = {
-            "plain": pytest,
-            "cov": [*pytest, "--cov", "--cov-context=test", "--cov-report="],
-            "map": [py, "-m", "gate", "map", "--repo", str(root), "--sha", "HEAD", "--out", str(out)],
-        }
-        cov_env = dict(env, COVERAGE_FILE=str(Path(tmp) / "cov.coverage"), COVERAGE_CORE="ctrace")
-        envs = {"plain": env, "cov": cov_env, "map": env}
-        times: dict[str, list[float]] = {name: [] for name in commands}
-        for name, cmd in commands.items():  # warm-up: imports, bytecode caches of the tools, the disk
-            timed(cmd, root, envs[name])
-        for _ in range(args.repeat):
-            for name, cmd in commands.items():
-                times[name].append(timed(cmd, root, envs[name]))
-        version = sys.version.split()[0]
-        print(f"suite: {args.modules} modules, {tests} tests; python {version}; {args.repeat} rounds")
-        print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the end")
-        for name, cmd in commands.items():
-            runs = ", ".join(f"{t:.2f}" for t in times[name])
-            median, best = statistics.median(times[name]), min(times[name])
-            print(f"{name:>5}: median {median:6.2f}s  min {best:6.2f}s  [{runs}]")
-            print(f"       {' '.join(cmd[1:])}")
-        plain, cov, built = (statistics.median(times[name]) for name in ("plain", "cov", "map"))
-        print(f"ratio map/plain (medians): {built / plain:.2f}")
-        print(f"ratio cov/plain (medians): {cov / plain:.2f}")
-        print(f"ratio map/cov   (medians): {built / cov:.2f}")
+        for name in args.suites.split(","):
+            bench_suite(name, py, Path(tmp), args.cache, args.repeat)
+            print(f"load average {os.getloadavg()[0]:.2f}")
     return 0
 
 

@@ -144,12 +144,17 @@ def add_map(sub: argparse._SubParsersAction[Parser]) -> None:
         "FILE.manifest.json binding it to the full SHA. With --combine, merge shard maps "
         "measured at one SHA instead. Exit 0 map written, 1 map written but the parent's "
         "tests failed (flagged), 3 no map.",
-        usage="%(prog)s --repo DIR --sha REV --out FILE [--shard I/N] [-- COMMAND ...]\n"
+        usage="%(prog)s --repo DIR --sha REV [--out FILE] [--shard I/N] [-- COMMAND ...]\n"
         "       %(prog)s --combine OUT SHARD [SHARD ...]",
     )
     p.add_argument("--repo", type=Path, default=Path("."), help="the git repository (default: .)")
     p.add_argument("--sha", help="the commit to measure (any revision; the manifest records the full SHA)")
-    p.add_argument("--out", type=Path, help="the coverage data file to write (manifest beside it)")
+    p.add_argument(
+        "--out",
+        type=Path,
+        help="the coverage data file to write, manifest beside it (default: outside the checkout, "
+        "$ORACLE_GATE_MAPS/SHA.coverage or ~/.cache/oracle-gate/maps/SHA.coverage)",
+    )
     p.add_argument("--shard", metavar="I/N", help="measure only shard I of N (tests split by file hash)")
     p.add_argument("--combine", type=Path, metavar="OUT", help="merge the given shard maps into OUT")
     p.add_argument(

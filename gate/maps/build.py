@@ -11,7 +11,9 @@ is never replaced by a half-written or failed one.
 
 The map stores repo-relative paths: every measured file under the worktree is
 rewritten relative to its root, so a map made on one runner reads the same on
-another. The test command runs with ``COVERAGE_CORE=ctrace``: on Python 3.14+
+another. On CPython 3.12+ the plugin's own ``sys.monitoring`` collector measures
+(:mod:`gate.maps.collector`; which one, and the fallbacks: :mod:`gate.maps.choice`).
+When coverage.py measures, the test command runs with ``COVERAGE_CORE=ctrace``: on Python 3.14+
 coverage.py would otherwise pick ``sysmon``, which cannot switch contexts per
 test and silently records incomplete per-test data. The package's pytest
 plugin (:mod:`gate.maps.pytest_plugin`) is told through ``ORACLE_GATE_*``
@@ -24,11 +26,12 @@ still made, counted from its contexts.
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,9 +43,13 @@ from gate import __version__
 from gate.check import read_oracle
 from gate.git import Git
 from gate.judge.freeze import Freeze
+from gate.maps.choice import chosen_collector, collector_fields, map_command, refused_reason
+from gate.maps.collector import COLLECTOR_NAME, COVERAGE_COLLECTOR, ENV_COLLECTOR
 from gate.maps.combine import combine_maps
 from gate.maps.command import run_map_cli
-from gate.maps.mapfile import MAX_LISTED, MapError, MapResult, map_test_ids, now, publish_map
+from gate.maps.hints import no_map_cause
+from gate.maps.layout import interpreter_first_on_path, src_layout_env
+from gate.maps.mapfile import MAX_LISTED, MapError, MapResult, map_test_ids, merge_parts, now, publish_map
 from gate.maps.provenance import Producer
 from gate.maps.read import MANIFEST_SUFFIX, Manifest
 from gate.maps.runner import (
@@ -83,7 +90,8 @@ def build_map(
     """
     git.check_repository()
     sha = git.commit(rev)
-    argv = list(command) if command else default_command()
+    collector = chosen_collector(command)
+    argv = map_command(command, collector)
     oracle = read_oracle(git, sha)
     freeze, freeze_path = oracle.freeze, oracle.policy.freeze
     started = time.monotonic()
@@ -91,13 +99,23 @@ def build_map(
         scratch = Path(tmp)
         built = scratch / "map.coverage"
         with git.worktree(sha, scratch) as tree:
-            env = child_env(scratch / "data" / "raw.coverage", scratch / "report.jsonl", shard)
+            env = interpreter_first_on_path(
+                child_env(scratch / "data" / "raw.coverage", scratch / "report.jsonl", shard)
+            )
+            if not command:
+                env = src_layout_env(env, tree)
             if freeze.entries and (tree / freeze_path).is_file():
                 env[ENV_FREEZE] = str(tree / freeze_path)
+            env[ENV_COLLECTOR] = collector
             runner = Runner(argv, tree, env, scratch, show_output, progress, poll_seconds)
             run = runner.run()
-            outside = _collect(run, scratch / "data", built, tree, sha=sha, shard=shard)
-        outcome = _judge(run, built, sha, shard, freeze)
+            if collector != COVERAGE_COLLECTOR and refused_reason(scratch / "report.jsonl") is not None:
+                collector, argv = COVERAGE_COLLECTOR, map_command(command, COVERAGE_COLLECTOR)
+                (scratch / "report.jsonl").unlink()
+                env[ENV_COLLECTOR] = collector
+                run = replace(runner, argv=argv, env=env).run()
+            outside = _collect(run, scratch / "data", built, tree, sha=sha, shard=shard, argv=argv)
+        outcome = _judge(run, built, sha, shard, freeze, argv=argv)
         seconds = time.monotonic() - started
         manifest = Manifest(
             path=out.with_name(out.name + MANIFEST_SUFFIX),
@@ -122,6 +140,7 @@ def build_map(
                 "frozen_failed": list(outcome.frozen_failed[:MAX_LISTED]),
                 "coverage_core": run.finish.get("coverage_core"),
                 "outside_worktree": outside[:MAX_LISTED],
+                **collector_fields(run.finish, collector),
             },
         )
         publish_map(built, manifest)
@@ -170,7 +189,14 @@ def _empty_shard(run: Run, shard: tuple[int, int] | None) -> bool:
 
 
 def _collect(
-    run: Run, raw_dir: Path, built: Path, tree: Path, *, sha: str, shard: tuple[int, int] | None
+    run: Run,
+    raw_dir: Path,
+    built: Path,
+    tree: Path,
+    *,
+    sha: str,
+    shard: tuple[int, int] | None,
+    argv: Sequence[str],
 ) -> list[str]:
     """Merge what the run wrote into ``built``; the measured paths outside the tree are returned."""
     errors = run.report.policy_errors
@@ -179,19 +205,25 @@ def _collect(
         raise MapError(f"{sha[:12]}: freeze policy error: {errors[0]}{more}", run.tail)
     raw_files = sorted(p for p in raw_dir.iterdir() if p.name.startswith("raw.coverage"))
     if not raw_files and not _empty_shard(run, shard):
+        _raise_cause(run, sha, argv)
         raise MapError(
             f"{sha[:12]}: the test command wrote no coverage data (exit status {run.exit_status}); "
             "it must run pytest with --cov --cov-context=test (or coverage run -m pytest --oracle-contexts)",
             run.tail,
         )
+    if run.finish.get("collector") == COLLECTOR_NAME and len(raw_files) == 1:
+        return _adopt(raw_files[0], built)
     return _merge(raw_files, built, tree)
 
 
-def _judge(run: Run, built: Path, sha: str, shard: tuple[int, int] | None, freeze: Freeze) -> _Outcome:
+def _judge(
+    run: Run, built: Path, sha: str, shard: tuple[int, int] | None, freeze: Freeze, *, argv: Sequence[str]
+) -> _Outcome:
     """Is the data a usable map, and did the parent's tests pass?"""
     empty_shard = _empty_shard(run, shard)
     test_ids = map_test_ids(built)
     if not test_ids and not empty_shard:
+        _raise_cause(run, sha, argv)
         raise MapError(
             f"{sha[:12]}: the coverage data has no test contexts (exit status {run.exit_status}); "
             "measure with pytest --cov --cov-context=test, or coverage run -m pytest --oracle-contexts",
@@ -223,6 +255,28 @@ def _judge(run: Run, built: Path, sha: str, shard: tuple[int, int] | None, freez
     )
 
 
+def _raise_cause(run: Run, sha: str, argv: Sequence[str]) -> None:
+    """Raise a :class:`MapError` naming why the run made no map, when its output shows it."""
+    cause = no_map_cause(run.exit_status, run.tail, argv)
+    if cause is not None:
+        raise MapError(f"{sha[:12]}: no map: {cause}", run.tail)
+
+
+def _adopt(raw: Path, built: Path) -> list[str]:
+    """The collector's one data file *is* the map: its paths are already repo-relative (measured
+    files outside the worktree, named by the project's ``source``/``include``, stay absolute and are
+    returned). Copying it skips a merge that costs seconds at a million test-line pairs."""
+    shutil.copyfile(raw, built)
+    data = CoverageData(basename=str(built), read_only=True)
+    try:
+        data.read()
+        return sorted(path for path in data.measured_files() if os.path.isabs(path))
+    except (CoverageException, sqlite3.Error) as exc:
+        raise MapError(f"cannot read the coverage data the test command wrote: {exc}") from exc
+    finally:
+        data.close()
+
+
 def _merge(raw_files: Sequence[Path], built: Path, tree: Path) -> list[str]:
     """Merge the run's data files into ``built`` with repo-relative paths; returns paths outside the tree."""
     roots = [str(tree) + os.sep, str(tree.resolve()) + os.sep]
@@ -238,11 +292,7 @@ def _merge(raw_files: Sequence[Path], built: Path, tree: Path) -> list[str]:
 
     merged = CoverageData(basename=str(built))
     try:
-        merged.add_lines({})
-        for raw in raw_files:
-            part = CoverageData(basename=str(raw), read_only=True)
-            part.read()
-            merged.update(part, map_path=relative)
+        merge_parts(merged, raw_files, relative)
         # The gate's own plugin runs inside the tests' contexts and, from an editable install, is
         # measured too: it is the measuring tool, not the parent's code, so it is left out.
         tool = str(Path(__file__).resolve().parent) + os.sep

@@ -14,7 +14,8 @@ from coverage.exceptions import CoverageException
 
 from gate import __version__
 from gate.errors import InputError
-from gate.maps.mapfile import MAX_LISTED, MapError, MapResult, map_test_ids, now, publish_map
+from gate.maps.collector import COVERAGE_COLLECTOR
+from gate.maps.mapfile import MAX_LISTED, MapError, MapResult, map_test_ids, merge_parts, now, publish_map
 from gate.maps.provenance import PRODUCER_KEY, Producer
 from gate.maps.read import MANIFEST_SUFFIX, Manifest, locate, read_manifest
 
@@ -44,16 +45,13 @@ def combine_maps(inputs: Sequence[Path], out: Path, *, producer: Producer | None
                 f"{first.coverage_version}; not combined"
             )
     _check_shard_sets(manifests)
+    collector = _one_collector(manifests)
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="oracle-gate-combine-") as tmp:
         built = Path(tmp) / "map.coverage"
         merged = CoverageData(basename=str(built))
         try:
-            merged.add_lines({})
-            for m in manifests:
-                part = CoverageData(basename=str(m.data), read_only=True)
-                part.read()
-                merged.update(part)
+            merge_parts(merged, [m.data for m in manifests])
             merged.close()
         except (CoverageException, sqlite3.Error) as exc:
             raise MapError(f"cannot combine the maps: {exc}") from exc
@@ -90,6 +88,8 @@ def combine_maps(inputs: Sequence[Path], out: Path, *, producer: Producer | None
                     }
                     for m in manifests
                 ],
+                "collector": collector,
+                "python": first.extra.get("python"),
                 "failed": sorted({str(t) for m in manifests for t in m.extra.get("failed", [])})[:MAX_LISTED],
             },
         )
@@ -121,6 +121,18 @@ def _shard_manifest(path: Path) -> Manifest:
     if hashlib.sha256(raw).hexdigest() != manifest.data_sha256:
         raise MapError(f"{manifest.data}: its sha256 does not match its manifest {manifest.path.name}")
     return manifest
+
+
+def _one_collector(manifests: Sequence[Manifest]) -> str:
+    """The collector all the maps were measured with (coverage.py for maps that do not say)."""
+    named = [(str(m.extra.get("collector") or COVERAGE_COLLECTOR), m.path) for m in manifests]
+    for collector, path in named[1:]:
+        if collector != named[0][0]:
+            raise MapError(
+                f"{path}: measured with the {collector} collector, but {named[0][1]} with {named[0][0]}; "
+                "not combined (measure every part the same way)"
+            )
+    return named[0][0]
 
 
 def _check_shard_sets(manifests: Sequence[Manifest]) -> None:

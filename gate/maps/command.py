@@ -10,10 +10,11 @@ from typing import Any, TextIO
 
 from gate.errors import UsageError
 from gate.git import Git
+from gate.maps.choice import chosen_collector, map_command
 from gate.maps.combine import combine_maps
+from gate.maps.layout import default_out
 from gate.maps.mapfile import MapError, MapResult
 from gate.maps.provenance import Producer
-from gate.maps.runner import default_command
 from gate.maps.shards import parse_shard
 
 SPINNER = "|/-\\"
@@ -52,8 +53,8 @@ def run_map_cli(args: Any, say: Callable[[str], None]) -> int:
         if args.sha or args.out or args.shard:
             raise UsageError("--combine OUT SHARD...: --sha, --out and --shard do not apply")
         return _combine_cli(args.combine, [Path(p) for p in rest], say)
-    if not args.sha or not args.out:
-        raise UsageError("map needs --sha REV and --out FILE (or --combine OUT SHARD...)")
+    if not args.sha:
+        raise UsageError("map needs --sha REV [--out FILE] (or --combine OUT SHARD...)")
     try:
         shard = parse_shard(args.shard) if args.shard else None
     except ValueError as exc:
@@ -62,7 +63,8 @@ def run_map_cli(args: Any, say: Callable[[str], None]) -> int:
     git.check_repository()
     sha = git.commit(args.sha)
     command = rest or None
-    shown = " ".join(command or default_command())
+    out = args.out or default_out(sha)
+    shown = " ".join(map_command(command, chosen_collector(command)))
     where = f" shard {shard[0]}/{shard[1]}" if shard else ""
     say(f"mapping {sha} ({args.sha}){where} in a temporary worktree: {shown}")
     use_bar = args.progress == "always" or (
@@ -76,7 +78,7 @@ def run_map_cli(args: Any, say: Callable[[str], None]) -> int:
         result = build_map(
             git,
             sha,
-            args.out,
+            out,
             command,
             shard=shard,
             progress=bar,

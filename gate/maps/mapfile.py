@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import sqlite3
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -62,6 +63,40 @@ def map_test_ids(path: Path) -> set[str]:
         raise MapError(f"{path}: not a usable coverage.py data file ({exc})") from exc
     finally:
         data.close()
+
+
+def merge_parts(
+    merged: CoverageData, parts: Sequence[Path], map_path: Callable[[str], str] | None = None
+) -> None:
+    """Merge coverage.py data files into ``merged``, line data or branch (arc) data alike.
+
+    ``merged`` takes the kind of the first part that measured anything (coverage.py refuses to mix
+    them in one file, so parts of different kinds are refused here, naming both); with no data at
+    all it is still created, as an empty line-data file.
+    """
+    first: tuple[str, Path] | None = None
+    for path in parts:
+        part = CoverageData(basename=str(path), read_only=True)
+        part.read()
+        kind = measured_kind(part)
+        if kind is not None and first is not None and kind != first[0]:
+            raise MapError(
+                f"{path} holds {kind} data but {first[1]} holds {first[0]} data (branch = True in one "
+                "coverage configuration and not the other); not merged"
+            )
+        if kind is not None and first is None:
+            first = (kind, path)
+        merged.update(part, map_path=map_path)
+        part.close()
+    if first is None:
+        merged.add_lines({})
+
+
+def measured_kind(data: CoverageData) -> str | None:
+    """``"arcs"`` (branch coverage), ``"lines"``, or None for a file that measured nothing."""
+    if data.has_arcs():
+        return "arcs"
+    return "lines" if data.measured_files() else None
 
 
 def publish_map(built: Path, manifest: Manifest) -> None:

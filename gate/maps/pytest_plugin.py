@@ -156,6 +156,7 @@ class OracleGate:
         self.core: str | None = None  # coverage.py's tracer while the tests ran, when coverage is active
         if settings.report is not None:
             settings.report.parent.mkdir(parents=True, exist_ok=True)
+        self.collector = _start_collector(self) if settings.map_mode else None
 
     # -- collection ---------------------------------------------------------------------------------------
 
@@ -272,6 +273,8 @@ class OracleGate:
         self._switch(item, "teardown")
 
     def _switch(self, item: pytest.Item, phase: str) -> None:
+        if self.collector is not None:
+            self.collector.switch(f"{item.nodeid}|{phase}")
         if self.settings.contexts:
             cov = _current_coverage()
             if cov is not None:
@@ -280,8 +283,11 @@ class OracleGate:
     # -- the end ------------------------------------------------------------------------------------------
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if self.collector is not None:
+            self.collector.stop()
         self._emit(
             {
+                **_collector_fields(self.collector),
                 "event": "finish",
                 "exit_status": int(exitstatus),
                 "tests": self.selected,
@@ -322,6 +328,25 @@ class OracleGate:
         line = json.dumps(event, sort_keys=True) + "\n"
         with self.settings.report.open("a", encoding="utf-8") as handle:
             handle.write(line)
+
+
+def _start_collector(plugin: OracleGate) -> Any:
+    """The sys.monitoring collector when ``map`` asked for it (:mod:`gate.maps.collector`), else None."""
+    from gate.maps.collector import start_from_environment
+
+    # The working directory, not pytest's rootdir: ``map`` runs the command at the top of the worktree,
+    # whose paths the map is relative to, and coverage.py reads its configuration from there too.
+    started = start_from_environment(Path.cwd())
+    if isinstance(started, str):
+        plugin._emit({"event": "collector_refused", "reason": started})
+        raise pytest.UsageError(f"oracle-gate: the sys.monitoring collector cannot run: {started}")
+    return started
+
+
+def _collector_fields(collector: Any) -> dict[str, Any]:
+    from gate.maps.collector import collector_report
+
+    return collector_report(collector)
 
 
 def _current_coverage() -> Any:

@@ -1,8 +1,9 @@
 """The parent coverage map: which tests observed which parent lines.
 
 Two formats are read: a coverage.py data file with pytest test contexts
-(``pytest --cov --cov-context=test``), through coverage.py's own data API and
-read-only, and the JSON map ``{nodeid: {path: [line, ...]}}``.
+(``pytest --cov --cov-context=test``), read-only with sqlite3 in coverage.py's
+documented schema (:mod:`gate.maps.sqlite_map`: ``check`` never imports coverage.py, whose import
+alone costs about 0.14 s), and the JSON map ``{nodeid: {path: [line, ...]}}``.
 
 Only what the diff needs is read: the measured files that map to a touched
 path, and their rows. The measured file list and the context list are the only
@@ -19,15 +20,12 @@ import hashlib
 import json
 import os
 import sqlite3
-import time
+import sys
 from collections.abc import Iterable, Mapping
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-from coverage import CoverageData
-from coverage.exceptions import CoverageException
 
 from gate.errors import InputError, UnknownRevision
 from gate.files import MAX_MANIFEST_BYTES, MAX_MAP_BYTES, open_regular, read_bounded
@@ -36,6 +34,7 @@ from gate.judge.freeze import nodeid_matches
 from gate.judge.observers import MapReader, ParentCoverage, touched_observers
 from gate.judge.problems import Problem
 from gate.maps.provenance import PRODUCER_KEY, Producer
+from gate.maps.sqlite_map import SQLITE_SECONDS, SqliteCoverageMap, connect_read_only
 
 MANIFEST_KIND = "oracle-gate-map"
 MANIFEST_SCHEMA = 1
@@ -101,6 +100,8 @@ class CoverageDataMap:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        from coverage import CoverageData
+
         self._data = CoverageData(basename=str(path), read_only=True)
         self._data.read()
 
@@ -122,23 +123,7 @@ class CoverageDataMap:
         return row is not None
 
     def ran_test_matching(self, nodeid: str) -> bool:
-        """Whether a context with measured lines (or arcs) is a test id ``nodeid`` matches.
-
-        Asks SQLite for the contexts in the prefix range of ``nodeid`` only, so a freeze of a few
-        entries costs a few index lookups however many tests the map holds.
-        """
-        with closing(connect_read_only(self.path)) as con:
-            has_arcs = con.execute("SELECT 1 FROM sqlite_master WHERE name = 'arc'").fetchone()
-            measured = "EXISTS (SELECT 1 FROM line_bits WHERE context_id = c.id)"
-            if has_arcs:
-                measured += " OR EXISTS (SELECT 1 FROM arc WHERE context_id = c.id)"
-            rows = con.execute(
-                f"SELECT c.context FROM context c WHERE c.context >= ? AND c.context < ? AND ({measured})",  # noqa: S608 -- fixed text
-                (nodeid, nodeid + "\U0010ffff"),
-            )
-            return any(
-                isinstance(ctx, str) and nodeid_matches(nodeid, test_id_of_context(ctx)) for (ctx,) in rows
-            )
+        return ran_test_matching(self.path, nodeid)
 
     def tests_by_line(self, measured: str) -> dict[int, set[str]]:
         check_file_rows(self.path, measured)
@@ -148,6 +133,38 @@ class CoverageDataMap:
             if tests:
                 result[line] = tests
         return result
+
+
+def ran_test_matching(path: Path, nodeid: str) -> bool:
+    """Whether a context with measured lines (or arcs) is a test id ``nodeid`` matches.
+
+    Asks SQLite for the contexts in the prefix range of ``nodeid`` only, so a freeze of a few
+    entries costs a few index lookups however many tests the map holds.
+    """
+    with closing(connect_read_only(path)) as con:
+        has_arcs = con.execute("SELECT 1 FROM sqlite_master WHERE name = 'arc'").fetchone()
+        measured = "EXISTS (SELECT 1 FROM line_bits WHERE context_id = c.id)"
+        if has_arcs:
+            measured += " OR EXISTS (SELECT 1 FROM arc WHERE context_id = c.id)"
+        rows = con.execute(
+            f"SELECT c.context FROM context c WHERE c.context >= ? AND c.context < ? AND ({measured})",  # noqa: S608 -- fixed text
+            (nodeid, nodeid + "\U0010ffff"),
+        )
+        return any(
+            isinstance(ctx, str) and nodeid_matches(nodeid, test_id_of_context(ctx)) for (ctx,) in rows
+        )
+
+
+class SafeSqliteMap(SqliteCoverageMap):
+    """The sqlite3 reader (no coverage.py import) with contract v2's hostile-input checks: each
+    touched file's rows are checked before they are decoded, and the freeze-visibility question."""
+
+    def tests_by_line(self, measured: str) -> dict[int, set[str]]:
+        check_file_rows(self.path, measured)
+        return super().tests_by_line(measured)
+
+    def ran_test_matching(self, nodeid: str) -> bool:
+        return ran_test_matching(self.path, nodeid)
 
 
 class JsonMap:
@@ -195,17 +212,6 @@ class JsonMap:
 
 
 MAX_NUMBITS = 4 * 1024 * 1024  # bytes of one line_bits row: 32M line numbers, twice the blob cap's lines
-SQLITE_SECONDS = 60.0  # wall-clock bound of the pre-flight queries (a progress handler aborts them)
-
-
-def connect_read_only(path: Path, seconds: float = SQLITE_SECONDS) -> sqlite3.Connection:
-    """A read-only, immutable connection (no journal, no lock, no write) whose queries give up after
-    ``seconds``: a hostile map database must neither change nor hang the gate."""
-    uri = f"{path.resolve().as_uri()}?mode=ro&immutable=1"
-    con = sqlite3.connect(uri, uri=True)
-    deadline = time.monotonic() + seconds
-    con.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
-    return con
 
 
 def preflight_sqlite(path: Path, seconds: float = SQLITE_SECONDS) -> None:
@@ -288,14 +294,22 @@ def open_map(path: Path) -> tuple[MapReader, str]:
         raise InputError(str(path), f"cannot read the coverage map ({exc.strerror or exc})") from exc
     preflight_sqlite(path)
     try:
-        reader = CoverageDataMap(path)
+        reader = SafeSqliteMap(path)
         if not reader.has_test_contexts():
             raise InputError(
                 str(path), "coverage data has no test contexts (measure with pytest --cov --cov-context=test)"
             )
         return reader, digest
-    except (CoverageException, sqlite3.Error) as exc:
+    except _read_errors() as exc:
         raise InputError(str(path), f"not a usable coverage.py data file ({exc})") from exc
+
+
+def _read_errors() -> tuple[type[Exception], ...]:
+    """What reading a map may raise: sqlite3's errors, and coverage.py's once it is loaded (``check``
+    reads maps without importing it, :mod:`gate.maps.sqlite_map`)."""
+    coverage_exceptions = sys.modules.get("coverage.exceptions")
+    base = getattr(coverage_exceptions, "CoverageException", None)
+    return (sqlite3.Error, base) if isinstance(base, type) else (sqlite3.Error,)
 
 
 def read_manifest(path: Path) -> Manifest:
@@ -493,12 +507,13 @@ def load_parent_coverage(
     )
     if problems:
         return ParentCoverage(digest=digest, problems=tuple(problems))
+    unreadable: tuple[type[Exception], ...] = (*_read_errors(), TypeError, ValueError)  # wrong-typed rows
     try:
         observers = touched_observers(reader, touched, lambda paths: git.existing_files(parent, paths))
         unseen = unseen_frozen(frozen, reader, manifest)
     except InputError as exc:
         return ParentCoverage(digest=digest, problems=(Problem(exc.source, exc.problem),))
-    except (CoverageException, sqlite3.Error, TypeError, ValueError) as exc:  # wrong-typed rows: a problem
+    except unreadable as exc:
         problem = Problem(str(data_path), f"cannot read coverage rows ({exc})")
         return ParentCoverage(digest=digest, problems=(problem,))
     return ParentCoverage(observers=observers, digest=digest, unseen_frozen=unseen)

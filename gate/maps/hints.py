@@ -1,0 +1,62 @@
+"""Why a test command wrote no usable map: the cause read from its exit status and output.
+
+The old single hint ("it must run pytest with --cov --cov-context=test") blamed the command even when
+pytest was missing or the tests could not be imported; :func:`no_map_cause` names what the output
+shows instead, and returns None when it shows nothing specific.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+EXIT_TESTS_FAILED = 1  # pytest: some tests failed
+EXIT_INTERRUPTED = 2  # pytest: collection errors, or interrupted
+EXIT_USAGE = 4  # pytest: command line usage error
+EXIT_NO_TESTS = 5  # pytest: no tests collected
+
+_NO_PYTEST = re.compile(r"No module named '?pytest'?\s*$", re.MULTILINE)
+_UNKNOWN_COV = re.compile(r"unrecognized arguments:.*--cov")
+_MISSING_MODULE = re.compile(r"(ModuleNotFoundError|ImportError): (.+)")
+_COLLECTING = "ERROR collecting"
+_FAILED = re.compile(r"\b(\d+) failed\b")
+_USAGE = re.compile(r"^(?:ERROR: |\S+: error: )(.+)$", re.MULTILINE)
+
+
+def no_map_cause(exit_status: int, tail: str, argv: Sequence[str]) -> str | None:
+    """The specific reason the run made no map, as one clause, or None."""
+    program = argv[0] if argv else "the test command"
+    return _missing_tool(tail, program) or _pytest_outcome(exit_status, tail)
+
+
+def _missing_tool(tail: str, program: str) -> str | None:
+    if _NO_PYTEST.search(tail):
+        return f"pytest is not installed for {program} (install pytest and pytest-cov where the tests run)"
+    if _UNKNOWN_COV.search(tail):
+        return (
+            f"pytest-cov is not installed for {program} (pytest does not know --cov; install pytest-cov "
+            "there, or give a command that runs an interpreter that has it)"
+        )
+    return None
+
+
+def _pytest_outcome(exit_status: int, tail: str) -> str | None:
+    if exit_status == EXIT_INTERRUPTED or _COLLECTING in tail:
+        missing = _MISSING_MODULE.search(tail)
+        what = f": {missing.group(1)}: {missing.group(2).strip()}" if missing else ""
+        return (
+            f"the tests could not be collected (exit status {exit_status}){what}; is the project importable "
+            "from its checkout (its dependencies installed; a src layout needs src/ on the path)?"
+        )
+    if exit_status == EXIT_NO_TESTS:
+        return "pytest collected no tests (exit status 5)"
+    if exit_status == EXIT_USAGE:
+        usage = _USAGE.search(tail)
+        return f"pytest refused its command line (exit status 4){': ' + usage.group(1) if usage else ''}"
+    failed = _FAILED.search(tail)
+    if exit_status == EXIT_TESTS_FAILED and failed:
+        return (
+            f"the tests ran ({failed.group(1)} failed) but the command measured no per-test coverage: it "
+            "must run pytest with --cov --cov-context=test (or coverage run -m pytest --oracle-contexts)"
+        )
+    return None

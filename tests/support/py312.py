@@ -1,0 +1,80 @@
+"""A Python 3.12 virtual environment with the test requirements and this checkout of the gate.
+
+The suite runs on 3.11, where ``sys.monitoring`` does not exist; tests of the collector run their
+pytest sessions in this venv instead. It is built once (``python3.12 -m venv``, ``pip install
+--require-hashes -r requirements/test.txt``, the gate ``-e --no-deps``, so it is always this
+checkout's code) and cached under the temporary directory, keyed by the requirements and the
+checkout's path.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+REQUIREMENTS = ROOT / "requirements" / "test.txt"
+
+
+def python312() -> str | None:
+    """The real executable of the ``python3.12`` on PATH (through a pyenv shim too), or None."""
+    if shutil.which("python3.12") is None:
+        return None
+    attempts: list[dict[str, str]] = [{}]
+    if shutil.which("pyenv"):
+        listed = subprocess.run(["pyenv", "versions", "--bare"], capture_output=True, text=True, check=False)
+        attempts += [{"PYENV_VERSION": v} for v in listed.stdout.split() if v.startswith("3.12")]
+    for extra in attempts:
+        proc = subprocess.run(
+            ["python3.12", "-c", "import sys; print(sys.executable)"],
+            capture_output=True,
+            text=True,
+            check=False,
+            env={**os.environ, **extra},
+        )
+        if proc.returncode == 0 and proc.stdout.strip():
+            return proc.stdout.strip()
+    return None
+
+
+def venv312() -> Path:
+    """The cached venv's python (built on first use); raises AssertionError when building fails."""
+    base = python312()
+    assert base is not None, "python3.12 is not on PATH"
+    key = hashlib.sha256(REQUIREMENTS.read_bytes() + str(ROOT).encode()).hexdigest()[:16]
+    home = Path(tempfile.gettempdir()) / f"oracle-gate-py312-{key}"
+    python = home / "bin" / "python"
+    if (home / ".complete").is_file():
+        return python
+    building = Path(tempfile.mkdtemp(prefix=f"{home.name}.", dir=home.parent))
+    steps = [
+        [base, "-m", "venv", str(building)],
+        [
+            str(building / "bin" / "python"),
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--require-hashes",
+            "-r",
+            str(REQUIREMENTS),
+        ],
+        [str(building / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps", "-e", str(ROOT)],
+    ]
+    for step in steps:
+        proc = subprocess.run(step, capture_output=True, text=True, check=False, env=_pip_env())
+        assert proc.returncode == 0, f"building the 3.12 venv failed: {' '.join(step)}\n{proc.stderr[-2000:]}"
+    (building / ".complete").touch()
+    try:
+        building.rename(home)
+    except OSError:  # another session built it first
+        shutil.rmtree(building, ignore_errors=True)
+    return python
+
+
+def _pip_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not k.startswith(("PIP_REQUIRE_VIRTUALENV", "PYTHONPATH"))}
