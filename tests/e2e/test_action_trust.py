@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import replace
 
+import pytest
+
 from tests.github_fake import FakeGitHub
+from tests.github_fake.state import CheckRunState
 from tests.support import events
-from tests.support.harness import MAP_PRODUCER, Runner
-from tests.support.project import FROZEN_TEST, REPO, Project
+from tests.support.harness import MAP_PRODUCER, Result, Runner
+from tests.support.project import AGENT_BASE, FROZEN_TEST, REPO, Project, open_against_agent_base
 
 #: A map in which the frozen test ran but observed nothing the change touches: accepted, it would make
 #: every change look unobserved (the frozen test is listed, so contract v2's visibility rule holds).
@@ -83,34 +87,63 @@ def required_check(fake: FakeGitHub, sha: str, *, app: str, name: str = "Oracle 
     return runs[-1].conclusion if runs else None
 
 
-def test_a_second_pull_request_to_a_branch_the_agent_pushed_cannot_post_the_required_check(
-    runner: Runner, project: Project, fake: FakeGitHub
+def checks_touched(fake: FakeGitHub, run: Callable[[], Result]) -> tuple[Result, list[CheckRunState]]:
+    """``run``'s result and the check runs it created or changed (as they stand after it)."""
+    before = {r.id: (r.name, r.status, r.conclusion) for r in fake.check_runs(REPO)}
+    result = run()
+    touched = [r for r in fake.check_runs(REPO) if before.get(r.id) != (r.name, r.status, r.conclusion)]
+    return result, touched
+
+
+@pytest.mark.parametrize("agent_first", [False, True], ids=["real-pr-first", "agent-pr-first"])
+def test_the_same_head_opened_against_a_branch_the_agent_pushed_never_posts_the_required_check(
+    runner: Runner, project: Project, fake: FakeGitHub, agent_first: bool
 ) -> None:
-    """Base swap: the same head opened against the agent's own branch is judged, but its check is
-    'Oracle Gate (base: agent-base)'; the required check on the head stays the real PR's."""
+    """Base swap, for real: the agent pushes 'agent-base' (freeze.json emptied) and opens #7 with #2's
+    head against it. Judged on its own base #7 passes (the frozen test is live there), but its check
+    is 'Oracle Gate (base: agent-base)'; the required check on the head stays #2's unscored one,
+    whichever pull request is judged last."""
     fake.add_token(APP_TOKEN, app="oracle-gate")
-    pr = project.pulls[2]
-    real = runner.run(
-        "pull_request_target",
-        events.pull_request(project, pr),
-        runner.workspace(at="base"),
-        sha=project.main,
-        token=APP_TOKEN,
+    real = project.pulls[2]
+    swapped = open_against_agent_base(project, real, number=7)
+    assert swapped.base is not None
+    fake.add_pull(
+        REPO, 7, head_sha=real.head, base_sha=swapped.base, head_ref=real.branch, base_ref=AGENT_BASE
     )
-    assert real.outputs["verdict"] == "unscored", real.log
-    before = required_check(fake, pr.head, app="oracle-gate")
-    assert before not in (None, "success")
-    swapped = events.pull_request(project, pr)  # the same head, opened against the agent's branch
-    swapped["pull_request"]["base"]["ref"] = "agent-base"
-    other = runner.run(
-        "pull_request_target", swapped, runner.workspace(at="base"), sha=project.main, token=APP_TOKEN
-    )
-    posted = fake.check_runs(REPO)[-1]
-    assert posted.name == "Oracle Gate (base: agent-base)", other.log
-    assert "not an allowed base" in other.log
-    assert "Oracle Gate (base: agent-base)" in other.summary
-    assert posted.head_sha == pr.head
-    assert required_check(fake, pr.head, app="oracle-gate") == before
+    # Even a trusted map of the agent's base (the strongest case for the attack) does not help it.
+    agent_map = runner.write_map(MAP_PRODUCER, name="agent-base", parent=swapped.base)
+
+    def judge_real() -> Result:
+        return runner.run(
+            "pull_request_target", events.pull_request(project, real), runner.workspace(at="base"),
+            sha=project.main, token=APP_TOKEN,
+        )  # fmt: skip
+
+    def judge_agent() -> Result:
+        return runner.run(
+            "pull_request_target", events.pull_request(project, swapped, base_ref=AGENT_BASE),
+            runner.workspace(at="base"), sha=project.main, token=APP_TOKEN,
+            inputs={"coverage-file": str(agent_map)},
+        )  # fmt: skip
+
+    if agent_first:
+        agent, agent_checks = checks_touched(fake, judge_agent)
+        ours, our_checks = checks_touched(fake, judge_real)
+    else:
+        ours, our_checks = checks_touched(fake, judge_real)
+        agent, agent_checks = checks_touched(fake, judge_agent)
+
+    assert ours.outputs["verdict"] == "unscored", ours.log
+    assert agent.outputs["verdict"] == "pass_clean", agent.log  # what the swap would have won
+    assert agent.verdict_json()["parent"] == swapped.base
+    assert "not an allowed base" in agent.log
+    assert "Oracle Gate (base: agent-base)" in agent.summary
+    assert {(r.name, r.head_sha) for r in agent_checks} == {("Oracle Gate (base: agent-base)", real.head)}
+    assert {(r.name, r.head_sha) for r in our_checks} == {("Oracle Gate", real.head)}
+    assert [r.conclusion for r in agent_checks] == ["success"]
+    required = required_check(fake, real.head, app="oracle-gate")
+    assert required == our_checks[-1].conclusion
+    assert required not in (None, "success")
 
 
 def test_allowed_bases_lists_the_branches_that_get_the_required_check(
