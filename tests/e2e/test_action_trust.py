@@ -11,7 +11,7 @@ import pytest
 from tests.github_fake import FakeGitHub
 from tests.github_fake.state import CheckRunState
 from tests.support import events
-from tests.support.harness import MAP_PRODUCER, Result, Runner
+from tests.support.harness import MAP_PRODUCER, RUN_ID, Result, Runner
 from tests.support.project import AGENT_BASE, FROZEN_TEST, REPO, Project, open_against_agent_base
 
 #: A map in which the frozen test ran but observed nothing the change touches: accepted, it would make
@@ -222,3 +222,47 @@ def test_a_stale_success_is_replaced_when_the_base_moves_under_the_same_head(
     assert again.verdict_json()["head"] == merge
     assert again.outputs["verdict"] == "unscored"
     assert required_check(fake, pr.head, app="oracle-gate") not in (None, "success")
+
+
+#: A map built earlier in this very run by a ``pull_request`` workflow (the pull request's own file).
+SAME_RUN_UNDER_PR = replace(PR_RUN, run_id=RUN_ID, workflow_ref=PR_RUN.workflow_ref.replace("/2/", "/1/"))
+
+
+@pytest.mark.parametrize(
+    ("trust_input", "verdict"), [("false", "unscored"), ("true", "pass_clean")], ids=["default", "opted-in"]
+)
+def test_a_same_run_map_under_pull_request_is_used_only_when_contributors_are_trusted(
+    runner: Runner, project: Project, fake: FakeGitHub, trust_input: str, verdict: str
+) -> None:
+    """Under pull_request the run's workflow is the PR's: a job it rewrote may have built the map."""
+    pr = project.pulls[1]
+    assert pr.merge is not None
+    same_run = runner.write_map(replace(SAME_RUN_UNDER_PR, ref="refs/pull/1/merge"), name="same-run")
+    result = runner.run(
+        "pull_request",
+        events.pull_request(project, pr),
+        runner.workspace(at="merge", pr=pr),
+        sha=pr.merge,
+        inputs={"coverage-file": str(same_run), "trust-same-run-map": trust_input},
+    )
+    assert result.outputs["verdict"] == verdict, result.log
+    refused = "built earlier in this run" in result.log
+    assert refused is (trust_input == "false")
+    assert (fake.check_runs(REPO)[-1].conclusion == "success") is (verdict == "pass_clean")
+
+
+def test_a_same_run_map_under_pull_request_target_needs_no_opt_in(
+    runner: Runner, project: Project, fake: FakeGitHub
+) -> None:
+    """pull_request_target runs the default branch's workflow: its own earlier step is trusted."""
+    pr = project.pulls[1]
+    same_run = runner.write_map(replace(SAME_RUN_UNDER_PR, event="pull_request_target"), name="same-run")
+    result = runner.run(
+        "pull_request_target",
+        events.pull_request(project, pr),
+        runner.workspace(at="base"),
+        sha=project.main,
+        inputs={"coverage-file": str(same_run)},
+    )
+    assert result.outputs["verdict"] == "pass_clean", result.log
+    assert fake.check_runs(REPO)[-1].conclusion == "success"
