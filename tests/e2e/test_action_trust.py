@@ -2,17 +2,30 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import shutil
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
+from gate.maps.read import Manifest
 from tests.github_fake import FakeGitHub
 from tests.github_fake.state import CheckRunState
 from tests.support import events
 from tests.support.harness import MAP_PRODUCER, RUN_ID, Result, Runner
-from tests.support.project import AGENT_BASE, FROZEN_TEST, REPO, Project, open_against_agent_base
+from tests.support.project import (
+    AGENT_BASE,
+    FROZEN_TEST,
+    REPO,
+    Project,
+    PullRequest,
+    frozen_area,
+    open_against_agent_base,
+    open_pull_with_files,
+)
 
 #: A map in which the frozen test ran but observed nothing the change touches: accepted, it would make
 #: every change look unobserved (the frozen test is listed, so contract v2's visibility rule holds).
@@ -266,3 +279,67 @@ def test_a_same_run_map_under_pull_request_target_needs_no_opt_in(
     )
     assert result.outputs["verdict"] == "pass_clean", result.log
     assert fake.check_runs(REPO)[-1].conclusion == "success"
+
+
+def crlf_map_pull(project: Project, *, digest_of: str) -> tuple[PullRequest, str, bytes]:
+    """PR #8: the frozen area changed, plus a forged map and its manifest (claiming a default-branch
+    push run) under ``forged/``, and a ``.gitattributes`` that makes a checkout rewrite them with CRLF.
+    The manifest's digest is of the bytes as committed or as a checkout writes them (``digest_of``).
+    Returns the pull request, the manifest's path in the checkout and the map's bytes as committed."""
+    data = json.dumps(json.loads(FORGED), indent=2).encode() + b"\n"
+    checked_out = data.replace(b"\n", b"\r\n")
+    manifest = Manifest(
+        path=Path("forged/map.json.manifest.json"),
+        data=Path("forged/map.json"),
+        sha=project.main,
+        data_sha256=hashlib.sha256(checked_out if digest_of == "checked-out" else data).hexdigest(),
+        producer=replace(MAP_PRODUCER, sha=project.main),
+    )
+    files = {
+        "src/frozen_area.py": frozen_area("changed").encode(),
+        ".gitattributes": b"forged/** text eol=crlf\n",
+        "forged/map.json": data,
+        str(manifest.path): json.dumps(manifest.to_document(), indent=2).encode() + b"\n",
+    }
+    return open_pull_with_files(project, 8, "crlf-map", files), str(manifest.path), data
+
+
+@pytest.mark.parametrize("digest_of", ["committed", "checked-out"])
+def test_a_map_the_pr_commits_behind_an_eol_crlf_rule_is_refused_inside_the_checkout(
+    runner: Runner, project: Project, fake: FakeGitHub, digest_of: str
+) -> None:
+    """Comparing bytes with the committed file fails once a checkout rewrites them (eol=crlf); the
+    gate refuses the map for where it lies, whatever its bytes."""
+    pr, manifest, committed = crlf_map_pull(project, digest_of=digest_of)
+    assert pr.merge is not None
+    fake.add_pull(REPO, pr.number, head_sha=pr.head, base_sha=project.main, head_ref=pr.branch)
+    workspace = runner.workspace(at="merge", pr=pr)
+    assert project.git("cat-file", "blob", f"{pr.merge}:forged/map.json").encode() == committed.rstrip()
+    on_disk = (workspace / "forged" / "map.json").read_bytes()
+    assert on_disk != committed  # the rule did rewrite the bytes: a byte comparison would miss them
+    assert on_disk == committed.replace(b"\n", b"\r\n")
+
+    result = runner.run(
+        "pull_request",
+        events.pull_request(project, pr),
+        workspace,
+        sha=pr.merge,
+        inputs={"coverage-file": manifest},
+    )
+    # The added .gitattributes is a runner file (fail); the map is refused for where it lies.
+    assert result.outputs["verdict"] == "fail", result.log
+    assert set(result.outputs["reasons"].split(",")) == {"runner_config_changed", "oracle_incomplete"}
+    assert "lies inside the repository's checkout" in result.log
+    assert fake.check_runs(REPO)[-1].conclusion != "success"
+
+    if digest_of == "checked-out":  # the same files outside the checkout: the location alone refused
+        outside = runner.maps / "crlf-copy"
+        shutil.copytree(workspace / "forged", outside)
+        control = runner.run(
+            "pull_request",
+            events.pull_request(project, pr),
+            runner.workspace(at="merge", pr=pr),
+            sha=pr.merge,
+            inputs={"coverage-file": str(outside / "map.json.manifest.json")},
+        )
+        assert control.outputs["reasons"] == "runner_config_changed", control.log  # the map is used
