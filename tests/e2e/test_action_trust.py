@@ -10,11 +10,13 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+import yaml  # type: ignore[import-untyped]  # PyYAML ships no stubs; types-PyYAML is not pinned
 
 from gate.maps.read import Manifest
 from tests.github_fake import FakeGitHub
 from tests.github_fake.state import CheckRunState
 from tests.support import events
+from tests.support.caches import CacheStore, cache_key, restore_key_templates, scope_of
 from tests.support.harness import MAP_PRODUCER, RUN_ID, Result, Runner
 from tests.support.project import (
     AGENT_BASE,
@@ -27,6 +29,7 @@ from tests.support.project import (
     open_pull_with_files,
 )
 
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 #: A map in which the frozen test ran but observed nothing the change touches: accepted, it would make
 #: every change look unobserved (the frozen test is listed, so contract v2's visibility rule holds).
 FORGED = json.dumps(
@@ -343,3 +346,33 @@ def test_a_map_the_pr_commits_behind_an_eol_crlf_rule_is_refused_inside_the_chec
             inputs={"coverage-file": str(outside / "map.json.manifest.json")},
         )
         assert control.outputs["reasons"] == "runner_config_changed", control.log  # the map is used
+
+
+def test_the_pr_scope_cache_entry_the_judging_restore_can_see_under_pull_request_is_refused(
+    runner: Runner, project: Project, fake: FakeGitHub
+) -> None:
+    """A PR's pull_request run saves a forged map under the shipped workflow's key for the parent. A
+    pull_request_target restore (scope: the default branch) misses it; a pull_request restore (a
+    workflow the PR controls) returns it, and the gate refuses it for its producer."""
+    pr = project.pulls[2]
+    assert pr.merge is not None
+    (template,) = restore_key_templates(yaml.safe_load((EXAMPLES / "oracle-gate.yml").read_text()))
+    key = cache_key(template, {"steps.parent.outputs.sha": project.main})
+    store: CacheStore[Path] = CacheStore()
+    saved = runner.write_map(PR_RUN, name="pr-scope-cache", content=FORGED)
+    assert store.save(scope_of("pull_request", default_branch="main", pr_number=pr.number), key, saved)
+
+    assert store.restore(scope_of("pull_request_target", default_branch="main"), key) is None
+    restored = store.restore(scope_of("pull_request", default_branch="main", pr_number=pr.number), key)
+    assert restored == saved
+    result = runner.run(
+        "pull_request",
+        events.pull_request(project, pr),
+        runner.workspace(at="merge", pr=pr),
+        sha=pr.merge,
+        inputs={"coverage-file": str(restored), "trust-same-run-map": "true"},  # even opted in
+    )
+    assert result.outputs["verdict"] == "unscored", result.log
+    assert result.outputs["reasons"] == "oracle_incomplete"
+    assert "built by a 'pull_request' run" in result.log
+    assert fake.check_runs(REPO)[-1].conclusion != "success"
