@@ -61,6 +61,7 @@ class ActionConfig:
     fail_on: frozenset[str] = frozenset({Outcome.FAIL, Outcome.UNSCORED})
     allow_failing_parent: bool = False
     allowed_bases: tuple[str, ...] = ()  # empty: the repository's default branch (gate.action.bases)
+    trust_same_run_map: bool = False  # under pull_request, trust a map this run built (map_trust)
     output_path: Path | None = None
     summary_path: Path | None = None
     time_budget: int = DEFAULT_TIME_BUDGET
@@ -114,6 +115,9 @@ class ActionConfig:
                 "allow-failing-parent", input_value(env, "allow-failing-parent") or "false"
             ),
             allowed_bases=clean_allowed_bases(input_value(env, "allowed-bases")),
+            trust_same_run_map=clean_bool(
+                "trust-same-run-map", input_value(env, "trust-same-run-map") or "false"
+            ),
             output_path=_optional_path(env.get("GITHUB_OUTPUT")),
             summary_path=_optional_path(env.get("GITHUB_STEP_SUMMARY")),
             time_budget=clean_time_budget(input_value(env, "time-budget") or str(DEFAULT_TIME_BUDGET)),

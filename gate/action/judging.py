@@ -15,7 +15,7 @@ from pathlib import Path
 
 from gate.action.context import Context
 from gate.action.events import PullRequestRef
-from gate.action.map_trust import TrustedSource, default_branch_of, map_trust_problems
+from gate.action.map_trust import map_trust_problems, same_run_map_trusted, trusted_source
 from gate.action.merge_commit import Commits, MergeFinder
 from gate.action.workflow_io import read_event
 from gate.check import CheckRequest, gather
@@ -60,7 +60,8 @@ def given_map_problems(ctx: Context) -> list[Problem]:
     """Why the ``coverage-file`` may not be used (:mod:`gate.action.map_trust`); empty when it may."""
     config = ctx.config
     payload = read_event(config.event_path)
-    source = TrustedSource(config.repository, default_branch_of(payload), config.run_id)
+    same_run = same_run_map_trusted(config.event_name, trust_same_run_map=config.trust_same_run_map)
+    source = trusted_source(config.repository, payload, config.run_id, same_run_trusted=same_run)
     problems = map_trust_problems(
         config.repo_dir / (config.coverage_file or ""), repo_dir=config.repo_dir, source=source
     )

@@ -38,6 +38,28 @@ class TrustedSource:
     repository: str
     default_branch: str | None  # None: the event did not say; no producer can then be trusted
     run_id: str | None  # this run (GITHUB_RUN_ID): a map built earlier in the same job is trusted
+    refused_run_id: str | None = None  # this run, when its own maps are not trusted (see below)
+
+
+#: Events whose workflow file is the pull request's own (its merge commit's): a map built earlier in
+#: such a run was built by a job the pull request may have rewritten.
+PR_WORKFLOW_EVENTS = frozenset({"pull_request"})
+
+
+def same_run_map_trusted(event_name: str, *, trust_same_run_map: bool) -> bool:
+    """Whether a map built earlier in this run may be trusted by its run id: not under an event that
+    runs the pull request's own workflow, unless the ``trust-same-run-map`` input says the
+    contributors are trusted."""
+    return trust_same_run_map or event_name not in PR_WORKFLOW_EVENTS
+
+
+def trusted_source(
+    repository: str, payload: Mapping[str, Any], run_id: str | None, *, same_run_trusted: bool
+) -> TrustedSource:
+    """What a map's producer must match for this run."""
+    if same_run_trusted:
+        return TrustedSource(repository, default_branch_of(payload), run_id)
+    return TrustedSource(repository, default_branch_of(payload), None, refused_run_id=run_id)
 
 
 def default_branch_of(payload: Mapping[str, Any]) -> str | None:
@@ -104,10 +126,27 @@ def _data_beside_manifest(manifest: Manifest) -> list[Problem]:
     ]
 
 
+def _built_in_run(producer: Producer | None, source: TrustedSource) -> bool:
+    return (
+        producer is not None
+        and producer.run_id == source.refused_run_id
+        and producer.repository == source.repository
+    )
+
+
 def _producer_problems(manifest: Manifest, source: TrustedSource) -> list[Problem]:
     where = str(manifest.path)
     if source.default_branch is None:
         return [Problem(where, "the event names no default branch, so no map producer can be trusted")]
+    if source.refused_run_id is not None and _built_in_run(manifest.producer, source):
+        return [
+            Problem(
+                where,
+                "the map was built earlier in this run, whose workflow under 'pull_request' is the pull "
+                "request's own; only with the input trust-same-run-map: true (trusted contributors "
+                "only) is such a map used",
+            )
+        ]
     producers: list[tuple[str, Producer | None]] = [("map manifest", manifest.producer)]
     combined = manifest.extra.get("combined")
     if isinstance(combined, list):

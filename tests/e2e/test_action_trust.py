@@ -2,14 +2,34 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import shutil
+from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 
+import pytest
+import yaml  # type: ignore[import-untyped]  # PyYAML ships no stubs; types-PyYAML is not pinned
+
+from gate.maps.read import Manifest
 from tests.github_fake import FakeGitHub
+from tests.github_fake.state import CheckRunState
 from tests.support import events
-from tests.support.harness import MAP_PRODUCER, Runner
-from tests.support.project import FROZEN_TEST, REPO, Project
+from tests.support.caches import CacheStore, cache_key, restore_key_templates, scope_of
+from tests.support.harness import MAP_PRODUCER, RUN_ID, Result, Runner
+from tests.support.project import (
+    AGENT_BASE,
+    FROZEN_TEST,
+    REPO,
+    Project,
+    PullRequest,
+    frozen_area,
+    open_against_agent_base,
+    open_pull_with_files,
+)
 
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 #: A map in which the frozen test ran but observed nothing the change touches: accepted, it would make
 #: every change look unobserved (the frozen test is listed, so contract v2's visibility rule holds).
 FORGED = json.dumps(
@@ -83,34 +103,63 @@ def required_check(fake: FakeGitHub, sha: str, *, app: str, name: str = "Oracle 
     return runs[-1].conclusion if runs else None
 
 
-def test_a_second_pull_request_to_a_branch_the_agent_pushed_cannot_post_the_required_check(
-    runner: Runner, project: Project, fake: FakeGitHub
+def checks_touched(fake: FakeGitHub, run: Callable[[], Result]) -> tuple[Result, list[CheckRunState]]:
+    """``run``'s result and the check runs it created or changed (as they stand after it)."""
+    before = {r.id: (r.name, r.status, r.conclusion) for r in fake.check_runs(REPO)}
+    result = run()
+    touched = [r for r in fake.check_runs(REPO) if before.get(r.id) != (r.name, r.status, r.conclusion)]
+    return result, touched
+
+
+@pytest.mark.parametrize("agent_first", [False, True], ids=["real-pr-first", "agent-pr-first"])
+def test_the_same_head_opened_against_a_branch_the_agent_pushed_never_posts_the_required_check(
+    runner: Runner, project: Project, fake: FakeGitHub, agent_first: bool
 ) -> None:
-    """Base swap: the same head opened against the agent's own branch is judged, but its check is
-    'Oracle Gate (base: agent-base)'; the required check on the head stays the real PR's."""
+    """Base swap, for real: the agent pushes 'agent-base' (freeze.json emptied) and opens #7 with #2's
+    head against it. Judged on its own base #7 passes (the frozen test is live there), but its check
+    is 'Oracle Gate (base: agent-base)'; the required check on the head stays #2's unscored one,
+    whichever pull request is judged last."""
     fake.add_token(APP_TOKEN, app="oracle-gate")
-    pr = project.pulls[2]
-    real = runner.run(
-        "pull_request_target",
-        events.pull_request(project, pr),
-        runner.workspace(at="base"),
-        sha=project.main,
-        token=APP_TOKEN,
+    real = project.pulls[2]
+    swapped = open_against_agent_base(project, real, number=7)
+    assert swapped.base is not None
+    fake.add_pull(
+        REPO, 7, head_sha=real.head, base_sha=swapped.base, head_ref=real.branch, base_ref=AGENT_BASE
     )
-    assert real.outputs["verdict"] == "unscored", real.log
-    before = required_check(fake, pr.head, app="oracle-gate")
-    assert before not in (None, "success")
-    swapped = events.pull_request(project, pr)  # the same head, opened against the agent's branch
-    swapped["pull_request"]["base"]["ref"] = "agent-base"
-    other = runner.run(
-        "pull_request_target", swapped, runner.workspace(at="base"), sha=project.main, token=APP_TOKEN
-    )
-    posted = fake.check_runs(REPO)[-1]
-    assert posted.name == "Oracle Gate (base: agent-base)", other.log
-    assert "not an allowed base" in other.log
-    assert "Oracle Gate (base: agent-base)" in other.summary
-    assert posted.head_sha == pr.head
-    assert required_check(fake, pr.head, app="oracle-gate") == before
+    # Even a trusted map of the agent's base (the strongest case for the attack) does not help it.
+    agent_map = runner.write_map(MAP_PRODUCER, name="agent-base", parent=swapped.base)
+
+    def judge_real() -> Result:
+        return runner.run(
+            "pull_request_target", events.pull_request(project, real), runner.workspace(at="base"),
+            sha=project.main, token=APP_TOKEN,
+        )  # fmt: skip
+
+    def judge_agent() -> Result:
+        return runner.run(
+            "pull_request_target", events.pull_request(project, swapped, base_ref=AGENT_BASE),
+            runner.workspace(at="base"), sha=project.main, token=APP_TOKEN,
+            inputs={"coverage-file": str(agent_map)},
+        )  # fmt: skip
+
+    if agent_first:
+        agent, agent_checks = checks_touched(fake, judge_agent)
+        ours, our_checks = checks_touched(fake, judge_real)
+    else:
+        ours, our_checks = checks_touched(fake, judge_real)
+        agent, agent_checks = checks_touched(fake, judge_agent)
+
+    assert ours.outputs["verdict"] == "unscored", ours.log
+    assert agent.outputs["verdict"] == "pass_clean", agent.log  # what the swap would have won
+    assert agent.verdict_json()["parent"] == swapped.base
+    assert "not an allowed base" in agent.log
+    assert "Oracle Gate (base: agent-base)" in agent.summary
+    assert {(r.name, r.head_sha) for r in agent_checks} == {("Oracle Gate (base: agent-base)", real.head)}
+    assert {(r.name, r.head_sha) for r in our_checks} == {("Oracle Gate", real.head)}
+    assert [r.conclusion for r in agent_checks] == ["success"]
+    required = required_check(fake, real.head, app="oracle-gate")
+    assert required == our_checks[-1].conclusion
+    assert required not in (None, "success")
 
 
 def test_allowed_bases_lists_the_branches_that_get_the_required_check(
@@ -189,3 +238,141 @@ def test_a_stale_success_is_replaced_when_the_base_moves_under_the_same_head(
     assert again.verdict_json()["head"] == merge
     assert again.outputs["verdict"] == "unscored"
     assert required_check(fake, pr.head, app="oracle-gate") not in (None, "success")
+
+
+#: A map built earlier in this very run by a ``pull_request`` workflow (the pull request's own file).
+SAME_RUN_UNDER_PR = replace(PR_RUN, run_id=RUN_ID, workflow_ref=PR_RUN.workflow_ref.replace("/2/", "/1/"))
+
+
+@pytest.mark.parametrize(
+    ("trust_input", "verdict"), [("false", "unscored"), ("true", "pass_clean")], ids=["default", "opted-in"]
+)
+def test_a_same_run_map_under_pull_request_is_used_only_when_contributors_are_trusted(
+    runner: Runner, project: Project, fake: FakeGitHub, trust_input: str, verdict: str
+) -> None:
+    """Under pull_request the run's workflow is the PR's: a job it rewrote may have built the map."""
+    pr = project.pulls[1]
+    assert pr.merge is not None
+    same_run = runner.write_map(replace(SAME_RUN_UNDER_PR, ref="refs/pull/1/merge"), name="same-run")
+    result = runner.run(
+        "pull_request",
+        events.pull_request(project, pr),
+        runner.workspace(at="merge", pr=pr),
+        sha=pr.merge,
+        inputs={"coverage-file": str(same_run), "trust-same-run-map": trust_input},
+    )
+    assert result.outputs["verdict"] == verdict, result.log
+    refused = "built earlier in this run" in result.log
+    assert refused is (trust_input == "false")
+    assert (fake.check_runs(REPO)[-1].conclusion == "success") is (verdict == "pass_clean")
+
+
+def test_a_same_run_map_under_pull_request_target_needs_no_opt_in(
+    runner: Runner, project: Project, fake: FakeGitHub
+) -> None:
+    """pull_request_target runs the default branch's workflow: its own earlier step is trusted."""
+    pr = project.pulls[1]
+    same_run = runner.write_map(replace(SAME_RUN_UNDER_PR, event="pull_request_target"), name="same-run")
+    result = runner.run(
+        "pull_request_target",
+        events.pull_request(project, pr),
+        runner.workspace(at="base"),
+        sha=project.main,
+        inputs={"coverage-file": str(same_run)},
+    )
+    assert result.outputs["verdict"] == "pass_clean", result.log
+    assert fake.check_runs(REPO)[-1].conclusion == "success"
+
+
+def crlf_map_pull(project: Project, *, digest_of: str) -> tuple[PullRequest, str, bytes]:
+    """PR #8: the frozen area changed, plus a forged map and its manifest (claiming a default-branch
+    push run) under ``forged/``, and a ``.gitattributes`` that makes a checkout rewrite them with CRLF.
+    The manifest's digest is of the bytes as committed or as a checkout writes them (``digest_of``).
+    Returns the pull request, the manifest's path in the checkout and the map's bytes as committed."""
+    data = json.dumps(json.loads(FORGED), indent=2).encode() + b"\n"
+    checked_out = data.replace(b"\n", b"\r\n")
+    manifest = Manifest(
+        path=Path("forged/map.json.manifest.json"),
+        data=Path("forged/map.json"),
+        sha=project.main,
+        data_sha256=hashlib.sha256(checked_out if digest_of == "checked-out" else data).hexdigest(),
+        producer=replace(MAP_PRODUCER, sha=project.main),
+    )
+    files = {
+        "src/frozen_area.py": frozen_area("changed").encode(),
+        ".gitattributes": b"forged/** text eol=crlf\n",
+        "forged/map.json": data,
+        str(manifest.path): json.dumps(manifest.to_document(), indent=2).encode() + b"\n",
+    }
+    return open_pull_with_files(project, 8, "crlf-map", files), str(manifest.path), data
+
+
+@pytest.mark.parametrize("digest_of", ["committed", "checked-out"])
+def test_a_map_the_pr_commits_behind_an_eol_crlf_rule_is_refused_inside_the_checkout(
+    runner: Runner, project: Project, fake: FakeGitHub, digest_of: str
+) -> None:
+    """Comparing bytes with the committed file fails once a checkout rewrites them (eol=crlf); the
+    gate refuses the map for where it lies, whatever its bytes."""
+    pr, manifest, committed = crlf_map_pull(project, digest_of=digest_of)
+    assert pr.merge is not None
+    fake.add_pull(REPO, pr.number, head_sha=pr.head, base_sha=project.main, head_ref=pr.branch)
+    workspace = runner.workspace(at="merge", pr=pr)
+    assert project.git("cat-file", "blob", f"{pr.merge}:forged/map.json").encode() == committed.rstrip()
+    on_disk = (workspace / "forged" / "map.json").read_bytes()
+    assert on_disk != committed  # the rule did rewrite the bytes: a byte comparison would miss them
+    assert on_disk == committed.replace(b"\n", b"\r\n")
+
+    result = runner.run(
+        "pull_request",
+        events.pull_request(project, pr),
+        workspace,
+        sha=pr.merge,
+        inputs={"coverage-file": manifest},
+    )
+    # The added .gitattributes is a runner file (fail); the map is refused for where it lies.
+    assert result.outputs["verdict"] == "fail", result.log
+    assert set(result.outputs["reasons"].split(",")) == {"runner_config_changed", "oracle_incomplete"}
+    assert "lies inside the repository's checkout" in result.log
+    assert fake.check_runs(REPO)[-1].conclusion != "success"
+
+    if digest_of == "checked-out":  # the same files outside the checkout: the location alone refused
+        outside = runner.maps / "crlf-copy"
+        shutil.copytree(workspace / "forged", outside)
+        control = runner.run(
+            "pull_request",
+            events.pull_request(project, pr),
+            runner.workspace(at="merge", pr=pr),
+            sha=pr.merge,
+            inputs={"coverage-file": str(outside / "map.json.manifest.json")},
+        )
+        assert control.outputs["reasons"] == "runner_config_changed", control.log  # the map is used
+
+
+def test_the_pr_scope_cache_entry_the_judging_restore_can_see_under_pull_request_is_refused(
+    runner: Runner, project: Project, fake: FakeGitHub
+) -> None:
+    """A PR's pull_request run saves a forged map under the shipped workflow's key for the parent. A
+    pull_request_target restore (scope: the default branch) misses it; a pull_request restore (a
+    workflow the PR controls) returns it, and the gate refuses it for its producer."""
+    pr = project.pulls[2]
+    assert pr.merge is not None
+    (template,) = restore_key_templates(yaml.safe_load((EXAMPLES / "oracle-gate.yml").read_text()))
+    key = cache_key(template, {"steps.parent.outputs.sha": project.main})
+    store: CacheStore[Path] = CacheStore()
+    saved = runner.write_map(PR_RUN, name="pr-scope-cache", content=FORGED)
+    assert store.save(scope_of("pull_request", default_branch="main", pr_number=pr.number), key, saved)
+
+    assert store.restore(scope_of("pull_request_target", default_branch="main"), key) is None
+    restored = store.restore(scope_of("pull_request", default_branch="main", pr_number=pr.number), key)
+    assert restored == saved
+    result = runner.run(
+        "pull_request",
+        events.pull_request(project, pr),
+        runner.workspace(at="merge", pr=pr),
+        sha=pr.merge,
+        inputs={"coverage-file": str(restored), "trust-same-run-map": "true"},  # even opted in
+    )
+    assert result.outputs["verdict"] == "unscored", result.log
+    assert result.outputs["reasons"] == "oracle_incomplete"
+    assert "built by a 'pull_request' run" in result.log
+    assert fake.check_runs(REPO)[-1].conclusion != "success"

@@ -39,15 +39,21 @@ def _repositories(payload: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def pull_request(
-    project: Project, pr: PullRequest, *, action: str = "synchronize", fork: bool = False
+    project: Project,
+    pr: PullRequest,
+    *,
+    action: str = "synchronize",
+    fork: bool = False,
+    base_ref: str = "main",
 ) -> dict[str, Any]:
-    """``pull_request`` / ``pull_request_target`` for ``pr`` (from a fork when ``fork``)."""
+    """``pull_request`` / ``pull_request_target`` for ``pr`` (from a fork when ``fork``) to ``base_ref``
+    (whose tip is ``pr.base``, else the project's main)."""
     payload = _renamed(load(f"pull_request.{action}"))
     payload["number"] = pr.number
     pull = payload["pull_request"]
     pull["number"] = pr.number
     pull["head"].update(sha=pr.head, ref=pr.branch, label=f"{REPO.split('/')[0]}:{pr.branch}")
-    pull["base"].update(sha=project.main, ref="main")
+    pull["base"].update(sha=pr.base or project.main, ref=base_ref)
     return as_fork(payload, owner="agent-fork") if fork else payload
 
 

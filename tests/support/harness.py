@@ -151,10 +151,16 @@ class Runner:
         return ws
 
     def write_map(
-        self, producer: Producer | None, *, name: str = "parent", content: bytes | None = None
+        self,
+        producer: Producer | None,
+        *,
+        name: str = "parent",
+        content: bytes | None = None,
+        parent: str | None = None,
     ) -> Path:
         """The project's measured parent map (or ``content``) with a manifest recording ``producer``,
-        under ``maps``; returns the manifest's path."""
+        bound to ``parent`` (default: main), under ``maps``; returns the manifest's path."""
+        parent = parent or self.project.main
         data = self.maps / f"{name}.coverage"
         if content is None:
             shutil.copyfile(self.project.coverage, data)
@@ -163,9 +169,9 @@ class Runner:
         manifest = Manifest(
             path=data.with_name(data.name + MANIFEST_SUFFIX),
             data=data,
-            sha=self.project.main,
+            sha=parent,
             data_sha256=hashlib.sha256(data.read_bytes()).hexdigest(),
-            producer=producer and replace(producer, sha=producer.sha or self.project.main),
+            producer=producer and replace(producer, sha=producer.sha or parent),
         )
         manifest.path.write_text(json.dumps(manifest.to_document()))
         return manifest.path

@@ -67,6 +67,7 @@ class PullRequest:
     merge: str | None  # GitHub's test-merge commit (None: GitHub has none, e.g. conflicts)
     branch: str
     expected: str = ""  # the verdict the gate must give
+    base: str | None = None  # the base branch's tip when it is not the project's main
 
 
 @dataclass
@@ -262,3 +263,61 @@ def chown_tree(path: Path, uid: int = OTHER_UID) -> None:
         os.chown(dirpath, uid, uid)
         for name in dirnames + filenames:
             os.lchown(os.path.join(dirpath, name), uid, uid)
+
+
+AGENT_BASE = "agent-base"
+EMPTY_FREEZE = json.dumps({"schema": 1, "frozen": []}, indent=2) + "\n"
+
+
+def open_against_agent_base(project: Project, real: PullRequest, number: int) -> PullRequest:
+    """The base swap: the agent pushes ``agent-base`` (main with ``freeze.json`` emptied) and opens a
+    second pull request ``number`` with ``real``'s head against it; GitHub makes its own test merge
+    ``refs/pull/<number>/merge`` (first parent: the agent's branch). Returns that pull request, whose
+    base is :attr:`PullRequest.base` (the agent's branch tip)."""
+    tip = _commit_with_file(project, project.main, "freeze.json", EMPTY_FREEZE, "freeze nothing")
+    project.git("update-ref", f"refs/heads/{AGENT_BASE}", tip)
+    tree = project.git("merge-tree", "--write-tree", tip, real.head).splitlines()[0]
+    merge = project.git("commit-tree", tree, "-p", tip, "-p", real.head, "-m", "the test merge")
+    # Its refs only: it stays out of ``project.pulls``, which every test's fake is seeded from.
+    project.git("update-ref", f"refs/pull/{number}/head", real.head)
+    project.git("update-ref", f"refs/pull/{number}/merge", merge)
+    return PullRequest(number, real.head, merge, real.branch, expected="pass_clean", base=tip)
+
+
+def open_pull_with_files(project: Project, number: int, branch: str, files: dict[str, bytes]) -> PullRequest:
+    """A pull request ``number`` whose head is main with ``files`` written (bytes as committed), and
+    its test merge, made in ``origin`` on demand (it stays out of ``project.pulls``)."""
+    head = _commit_files(project, project.main, files, f"pull request {number} ({branch})")
+    tree = project.git("merge-tree", "--write-tree", project.main, head).splitlines()[0]
+    merge = project.git("commit-tree", tree, "-p", project.main, "-p", head, "-m", "the test merge")
+    project.git("update-ref", f"refs/pull/{number}/head", head)
+    project.git("update-ref", f"refs/pull/{number}/merge", merge)
+    return PullRequest(number, head, merge, branch)
+
+
+def _commit_with_file(project: Project, parent: str, path: str, content: str, message: str) -> str:
+    """A commit on ``parent`` in ``origin`` with ``path`` set to ``content`` (plumbing only: bare)."""
+    return _commit_files(project, parent, {path: content.encode()}, message)
+
+
+def _commit_files(project: Project, parent: str, files: dict[str, bytes], message: str) -> str:
+    """A commit on ``parent`` in ``origin`` with ``files`` set (plumbing only: ``origin`` is bare)."""
+    index = project.root / f"index-{parent[:12]}"
+    env = {**clean_env(), "GIT_INDEX_FILE": str(index)}
+    git(project.origin, "read-tree", parent, env=env)
+    for path, content in files.items():
+        blob = (
+            subprocess.run(
+                ["git", "-C", str(project.origin), "hash-object", "-w", "--stdin"],
+                input=content,
+                env=clean_env(),
+                capture_output=True,
+                check=True,
+            )
+            .stdout.decode()
+            .strip()
+        )
+        git(project.origin, "update-index", "--add", "--cacheinfo", f"100644,{blob},{path}", env=env)
+    tree = git(project.origin, "write-tree", env=env)
+    index.unlink()
+    return git(project.origin, "commit-tree", tree, "-p", parent, "-m", message)

@@ -10,7 +10,13 @@ from typing import Any
 
 import pytest
 
-from gate.action.map_trust import TrustedSource, default_branch_of, map_trust_problems
+from gate.action.map_trust import (
+    TrustedSource,
+    default_branch_of,
+    map_trust_problems,
+    same_run_map_trusted,
+    trusted_source,
+)
 from gate.maps.provenance import Producer
 from gate.maps.read import MANIFEST_SUFFIX, Manifest, read_manifest
 
@@ -130,6 +136,39 @@ def test_a_map_this_very_run_built_is_used(tmp_path: Path, repo: Path) -> None:
     this_run = replace(FROM_PR, event="pull_request_target", run_id=SOURCE.run_id or "")
     assert texts(write_map(tmp_path / "map", this_run), repo) == []
     assert texts(write_map(tmp_path / "other", this_run), repo, replace(SOURCE, run_id="901")) != []
+
+
+@pytest.mark.parametrize(
+    ("event", "trust_input", "trusted"),
+    [
+        ("pull_request", False, False),
+        ("pull_request", True, True),
+        ("pull_request_target", False, True),
+        ("workflow_run", False, True),
+        ("issue_comment", False, True),
+    ],
+)
+def test_a_same_run_map_is_trusted_under_pull_request_only_when_the_input_says_so(
+    tmp_path: Path, repo: Path, event: str, trust_input: bool, trusted: bool
+) -> None:
+    """Under pull_request the run's workflow is the pull request's: its run id vouches for nothing."""
+    assert same_run_map_trusted(event, trust_same_run_map=trust_input) is trusted
+    payload = {"repository": {"default_branch": "main"}}
+    source = trusted_source(REPO, payload, "900", same_run_trusted=trusted)
+    this_run = replace(FROM_PR, run_id="900")
+    found = texts(write_map(tmp_path / "map", this_run), repo, source)
+    if trusted:
+        assert found == []
+    else:
+        assert len(found) == 1
+        assert "built earlier in this run" in found[0]
+        assert "trust-same-run-map" in found[0]
+
+
+def test_refusing_same_run_maps_leaves_other_producers_judged_as_before(tmp_path: Path, repo: Path) -> None:
+    source = trusted_source(REPO, {"repository": {"default_branch": "main"}}, "900", same_run_trusted=False)
+    assert texts(write_map(tmp_path / "trusted", TRUSTED), repo, source) == []
+    assert any("'pull_request' run" in t for t in texts(write_map(tmp_path / "pr", FROM_PR), repo, source))
 
 
 def test_every_part_of_a_combined_map_must_be_trusted(tmp_path: Path, repo: Path) -> None:
