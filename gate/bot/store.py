@@ -52,6 +52,9 @@ CREATE TABLE IF NOT EXISTS explanations (
     body TEXT NOT NULL, at REAL NOT NULL
 );
 """
+SCHEMA_INSTALLATIONS = """
+CREATE TABLE IF NOT EXISTS installations (id INTEGER PRIMARY KEY, state TEXT NOT NULL, at REAL NOT NULL);
+"""
 QUEUED, RUNNING, DONE, FAILED, SUPERSEDED = "queued", "running", "done", "failed", "superseded"
 NO_MAP = "no_map"  # the verdict value recorded when a pull request waits for its parent's map
 MAX_ATTEMPTS = 3
@@ -75,6 +78,7 @@ class Store:
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(SCHEMA)
             self._db.executescript(SCHEMA_EXPLANATIONS)
+            self._db.executescript(SCHEMA_INSTALLATIONS)
 
     def close(self) -> None:
         with self._lock:
@@ -82,8 +86,11 @@ class Store:
 
     # -- deliveries and enqueueing -------------------------------------------------------------
 
-    def accept(self, delivery: str, event: str, jobs: Iterable[Job]) -> bool:
-        """Record the delivery and queue its jobs; False (nothing queued) when it was seen before."""
+    def accept(
+        self, delivery: str, event: str, jobs: Iterable[Job], installation: tuple[int, str] | None = None
+    ) -> bool:
+        """Record the delivery and queue its jobs (and an installation's new state); False (nothing
+        done) when it was seen before."""
         now = time.time()
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
@@ -95,11 +102,29 @@ class Store:
                     return False
                 for job in jobs:
                     self._enqueue(delivery, job, now)
+                if installation is not None:
+                    self._record_installation(*installation, now)
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
         return True
+
+    def _record_installation(self, ident: int, state: str, now: float) -> None:
+        """The installation's state; a removed or suspended one's queued jobs fail (no token will come)."""
+        self._db.execute("INSERT OR REPLACE INTO installations VALUES (?, ?, ?)", (ident, state, now))
+        if state != "active":
+            self._db.execute(
+                "UPDATE jobs SET state = ?, detail = ?, updated = ? WHERE state = ? "
+                "AND json_extract(spec, '$.installation') = ?",
+                (FAILED, f"the installation was {state}", now, QUEUED, ident),
+            )
+
+    def installations(self) -> dict[str, str]:
+        """Each installation the bot was told of: its id (as text) and state."""
+        with self._lock:
+            rows = self._db.execute("SELECT id, state FROM installations ORDER BY id").fetchall()
+        return {str(r[0]): str(r[1]) for r in rows}
 
     def save_explanation(self, repo: str, pr: int, head: str, body: str) -> str:
         """Keep a verdict's explanation under a new unguessable token (its page's address)."""
