@@ -18,6 +18,8 @@
 | ``ORACLE_GATE_SHUTDOWN_GRACE`` | seconds a stop waits for running jobs, then requeues them (default 30) |
 | ``ORACLE_GATE_PUBLIC_URL`` | the server's public base URL: checks link their explanation there (optional) |
 | ``ORACLE_GATE_REDELIVER_HOURS`` | on start, redeliver failed deliveries this recent (default 24; 0: off) |
+| ``ORACLE_GATE_RETRY_BASE_MS`` | a job's wait after its first transient failure, doubled each time (5000) |
+| ``ORACLE_GATE_RETRY_CAP_MS`` | the longest such wait (300000) |
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from gate.action.defaults import DEFAULT_API_URL, DEFAULT_CHECK_NAME
+from gate.bot.backoff import DEFAULT_BASE_SECONDS, DEFAULT_CAP_SECONDS
 from gate.bot.events import DEFAULT_MAP_WORKFLOW
 from gate.errors import UsageError
 
@@ -60,6 +63,8 @@ class BotConfig:
     redeliver_hours: int = 24
     public_url: str | None = None
     shutdown_grace: int = 30
+    retry_base: float = DEFAULT_BASE_SECONDS  # seconds; see gate.bot.backoff
+    retry_cap: float = DEFAULT_CAP_SECONDS
 
     @property
     def database(self) -> Path:
@@ -165,6 +170,8 @@ def from_environment(env: Mapping[str, str]) -> BotConfig:
         redeliver_hours=_int(env, "REDELIVER_HOURS", 24, 0, 72),
         public_url=_public_url(env),
         shutdown_grace=_int(env, "SHUTDOWN_GRACE", 30, 1, 600),
+        retry_base=_int(env, "RETRY_BASE_MS", int(DEFAULT_BASE_SECONDS * 1000), 0, 3_600_000) / 1000,
+        retry_cap=_int(env, "RETRY_CAP_MS", int(DEFAULT_CAP_SECONDS * 1000), 0, 3_600_000) / 1000,
     )
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import logging
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -74,12 +75,16 @@ class ArtifactMapStore:
         self.api_url = api_url.rstrip("/")
         self.retry = retry
         self.pacing = pacing
+        # told of each API client it makes, so its requests count in the installation's rate limit
+        self.track: Callable[[Any], None] | None = None
 
     def find(self, repo: str, parent: str, token: str) -> MapLookup:
         cached = self._cached(repo, parent)
         if cached is not None:
             return MapLookup(cached)
         client = installation_client(token, self.api_url, retry=self.retry, pacing=self.pacing)
+        if self.track is not None:
+            self.track(client)
         requester = client.requester
         try:
             default = self._default_branch(requester, repo)

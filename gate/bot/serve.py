@@ -15,6 +15,7 @@ import uvicorn
 
 from gate.bot import logs
 from gate.bot.auth import AppAuth
+from gate.bot.backoff import Backoff
 from gate.bot.config import BotConfig
 from gate.bot.judging import Context, run_job
 from gate.bot.mapstore import ArtifactMapStore, StoreSettings
@@ -38,7 +39,9 @@ def serve(config: BotConfig, *, grace: float | None = None) -> int:
         pacing=config.pacing,
     )
     ctx = Context(config=config, auth=auth, store=store, maps=maps, pacing=config.pacing)
-    pool = Pool(store, lambda claimed: run_job(ctx, claimed), config.concurrency)
+    maps.track = ctx.track_for_job  # the map store's requests spend the job's installation's budget
+    backoff = Backoff(config.retry_base, config.retry_cap)
+    pool = Pool(store, lambda claimed: run_job(ctx, claimed), config.concurrency, backoff)
     pool.start()
     _log.info("serving", extra={"detail": f"{config!r}; {recovered} interrupted job(s) queued again"})
     app = make_app(

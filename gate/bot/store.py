@@ -19,7 +19,7 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,7 +69,9 @@ class ClaimedJob:
 
 
 class Store:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, clock: Callable[[], float] = time.time) -> None:
+        """``clock`` decides when a delayed retry is due (tests pass their own)."""
+        self._clock = clock
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
         self._lock = threading.Lock()
@@ -79,6 +81,13 @@ class Store:
             self._db.executescript(SCHEMA)
             self._db.executescript(SCHEMA_EXPLANATIONS)
             self._db.executescript(SCHEMA_INSTALLATIONS)
+            self._add_due_column()
+
+    def _add_due_column(self) -> None:
+        """``jobs.due``: not claimed before this time (a retry's backoff); added to older databases."""
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(jobs)")}
+        if "due" not in columns:
+            self._db.execute("ALTER TABLE jobs ADD COLUMN due REAL NOT NULL DEFAULT 0")
 
     def close(self) -> None:
         with self._lock:
@@ -183,9 +192,10 @@ class Store:
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             row = self._db.execute(
-                "SELECT id, delivery, spec, attempts FROM jobs AS j WHERE state = ? AND NOT EXISTS "
-                "(SELECT 1 FROM jobs AS r WHERE r.key = j.key AND r.state = ?) ORDER BY id LIMIT 1",
-                (QUEUED, RUNNING),
+                "SELECT id, delivery, spec, attempts FROM jobs AS j WHERE state = ? AND due <= ? "
+                "AND NOT EXISTS (SELECT 1 FROM jobs AS r WHERE r.key = j.key AND r.state = ?) "
+                "ORDER BY id LIMIT 1",
+                (QUEUED, self._clock(), RUNNING),
             ).fetchone()
             if row is None:
                 self._db.execute("COMMIT")
@@ -204,15 +214,22 @@ class Store:
                 (state, detail[:1000], time.time(), job_id),
             )
 
-    def requeue(self, job_id: int, detail: str) -> None:
-        """Back to the queue (a shutdown interrupted it, or a transient failure); failed after
-        :data:`MAX_ATTEMPTS` attempts so a job that always crashes cannot loop forever."""
+    def requeue(self, job_id: int, detail: str, delay: float = 0.0) -> None:
+        """Back to the queue (a shutdown interrupted it, or a transient failure), not claimed for
+        ``delay`` seconds; failed after :data:`MAX_ATTEMPTS` attempts so a job that always crashes
+        cannot loop forever."""
         with self._lock:
             self._db.execute(
-                "UPDATE jobs SET state = CASE WHEN attempts >= ? THEN ? ELSE ? END, detail = ?, updated = ? "
-                "WHERE id = ?",
-                (MAX_ATTEMPTS, FAILED, QUEUED, detail[:1000], time.time(), job_id),
+                "UPDATE jobs SET state = CASE WHEN attempts >= ? THEN ? ELSE ? END, detail = ?, updated = ?, "
+                "due = ? WHERE id = ?",
+                (MAX_ATTEMPTS, FAILED, QUEUED, detail[:1000], time.time(), self._clock() + delay, job_id),
             )
+
+    def next_due(self) -> float | None:
+        """When the earliest queued job becomes claimable (by the store's clock); None: none queued."""
+        with self._lock:
+            row = self._db.execute("SELECT MIN(due) FROM jobs WHERE state = ?", (QUEUED,)).fetchone()
+        return None if row is None or row[0] is None else float(row[0])
 
     def recover(self) -> int:
         """Queue again the jobs a crash left running; how many."""

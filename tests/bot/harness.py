@@ -88,6 +88,7 @@ class Bot:
             "ORACLE_GATE_HOST": "127.0.0.1",
             "ORACLE_GATE_PORT": str(self.port),
             "ORACLE_GATE_REQUEST_PACING_MS": "0",
+            "ORACLE_GATE_RETRY_BASE_MS": "200",  # a transient failure's retry: soon, but not at once
         }
         self.proc: subprocess.Popen[bytes] | None = None
 
