@@ -22,6 +22,7 @@ into place atomically) so later pull requests on the same parent do not download
 from __future__ import annotations
 
 import logging
+import os
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -175,8 +176,15 @@ class ArtifactMapStore:
         return self.settings.cache.joinpath(*repo.split("/"), parent)
 
     def _cached(self, repo: str, parent: str) -> Path | None:
+        """The kept map, marked used now (gate.bot.housekeeping never prunes a map just used)."""
         found = sorted(self._cache_dir(repo, parent).glob("*" + MANIFEST_SUFFIX))
-        return found[0] if len(found) == 1 else None
+        if len(found) != 1:
+            return None
+        try:
+            os.utime(found[0].parent)
+        except OSError:
+            return None  # pruned meanwhile: download and verify it again
+        return found[0]
 
     def _keep(self, repo: str, parent: str, tmp: Path, manifest: Manifest) -> Path:
         """Move the verified files into the cache (atomically: a rename of the directory)."""

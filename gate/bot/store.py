@@ -141,9 +141,20 @@ class Store:
         with self._lock:
             self._db.execute(
                 "INSERT INTO explanations VALUES (?, ?, ?, ?, ?, ?)",
-                (token, repo, pr, head, body, time.time()),
+                (token, repo, pr, head, body, self._clock()),
             )
         return token
+
+    def prune_explanations(self, max_age: float, max_count: int, now: float) -> int:
+        """Forget explanations older than ``max_age`` seconds or beyond the ``max_count`` newest
+        (their pages then answer 404); how many."""
+        with self._lock:
+            cur = self._db.execute(
+                "DELETE FROM explanations WHERE at < ? OR token NOT IN "
+                "(SELECT token FROM explanations ORDER BY at DESC LIMIT ?)",
+                (now - max_age, max_count),
+            )
+            return cur.rowcount
 
     def explanation(self, token: str) -> tuple[str, int, str, str] | None:
         """(repo, pull request, head, markdown) kept under ``token``."""
