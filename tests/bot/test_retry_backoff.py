@@ -16,7 +16,9 @@ from gate.bot.mapstore import ArtifactMapStore, StoreSettings
 from gate.bot.ratelimit import Budgets
 from gate.bot.store import FAILED, QUEUED, ClaimedJob, Store
 from gate.bot.workers import Pool
+from tests.bot.harness import BotFactory, Origin, pull_request_event
 from tests.bot.maps import ARTIFACT, WORKFLOW
+from tests.bot.test_judging import open_pull
 from tests.github_fake.server import FakeGitHub
 
 JOB = Job(JUDGE, "octo/repo", 7, "octo/repo#1", pr=1)
@@ -130,3 +132,19 @@ def test_the_map_stores_requests_count_in_the_installations_budget(
     ctx.note_budgets()
     assert 50 < budgets.pause_for(7) <= 60
     assert budgets.pause_for(8) == 0
+
+
+def test_end_to_end_a_job_github_turned_away_is_retried_after_the_backoff(
+    bot_factory: BotFactory, github: FakeGitHub, origin: Origin
+) -> None:
+    """GitHub answers 429 asking for a wait longer than the client will make: the job is retried by
+    the queue, not at once but after ``ORACLE_GATE_RETRY_BASE_MS``, and the check is posted once."""
+    bot = bot_factory(env={"ORACLE_GATE_RETRY_BASE_MS": "1500"})
+    head = open_pull(github, origin, 1, "one")
+    github.fail_next("GET", "/repos/octo/repo/pulls/1", 429, headers={"retry-after": "3600"})
+    bot.deliver("pull_request", pull_request_event("opened", 1, head, origin.main))
+    assert bot.wait_idle()["jobs"] == {"done": 1}
+    first, second = github.log("GET", "/repos/octo/repo/pulls/1")
+    assert second.at - first.at >= 1.5
+    (run,) = github.check_runs("octo/repo")
+    assert run.head_sha == head
