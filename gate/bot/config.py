@@ -18,6 +18,12 @@
 | ``ORACLE_GATE_SHUTDOWN_GRACE`` | seconds a stop waits for running jobs, then requeues them (default 30) |
 | ``ORACLE_GATE_PUBLIC_URL`` | the server's public base URL: checks link their explanation there (optional) |
 | ``ORACLE_GATE_REDELIVER_HOURS`` | on start, redeliver failed deliveries this recent (default 24; 0: off) |
+| ``ORACLE_GATE_RETRY_BASE_MS`` | a job's wait after its first transient failure, doubled each time (5000) |
+| ``ORACLE_GATE_RETRY_CAP_MS`` | the longest such wait (300000) |
+| ``ORACLE_GATE_KEEP_DAYS`` | verified maps and explanations older than this are pruned (default 30) |
+| ``ORACLE_GATE_KEEP_MAPS`` | at most this many verified maps are kept, the most recently used (500) |
+| ``ORACLE_GATE_KEEP_EXPLANATIONS`` | at most this many explanations are kept, the newest (20000) |
+| ``ORACLE_GATE_PRUNE_MINUTES`` | how often the bounds above are applied (default 60) |
 """
 
 from __future__ import annotations
@@ -29,7 +35,16 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from gate.action.defaults import DEFAULT_API_URL, DEFAULT_CHECK_NAME
+from gate.bot.backoff import DEFAULT_BASE_SECONDS, DEFAULT_CAP_SECONDS
 from gate.bot.events import DEFAULT_MAP_WORKFLOW
+from gate.bot.housekeeping import (
+    DAY,
+    DEFAULT_KEEP_DAYS,
+    DEFAULT_KEEP_EXPLANATIONS,
+    DEFAULT_KEEP_MAPS,
+    DEFAULT_PRUNE_MINUTES,
+    Limits,
+)
 from gate.errors import UsageError
 
 PREFIX = "ORACLE_GATE_"
@@ -60,6 +75,10 @@ class BotConfig:
     redeliver_hours: int = 24
     public_url: str | None = None
     shutdown_grace: int = 30
+    retry_base: float = DEFAULT_BASE_SECONDS  # seconds; see gate.bot.backoff
+    retry_cap: float = DEFAULT_CAP_SECONDS
+    keep: Limits = field(default_factory=Limits)
+    prune_minutes: int = DEFAULT_PRUNE_MINUTES
 
     @property
     def database(self) -> Path:
@@ -165,6 +184,18 @@ def from_environment(env: Mapping[str, str]) -> BotConfig:
         redeliver_hours=_int(env, "REDELIVER_HOURS", 24, 0, 72),
         public_url=_public_url(env),
         shutdown_grace=_int(env, "SHUTDOWN_GRACE", 30, 1, 600),
+        retry_base=_int(env, "RETRY_BASE_MS", int(DEFAULT_BASE_SECONDS * 1000), 0, 3_600_000) / 1000,
+        retry_cap=_int(env, "RETRY_CAP_MS", int(DEFAULT_CAP_SECONDS * 1000), 0, 3_600_000) / 1000,
+        keep=_limits(env),
+        prune_minutes=_int(env, "PRUNE_MINUTES", DEFAULT_PRUNE_MINUTES, 1, 7 * 24 * 60),
+    )
+
+
+def _limits(env: Mapping[str, str]) -> Limits:
+    return Limits(
+        max_age=_int(env, "KEEP_DAYS", DEFAULT_KEEP_DAYS, 1, 3650) * DAY,
+        max_maps=_int(env, "KEEP_MAPS", DEFAULT_KEEP_MAPS, 1, 1_000_000),
+        max_explanations=_int(env, "KEEP_EXPLANATIONS", DEFAULT_KEEP_EXPLANATIONS, 1, 10_000_000),
     )
 
 

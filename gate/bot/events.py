@@ -207,6 +207,27 @@ PLANNERS = {
     "workflow_run": _workflow_run,
     "push": _push,
 }
+INSTALLATION_STATES = {
+    "created": "active",
+    "new_permissions_accepted": "active",
+    "unsuspend": "active",
+    "suspend": "suspended",
+    "deleted": "deleted",
+}
+
+
+def installation_change(event: str, payload: Any) -> tuple[int, str] | None:
+    """(installation id, its state now) that an ``installation`` or ``installation_repositories``
+    delivery tells; None when it tells none (the bot then records nothing)."""
+    if event not in ("installation", "installation_repositories") or not isinstance(payload, dict):
+        return None
+    action = str(payload.get("action"))
+    state = "active" if event == "installation_repositories" else INSTALLATION_STATES.get(action)
+    if state is None:
+        return None
+    return _installation(payload), state
+
+
 ACKNOWLEDGED = frozenset({"ping", "installation", "installation_repositories"})
 
 

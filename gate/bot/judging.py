@@ -22,8 +22,8 @@ import github
 from gate.action.client import GitHubUnavailable, PublishError, RateLimited, RetrySettings
 from gate.action.content import check_content, error_check, explain_reply, sticky_comment
 from gate.action.defaults import CommentMode
-from gate.action.publisher import Publisher, PullInfo, open_repo
-from gate.bot import mirror
+from gate.action.publisher import CheckContent, Publisher, PullInfo, open_repo
+from gate.bot import mirror, stale
 from gate.bot.auth import AppAuth, installation_client
 from gate.bot.config import BotConfig
 from gate.bot.events import DEFAULT_PUSH, EXPLAIN, JUDGE, MAP_READY, Job
@@ -80,16 +80,29 @@ class Context:
             self._clients.seen = []
         self._clients.seen.append((installation, client))
 
+    def begin_job(self, installation: int) -> None:
+        """The installation whose budget this thread's requests spend until :meth:`note_budgets`."""
+        self._clients.installation = installation
+
+    def track_for_job(self, client: github.Github) -> None:
+        """:meth:`track` for a client made outside the job's own code (the map store's), counted
+        against the installation of the job this thread runs; ignored outside a job."""
+        installation = getattr(self._clients, "installation", None)
+        if installation is not None:
+            self.track(installation, client)
+
     def note_budgets(self) -> None:
         for installation, client in getattr(self._clients, "seen", []):
             self.budgets.note(installation, client.requester)
         self._clients.seen = []
+        self._clients.installation = None
 
 
 def run_job(ctx: Context, claimed: ClaimedJob) -> Outcome:
     """Run one claimed job; :class:`Transient` when it should be retried."""
     job = claimed.job
     _wait_for_budget(ctx, job)
+    ctx.begin_job(job.installation)
     try:
         return _run(ctx, claimed)
     finally:
@@ -164,8 +177,11 @@ def _judge(ctx: Context, claimed: ClaimedJob, number: int) -> Outcome:
     if ctx.config.public_url:
         token = ctx.store.save_explanation(job.repo, number, pull.head_sha, explain_reply(verdict)[0])
         publisher.details_url = f"{ctx.config.public_url}/explanations/{token}"
+    content = check_content(verdict)
+    if not had_map:
+        content = _marked_if_stale(ctx.store, job.repo, number, parent, content)
     result = publisher.publish(
-        check_content(verdict),
+        content,
         head_sha=pull.head_sha,
         pr_number=number,
         comment=sticky_comment(verdict, CommentMode.ON_CHANGE),
@@ -175,6 +191,17 @@ def _judge(ctx: Context, claimed: ClaimedJob, number: int) -> Outcome:
     if not result.check.posted:
         raise Transient("; ".join(n.why for n in result.check.not_posted) or "the check was not posted")
     return Outcome(DONE, f"{verdict.verdict} on {pull.head_sha} (parent {parent})")
+
+
+def _marked_if_stale(
+    store: Store, repo: str, number: int, parent: str, content: CheckContent
+) -> CheckContent:
+    """The unscored check, saying it replaces a verdict made on an older parent when it does."""
+    last = store.last_verdict(repo, number)
+    earlier = None if last is None else stale.Earlier(parent=last[0], verdict=last[2])
+    if earlier is None or not stale.is_stale(earlier, parent, content):
+        return content
+    return stale.stale_check(content, earlier, parent)
 
 
 def _may_command(publisher: Publisher, job: Job) -> bool:

@@ -22,8 +22,10 @@ into place atomically) so later pull requests on the same parent do not download
 from __future__ import annotations
 
 import logging
+import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -74,12 +76,16 @@ class ArtifactMapStore:
         self.api_url = api_url.rstrip("/")
         self.retry = retry
         self.pacing = pacing
+        # told of each API client it makes, so its requests count in the installation's rate limit
+        self.track: Callable[[Any], None] | None = None
 
     def find(self, repo: str, parent: str, token: str) -> MapLookup:
         cached = self._cached(repo, parent)
         if cached is not None:
             return MapLookup(cached)
         client = installation_client(token, self.api_url, retry=self.retry, pacing=self.pacing)
+        if self.track is not None:
+            self.track(client)
         requester = client.requester
         try:
             default = self._default_branch(requester, repo)
@@ -170,8 +176,15 @@ class ArtifactMapStore:
         return self.settings.cache.joinpath(*repo.split("/"), parent)
 
     def _cached(self, repo: str, parent: str) -> Path | None:
+        """The kept map, marked used now (gate.bot.housekeeping never prunes a map just used)."""
         found = sorted(self._cache_dir(repo, parent).glob("*" + MANIFEST_SUFFIX))
-        return found[0] if len(found) == 1 else None
+        if len(found) != 1:
+            return None
+        try:
+            os.utime(found[0].parent)
+        except OSError:
+            return None  # pruned meanwhile: download and verify it again
+        return found[0]
 
     def _keep(self, repo: str, parent: str, tmp: Path, manifest: Manifest) -> Path:
         """Move the verified files into the cache (atomically: a rename of the directory)."""

@@ -15,7 +15,9 @@ import uvicorn
 
 from gate.bot import logs
 from gate.bot.auth import AppAuth
+from gate.bot.backoff import Backoff
 from gate.bot.config import BotConfig
+from gate.bot.housekeeping import keep_pruning
 from gate.bot.judging import Context, run_job
 from gate.bot.mapstore import ArtifactMapStore, StoreSettings
 from gate.bot.redeliver import redeliver_failed
@@ -38,8 +40,11 @@ def serve(config: BotConfig, *, grace: float | None = None) -> int:
         pacing=config.pacing,
     )
     ctx = Context(config=config, auth=auth, store=store, maps=maps, pacing=config.pacing)
-    pool = Pool(store, lambda claimed: run_job(ctx, claimed), config.concurrency)
+    maps.track = ctx.track_for_job  # the map store's requests spend the job's installation's budget
+    backoff = Backoff(config.retry_base, config.retry_cap)
+    pool = Pool(store, lambda claimed: run_job(ctx, claimed), config.concurrency, backoff)
     pool.start()
+    keep_pruning(store, config.maps, config.keep, config.prune_minutes * 60.0, ctx.stopping)
     _log.info("serving", extra={"detail": f"{config!r}; {recovered} interrupted job(s) queued again"})
     app = make_app(
         store, config.webhook_secret, config.max_body, pool.wake, pool.stats, map_workflow=config.map_workflow

@@ -99,11 +99,13 @@ def make_app(
         if not DELIVERY.fullmatch(delivery) or not EVENT.fullmatch(event):
             return _answer(400, "missing or malformed X-GitHub-Delivery / X-GitHub-Event", None)
         try:
-            planned = events.plan(event, json.loads(body), map_workflow=map_workflow)
+            payload = json.loads(body)
+            planned = events.plan(event, payload, map_workflow=map_workflow)
+            installation = events.installation_change(event, payload)
         except (ValueError, events.PayloadError) as exc:
             return _answer(400, f"not a {event} payload: {exc}", delivery, event=event)
         jobs = [] if isinstance(planned, events.Ignored) else planned
-        if not store.accept(delivery, event, jobs):
+        if not store.accept(delivery, event, jobs, installation):
             return _answer(202, "already received", delivery, event=event)
         if isinstance(planned, events.Ignored):
             return _answer(202, f"ignored: {planned.why}", delivery, event=event)
@@ -119,7 +121,14 @@ def make_app(
         return HTMLResponse(explanation_page(*found), headers=PAGE_HEADERS)
 
     async def healthz(request: Request) -> Response:
-        return JSONResponse({"status": "ok", "jobs": store.counts(), "pool": pool_stats()})
+        return JSONResponse(
+            {
+                "status": "ok",
+                "jobs": store.counts(),
+                "pool": pool_stats(),
+                "installations": store.installations(),
+            }
+        )
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

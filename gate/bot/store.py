@@ -19,7 +19,7 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,6 +52,9 @@ CREATE TABLE IF NOT EXISTS explanations (
     body TEXT NOT NULL, at REAL NOT NULL
 );
 """
+SCHEMA_INSTALLATIONS = """
+CREATE TABLE IF NOT EXISTS installations (id INTEGER PRIMARY KEY, state TEXT NOT NULL, at REAL NOT NULL);
+"""
 QUEUED, RUNNING, DONE, FAILED, SUPERSEDED = "queued", "running", "done", "failed", "superseded"
 NO_MAP = "no_map"  # the verdict value recorded when a pull request waits for its parent's map
 MAX_ATTEMPTS = 3
@@ -66,7 +69,9 @@ class ClaimedJob:
 
 
 class Store:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, clock: Callable[[], float] = time.time) -> None:
+        """``clock`` decides when a delayed retry is due (tests pass their own)."""
+        self._clock = clock
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
         self._lock = threading.Lock()
@@ -75,6 +80,14 @@ class Store:
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(SCHEMA)
             self._db.executescript(SCHEMA_EXPLANATIONS)
+            self._db.executescript(SCHEMA_INSTALLATIONS)
+            self._add_due_column()
+
+    def _add_due_column(self) -> None:
+        """``jobs.due``: not claimed before this time (a retry's backoff); added to older databases."""
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(jobs)")}
+        if "due" not in columns:
+            self._db.execute("ALTER TABLE jobs ADD COLUMN due REAL NOT NULL DEFAULT 0")
 
     def close(self) -> None:
         with self._lock:
@@ -82,8 +95,11 @@ class Store:
 
     # -- deliveries and enqueueing -------------------------------------------------------------
 
-    def accept(self, delivery: str, event: str, jobs: Iterable[Job]) -> bool:
-        """Record the delivery and queue its jobs; False (nothing queued) when it was seen before."""
+    def accept(
+        self, delivery: str, event: str, jobs: Iterable[Job], installation: tuple[int, str] | None = None
+    ) -> bool:
+        """Record the delivery and queue its jobs (and an installation's new state); False (nothing
+        done) when it was seen before."""
         now = time.time()
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
@@ -95,11 +111,29 @@ class Store:
                     return False
                 for job in jobs:
                     self._enqueue(delivery, job, now)
+                if installation is not None:
+                    self._record_installation(*installation, now)
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
         return True
+
+    def _record_installation(self, ident: int, state: str, now: float) -> None:
+        """The installation's state; a removed or suspended one's queued jobs fail (no token will come)."""
+        self._db.execute("INSERT OR REPLACE INTO installations VALUES (?, ?, ?)", (ident, state, now))
+        if state != "active":
+            self._db.execute(
+                "UPDATE jobs SET state = ?, detail = ?, updated = ? WHERE state = ? "
+                "AND json_extract(spec, '$.installation') = ?",
+                (FAILED, f"the installation was {state}", now, QUEUED, ident),
+            )
+
+    def installations(self) -> dict[str, str]:
+        """Each installation the bot was told of: its id (as text) and state."""
+        with self._lock:
+            rows = self._db.execute("SELECT id, state FROM installations ORDER BY id").fetchall()
+        return {str(r[0]): str(r[1]) for r in rows}
 
     def save_explanation(self, repo: str, pr: int, head: str, body: str) -> str:
         """Keep a verdict's explanation under a new unguessable token (its page's address)."""
@@ -107,9 +141,20 @@ class Store:
         with self._lock:
             self._db.execute(
                 "INSERT INTO explanations VALUES (?, ?, ?, ?, ?, ?)",
-                (token, repo, pr, head, body, time.time()),
+                (token, repo, pr, head, body, self._clock()),
             )
         return token
+
+    def prune_explanations(self, max_age: float, max_count: int, now: float) -> int:
+        """Forget explanations older than ``max_age`` seconds or beyond the ``max_count`` newest
+        (their pages then answer 404); how many."""
+        with self._lock:
+            cur = self._db.execute(
+                "DELETE FROM explanations WHERE at < ? OR token NOT IN "
+                "(SELECT token FROM explanations ORDER BY at DESC LIMIT ?)",
+                (now - max_age, max_count),
+            )
+            return cur.rowcount
 
     def explanation(self, token: str) -> tuple[str, int, str, str] | None:
         """(repo, pull request, head, markdown) kept under ``token``."""
@@ -158,9 +203,10 @@ class Store:
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             row = self._db.execute(
-                "SELECT id, delivery, spec, attempts FROM jobs AS j WHERE state = ? AND NOT EXISTS "
-                "(SELECT 1 FROM jobs AS r WHERE r.key = j.key AND r.state = ?) ORDER BY id LIMIT 1",
-                (QUEUED, RUNNING),
+                "SELECT id, delivery, spec, attempts FROM jobs AS j WHERE state = ? AND due <= ? "
+                "AND NOT EXISTS (SELECT 1 FROM jobs AS r WHERE r.key = j.key AND r.state = ?) "
+                "ORDER BY id LIMIT 1",
+                (QUEUED, self._clock(), RUNNING),
             ).fetchone()
             if row is None:
                 self._db.execute("COMMIT")
@@ -179,15 +225,22 @@ class Store:
                 (state, detail[:1000], time.time(), job_id),
             )
 
-    def requeue(self, job_id: int, detail: str) -> None:
-        """Back to the queue (a shutdown interrupted it, or a transient failure); failed after
-        :data:`MAX_ATTEMPTS` attempts so a job that always crashes cannot loop forever."""
+    def requeue(self, job_id: int, detail: str, delay: float = 0.0) -> None:
+        """Back to the queue (a shutdown interrupted it, or a transient failure), not claimed for
+        ``delay`` seconds; failed after :data:`MAX_ATTEMPTS` attempts so a job that always crashes
+        cannot loop forever."""
         with self._lock:
             self._db.execute(
-                "UPDATE jobs SET state = CASE WHEN attempts >= ? THEN ? ELSE ? END, detail = ?, updated = ? "
-                "WHERE id = ?",
-                (MAX_ATTEMPTS, FAILED, QUEUED, detail[:1000], time.time(), job_id),
+                "UPDATE jobs SET state = CASE WHEN attempts >= ? THEN ? ELSE ? END, detail = ?, updated = ?, "
+                "due = ? WHERE id = ?",
+                (MAX_ATTEMPTS, FAILED, QUEUED, detail[:1000], time.time(), self._clock() + delay, job_id),
             )
+
+    def next_due(self) -> float | None:
+        """When the earliest queued job becomes claimable (by the store's clock); None: none queued."""
+        with self._lock:
+            row = self._db.execute("SELECT MIN(due) FROM jobs WHERE state = ?", (QUEUED,)).fetchone()
+        return None if row is None or row[0] is None else float(row[0])
 
     def recover(self) -> int:
         """Queue again the jobs a crash left running; how many."""

@@ -11,6 +11,7 @@ import logging
 import threading
 from collections.abc import Callable
 
+from gate.bot.backoff import Backoff
 from gate.bot.judging import Outcome, Transient
 from gate.bot.store import FAILED, ClaimedJob, Store
 
@@ -19,8 +20,11 @@ _log = logging.getLogger("gate.bot")
 
 
 class Pool:
-    def __init__(self, store: Store, run: Callable[[ClaimedJob], Outcome], size: int) -> None:
+    def __init__(
+        self, store: Store, run: Callable[[ClaimedJob], Outcome], size: int, backoff: Backoff | None = None
+    ) -> None:
         self._store = store
+        self._backoff = backoff or Backoff()
         self._run = run
         self._size = size
         self._wake = threading.Condition()
@@ -83,8 +87,9 @@ class Pool:
         try:
             outcome = self._run(claimed)
         except Transient as exc:
-            self._store.requeue(claimed.id, str(exc))
-            _log.warning("job will be retried", extra={**where, "detail": str(exc)})
+            delay = self._backoff.delay(claimed.attempts)
+            self._store.requeue(claimed.id, str(exc), delay)
+            _log.warning("job will be retried", extra={**where, "detail": f"in {delay:.0f} s: {exc}"})
             return
         except Exception as exc:  # noqa: BLE001 - a job's bug must not kill its worker; the job fails, visibly
             _log.exception("job failed", extra=where)

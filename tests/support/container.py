@@ -30,6 +30,7 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -271,3 +272,75 @@ class ContainerRunner(Runner):
         }
         mounts = Mounts(workspace, run_dir, run_dir, self.home, (self.project.origin, self.maps))
         return run_action(self.image, env, mounts, timeout=timeout)
+
+
+@dataclass(frozen=True)
+class Served:
+    """``oracle-gate serve`` in a container; :func:`stop_serving` ends it."""
+
+    process: subprocess.Popen[str]
+    container: str
+    log: Path
+
+
+def serve_in_container(
+    image: str, env: dict[str, str], mounts: list[tuple[Path, str, bool]], log: Path
+) -> Served:
+    """A fresh container of ``image`` running ``oracle-gate serve`` with the Entrypoint overridden, as
+    ``docker run --entrypoint oracle-gate IMAGE serve`` runs it: the given environment only, each
+    (host, inside, read-only) mount, the host network (the server listens where ``env`` says)."""
+    container = _run(["buildah", "from", "--pull-never", "--quiet", image]).strip()
+    args = ["buildah", "run", "--isolation=chroot", "--network=host"]
+    for host, inside, read_only in mounts:
+        args += ["-v", f"{host}:{inside}{':ro' if read_only else ''}"]
+    for name, value in env.items():
+        args += ["-e", f"{name}={value}"]
+    args += [container, "--", "oracle-gate", "serve"]
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            args,
+            env=tool_environment(),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+    return Served(process, container, log)
+
+
+def processes_of_session(session: int) -> dict[int, str]:
+    """pid -> command name of every process in ``session`` (one this module started)."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        name, fields = stat[stat.index("(") + 1 : stat.rindex(")")], stat[stat.rindex(")") + 2 :].split()
+        if int(fields[3]) == session:  # fields after the name: state, ppid, pgrp, session, ...
+            found[int(entry.name)] = name
+    return found
+
+
+def stop_serving(served: Served, timeout: float = 60) -> int | None:
+    """SIGTERM to the server alone, as ``docker stop`` sends it to the container's process (buildah
+    kills its child with SIGKILL when it gets a SIGTERM itself); SIGKILL to the session after
+    ``timeout``; the container removed. buildah's exit status (the server's), None when it had to
+    be killed."""
+    try:
+        # the session: buildah, its memfd re-executions (chroot helpers), and the server, whose
+        # command name is its script's: oracle-gate
+        for pid, name in processes_of_session(served.process.pid).items():
+            if name == "oracle-gate":
+                os.kill(pid, signal.SIGTERM)
+        return served.process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(served.process.pid, signal.SIGKILL)
+        served.process.wait(timeout=timeout)
+        return None
+    finally:
+        subprocess.run(
+            ["buildah", "rm", served.container], env=tool_environment(), capture_output=True, check=False
+        )

@@ -49,3 +49,22 @@ def on_pull_request(
     out["comment"]["body"] = body
     out["comment"]["user"] = dict(out["comment"]["user"], login=login, type=user_type)
     return out
+
+
+def as_base_edit(payload: dict[str, Any], old_ref: str, old_sha: str) -> dict[str, Any]:
+    """A ``pull_request.edited`` payload whose base branch was changed, derived from another
+    ``pull_request`` example (@octokit/webhooks-examples@7.6.1 has no ``edited`` one): ``changes``
+    has the shape of webhooks-schemas 7.6.1's ``pull_request$edited`` (``base.ref.from``,
+    ``base.sha.from``)."""
+    out = copy.deepcopy(payload)
+    out["action"] = "edited"
+    out["changes"] = {"base": {"ref": {"from": old_ref}, "sha": {"from": old_sha}}}
+    return out
+
+
+def as_title_edit(payload: dict[str, Any], old_title: str) -> dict[str, Any]:
+    """A ``pull_request.edited`` payload changing only the title (same derivation as above)."""
+    out = copy.deepcopy(payload)
+    out["action"] = "edited"
+    out["changes"] = {"title": {"from": old_title}}
+    return out

@@ -1,0 +1,100 @@
+"""Bounds on what the state directory keeps: verified maps and stored explanations.
+
+Both grow with every parent and every judgement. Each is pruned by age (older than ``max_age``
+seconds) and by count (beyond the ``max_count`` newest). A map used within ``in_use`` seconds is
+never removed (a job may be reading it: :meth:`gate.bot.mapstore.ArtifactMapStore.find` marks a
+map used by touching its directory); a pruned map is downloaded and verified again when needed.
+Configured by ``ORACLE_GATE_KEEP_DAYS`` / ``ORACLE_GATE_KEEP_MAPS`` / ``ORACLE_GATE_KEEP_EXPLANATIONS``
+(gate/bot/config.py), run on start and every ``ORACLE_GATE_PRUNE_MINUTES`` by ``oracle-gate serve``.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import shutil
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from gate.bot.store import Store
+
+DAY = 86_400.0
+DEFAULT_KEEP_DAYS = 30
+DEFAULT_KEEP_MAPS = 500
+DEFAULT_KEEP_EXPLANATIONS = 20_000
+DEFAULT_PRUNE_MINUTES = 60
+IN_USE_SECONDS = 3_600.0
+SHA_DIR = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+_log = logging.getLogger("gate.bot")
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_age: float = DEFAULT_KEEP_DAYS * DAY  # seconds
+    max_maps: int = DEFAULT_KEEP_MAPS
+    max_explanations: int = DEFAULT_KEEP_EXPLANATIONS
+
+
+def map_dirs(root: Path) -> list[Path]:
+    """Each kept map's directory, ``<root>/<owner>/<name>/<parent sha>`` (nothing else is touched)."""
+    if not root.is_dir():
+        return []
+    return [
+        path
+        for owner in root.iterdir()
+        if owner.is_dir() and not owner.is_symlink()
+        for name in owner.iterdir()
+        if name.is_dir() and not name.is_symlink()
+        for path in name.iterdir()
+        if path.is_dir() and not path.is_symlink() and SHA_DIR.fullmatch(path.name)
+    ]
+
+
+def prune_maps(root: Path, limits: Limits, now: float, in_use: float = IN_USE_SECONDS) -> list[Path]:
+    """Remove kept maps older than the age bound or beyond the count bound (oldest first), except
+    those used within ``in_use`` seconds; the directories removed."""
+    dated = sorted(((_mtime(p), p) for p in map_dirs(root)), reverse=True)
+    doomed = [
+        path
+        for rank, (used, path) in enumerate(dated)
+        if (now - used > limits.max_age or rank >= limits.max_maps) and now - used > in_use
+    ]
+    for path in doomed:
+        shutil.rmtree(path, ignore_errors=True)
+    return doomed
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def prune_state(store: Store, maps: Path, limits: Limits, now: float) -> tuple[int, int]:
+    """Both prunings at once: (maps removed, explanations forgotten)."""
+    removed = prune_maps(maps, limits, now)
+    forgotten = store.prune_explanations(limits.max_age, limits.max_explanations, now)
+    return len(removed), forgotten
+
+
+def keep_pruning(
+    store: Store, maps: Path, limits: Limits, every: float, stopping: threading.Event
+) -> threading.Thread:
+    """A daemon thread pruning now and every ``every`` seconds until ``stopping`` is set."""
+
+    def run() -> None:
+        while True:
+            try:
+                removed, forgotten = prune_state(store, maps, limits, time.time())
+                _log.info("pruned", extra={"detail": f"{removed} map(s), {forgotten} explanation(s)"})
+            except Exception:  # noqa: BLE001 - pruning is housekeeping: the server keeps serving
+                _log.exception("pruning failed")
+            if stopping.wait(every):
+                return
+
+    thread = threading.Thread(target=run, name="oracle-gate-prune", daemon=True)
+    thread.start()
+    return thread
