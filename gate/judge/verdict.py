@@ -284,16 +284,8 @@ def _what_happened(change: FileChange, path: str) -> str:
 
 def symlink_target(change: FileChange) -> str | None:
     """Where a new or re-pointed symlink resolves, repo-relative; None if not in the repo."""
-    if change.new_kind != Kind.SYMLINK or change.new_blob is None or change.new_path is None:
-        return None
-    if (
-        change.old_kind == Kind.SYMLINK
-        and change.old_blob == change.new_blob
-        and change.status != FileStatus.RENAMED
-    ):
-        return None
-    target = change.new_blob.decode("utf-8", "surrogateescape")
-    if target.startswith("/"):
+    target = changed_link_target(change)
+    if target is None or change.new_path is None or target.startswith("/"):
         return None
     resolved = posixpath.normpath(posixpath.join(posixpath.dirname(change.new_path), target))
     return None if resolved == "." or resolved.startswith("../") or resolved == ".." else resolved
