@@ -29,6 +29,7 @@ from gate.maps.provenance import Producer
 from gate.maps.read import MANIFEST_SUFFIX, Manifest
 from tests.github_fake import FakeGitHub
 from tests.support.in_process import run_action
+from tests.support.producers import default_branch_push_run
 from tests.support.project import OTHER_UID, REPO, Project, PullRequest, chown_tree, git
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,15 +38,7 @@ ACTION_YML = ROOT / "action.yml"
 RUN_ID = "4242"
 MAP_PATH = ".oracle-gate/map.coverage"
 #: The default-branch push run that built the parent's map the tests give the action (a trusted store).
-MAP_PRODUCER = Producer(
-    repository=REPO,
-    workflow_ref=f"{REPO}/.github/workflows/oracle-gate-map.yml@refs/heads/main",
-    run_id="1000",
-    event="push",
-    job="map",
-    ref="refs/heads/main",
-    sha="",
-)
+MAP_PRODUCER = default_branch_push_run(REPO, run_id="1000")
 
 
 def action_defaults() -> dict[str, str]:

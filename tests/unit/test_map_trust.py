@@ -19,17 +19,10 @@ from gate.action.map_trust import (
 )
 from gate.maps.provenance import Producer
 from gate.maps.read import MANIFEST_SUFFIX, Manifest, read_manifest
+from tests.support.producers import default_branch_push_run
 
 REPO = "octo-org/agent-repo"
-TRUSTED = Producer(
-    repository=REPO,
-    workflow_ref=f"{REPO}/.github/workflows/oracle-gate-map.yml@refs/heads/main",
-    run_id="100",
-    event="push",
-    job="map",
-    ref="refs/heads/main",
-    sha="a" * 40,
-)
+TRUSTED = default_branch_push_run(REPO, run_id="100", sha="a" * 40)
 FROM_PR = replace(
     TRUSTED,
     workflow_ref=f"{REPO}/.github/workflows/oracle-gate-map.yml@refs/pull/7/merge",

@@ -5,17 +5,10 @@ from __future__ import annotations
 import pytest
 
 from gate.maps.provenance import Producer, producer_problems
+from tests.support.producers import default_branch_push_run
 
 REPO = "octo-org/agent-repo"
-TRUSTED = Producer(
-    repository=REPO,
-    workflow_ref=f"{REPO}/.github/workflows/oracle-gate-map.yml@refs/heads/main",
-    run_id="100",
-    event="push",
-    job="map",
-    ref="refs/heads/main",
-    sha="a" * 40,
-)
+TRUSTED = default_branch_push_run(REPO, run_id="100", sha="a" * 40)
 
 
 def problems(producer: Producer | None, **options: object) -> list[str]:
@@ -79,3 +72,10 @@ def test_producer_from_the_actions_environment() -> None:
     }
     assert Producer.from_environ(env) == TRUSTED
     assert Producer.from_environ({k: v for k, v in env.items() if k != "GITHUB_ACTIONS"}) is None
+
+
+def test_the_same_run_id_from_another_repository_is_not_this_run() -> None:
+    """Run ids are per repository: a fork's run that happens to carry this run's id is a stranger."""
+    fork_run = Producer(**{**TRUSTED.to_document(), "repository": "agent/fork", "event": "pull_request"})
+    found = problems(fork_run, current_run_id=TRUSTED.run_id)
+    assert any("not in" in p for p in found), found
