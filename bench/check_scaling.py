@@ -8,7 +8,10 @@ peak memory (max RSS of the gate and its git children) and the ratio.
 
 Every file is observed by about the same number of tests at both sizes (each
 test covers 4 files), so the ratio isolates what the *size* of the map costs:
-the gate should read only the touched files' rows.
+the gate should read only the touched files' rows. Each map has the manifest
+``oracle-gate map`` writes (with ``tests_ran``, every test id) and the parent a
+freeze of ``FROZEN`` entries, as in real use: the freeze-visibility check must not
+grow with the map either.
 
     .venv/bin/python bench/check_scaling.py [--runs 7] [--keep DIR]
 
@@ -20,6 +23,8 @@ imports coverage.py, whose import alone costs about 0.14 s).
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import os
 import random
 import shutil
@@ -31,11 +36,15 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import coverage
 from coverage import CoverageData
+
+from gate.maps.read import MANIFEST_SUFFIX, Manifest
 
 FILES_PER_TEST = 4
 LINES_PER_FILE = 40
 TOUCHED = 3
+FROZEN = 20  # freeze entries of the parent
 MEASURED_ROOT = "/home/runner/work/project/project"  # where a CI runner would have measured
 
 
@@ -83,10 +92,14 @@ def build_case(root: Path, size: Size, rng: random.Random) -> Case:
         (repo / path).write_text(module_text(i))
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "modules")
+    (repo / "freeze.json").write_text(freeze_text(size.tests, git(repo, "rev-parse", "HEAD"), rng))
+    git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "parent")
     parent = git(repo, "rev-parse", "HEAD")
     coverage = root / f"coverage-{size.tests}.sqlite"
     write_map(coverage, paths, size.tests, rng)
+    write_manifest(coverage, parent, size.tests)
     for path in paths[:TOUCHED]:  # the 3-file change
         text = (repo / path).read_text().replace("    y = x + 1\n", "    y = x + 100\n", 1)
         (repo / path).write_text(text)
@@ -94,11 +107,39 @@ def build_case(root: Path, size: Size, rng: random.Random) -> Case:
     return Case(size, repo, coverage, parent, git(repo, "rev-parse", "HEAD"))
 
 
+def test_id(t: int) -> str:
+    return f"tests/test_t{t // 50:04d}.py::test_{t}"
+
+
+def freeze_text(tests: int, bound: str, rng: random.Random) -> str:
+    """``FROZEN`` entries, every one matching tests the map saw run: most name a test, a few a module."""
+    nodeids = [test_id(t) for t in rng.sample(range(tests), FROZEN - 3)]
+    nodeids += [f"tests/test_t{rng.randrange(tests // 50):04d}.py" for _ in range(3)]
+    frozen = [{"nodeid": n, "reason": "flaky on shared runners", "bound_sha": bound[:12]} for n in nodeids]
+    return json.dumps({"schema": 1, "frozen": frozen}, indent=2) + "\n"
+
+
+def write_manifest(data: Path, sha: str, tests: int) -> None:
+    """The manifest ``oracle-gate map`` writes beside the data: bound to ``sha``, every test id listed."""
+    manifest = Manifest(
+        path=data.with_name(data.name + MANIFEST_SUFFIX),
+        data=data,
+        sha=sha,
+        data_sha256=hashlib.sha256(data.read_bytes()).hexdigest(),
+        coverage_version=coverage.__version__,
+        command=("python", "-m", "pytest"),
+        tests=tests,
+        exit_status=0,
+        tests_ran=tuple(sorted(test_id(t) for t in range(tests))),
+    )
+    manifest.path.write_text(json.dumps(manifest.to_document(), indent=1) + "\n")
+
+
 def write_map(out: Path, paths: list[str], tests: int, rng: random.Random) -> None:
     data = CoverageData(basename=str(out))
     all_lines = list(range(1, LINES_PER_FILE + 1))
     for t in range(tests):
-        data.set_context(f"tests/test_t{t // 50:04d}.py::test_{t}|run")
+        data.set_context(f"{test_id(t)}|run")
         chosen = rng.sample(paths, FILES_PER_TEST)
         data.add_lines({f"{MEASURED_ROOT}/{p}": rng.sample(all_lines, 12) for p in chosen})
     data.write()

@@ -35,7 +35,7 @@ from gate.judge.policy import POLICY_PATH, Policy, parse_policy
 from gate.judge.pytest_config import CONFIG_FILES, joined_addopts
 from gate.judge.symlinks import EntryKind, LinkResolution, resolve_link
 from gate.judge.verdict import Evidence, Provenance, Verdict, changed_link_target, evaluate
-from gate.maps.read import load_parent_coverage
+from gate.maps.read import EarlyMapRead, load_parent_coverage
 
 
 @dataclass(frozen=True)
@@ -240,6 +240,7 @@ def read_addopts(git: Git, parent: str) -> str:
 
 def gather(git: Git, request: CheckRequest) -> Evidence:
     """Read the parent's oracle, the change and the map. Raises GateError if git cannot answer."""
+    early = EarlyMapRead(request.coverage) if request.coverage is not None else None
     git.check_repository()
     parent, head = git.commit(request.base), git.commit(request.head)
     oracle = read_oracle(git, parent, request.extra_protected)
@@ -257,6 +258,7 @@ def gather(git: Git, request: CheckRequest) -> Evidence:
         touched=lines_to_ask(scored, parents, test_inner),
         allow_failing_parent=request.allow_failing_parent,
         frozen=[e.nodeid for e in oracle.freeze.entries],
+        early=early,
     )
     protocol = Provenance(
         policy_sha256=oracle.policy_sha256,

@@ -13,6 +13,7 @@ from typing import Protocol
 from gate.judge.problems import Problem
 
 Observers = dict[str, dict[int, frozenset[str]]]
+_STRIPPED_ENDINGS = ("/", "\\", ".")
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,12 @@ def map_measured_paths(
     for path in sorted(wanted, key=lambda p: -p.count("/")):  # deepest first: the longest run
         by_name.setdefault(path.rsplit("/", 1)[-1], []).append(path)
     candidates: dict[str, tuple[str, list[str]]] = {}
+    endings = (*by_name, *_STRIPPED_ENDINGS)
     for raw in measured:
+        # Cheap first: a path whose last component is a wanted name ends with it (or with a
+        # separator or ".", which the split below drops); the rest of a 10,000-file map is skipped.
+        if not raw.endswith(endings):
+            continue
         parts = [p for p in raw.replace("\\", "/").split("/") if p not in ("", ".")]
         if not parts or parts[-1] not in by_name:
             continue

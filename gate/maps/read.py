@@ -16,12 +16,14 @@ explicit ``--coverage-sha``. A map bound to anything but the parent is not used.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 import os
 import sqlite3
 import sys
-from collections.abc import Iterable, Mapping
+import threading
+from collections.abc import Iterable, Mapping, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -277,21 +279,37 @@ def _bad_rows_text(bad: int, widest: int | None, measured: str) -> str:
     return f"coverage database has {bad} line_bits row(s) of the wrong type for {measured}"
 
 
-def open_map(path: Path) -> tuple[MapReader, str]:
-    """Open a map file; returns the reader and the sha256 of its bytes."""
+@dataclass(frozen=True)
+class MapBytes:
+    """What reading a map file's bytes found: a SQLite file (and its sha256), or a JSON map's bytes."""
+
+    path: Path
+    digest: str
+    raw: bytes | None = None  # the JSON map's bytes; None for a SQLite file (read by sqlite3)
+
+
+def read_map_bytes(path: Path) -> MapBytes:
+    """Hash (and for a JSON map, read) a map file; InputError when it cannot be read."""
     try:
         with open_regular(path, MAX_MAP_BYTES) as handle:
             is_sqlite = handle.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
             handle.seek(0)
             if not is_sqlite:
                 raw = handle.read()
-                json_map = JsonMap(path, raw)
-                if not json_map.has_test_contexts():
-                    raise InputError(str(path), "JSON map holds no test (an empty map observes nothing)")
-                return json_map, hashlib.sha256(raw).hexdigest()
-            digest = hashlib.file_digest(handle, "sha256").hexdigest()  # streamed, not held in memory
+                return MapBytes(path, hashlib.sha256(raw).hexdigest(), raw)
+            return MapBytes(path, hashlib.file_digest(handle, "sha256").hexdigest())  # streamed
     except OSError as exc:
         raise InputError(str(path), f"cannot read the coverage map ({exc.strerror or exc})") from exc
+
+
+def open_map(path: Path, read: MapBytes | None = None) -> tuple[MapReader, str]:
+    """Open a map file; returns the reader and the sha256 of its bytes (``read``: already hashed)."""
+    read = read if read is not None and read.path == path else read_map_bytes(path)
+    if read.raw is not None:
+        json_map = JsonMap(path, read.raw)
+        if not json_map.has_test_contexts():
+            raise InputError(str(path), "JSON map holds no test (an empty map observes nothing)")
+        return json_map, read.digest
     preflight_sqlite(path)
     try:
         reader = SafeSqliteMap(path)
@@ -299,9 +317,43 @@ def open_map(path: Path) -> tuple[MapReader, str]:
             raise InputError(
                 str(path), "coverage data has no test contexts (measure with pytest --cov --cov-context=test)"
             )
-        return reader, digest
+        return reader, read.digest
     except _read_errors() as exc:
         raise InputError(str(path), f"not a usable coverage.py data file ({exc})") from exc
+
+
+class EarlyMapRead:
+    """:func:`locate` and :func:`read_map_bytes` of a check's map, run in a thread from its start.
+
+    Hashing a 50,000-test map (13 MB) and parsing its manifest (2 MB of test ids) cost about 13 ms,
+    which grew with the map; hashlib releases the GIL, and the check spends that long waiting on
+    git, so in a thread they cost next to nothing. The SQLite reads stay on the caller's thread
+    (a connection belongs to the thread that opened it). :meth:`result` re-raises the InputError
+    the reads met, so the problem reported is the same as without the thread.
+    """
+
+    def __init__(self, coverage: Path) -> None:
+        self.coverage = coverage
+        self._outcome: tuple[Path, Manifest | None, MapBytes] | InputError | None = None
+        self._thread = threading.Thread(target=self._run, name="oracle-gate-map-read", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            data_path, manifest = locate(self.coverage)
+            self._outcome = (data_path, manifest, read_map_bytes(data_path))
+        except InputError as exc:
+            self._outcome = exc
+        except Exception as exc:  # noqa: BLE001 -- any other failure: the caller reads again itself
+            self._outcome = InputError(str(self.coverage), f"cannot read the coverage map ({exc})")
+
+    def result(self) -> tuple[Path, Manifest | None, MapBytes]:
+        self._thread.join()
+        if self._outcome is None:  # the thread died without a word
+            raise InputError(str(self.coverage), "cannot read the coverage map")
+        if isinstance(self._outcome, InputError):
+            raise self._outcome
+        return self._outcome
 
 
 def _read_errors() -> tuple[type[Exception], ...]:
@@ -372,16 +424,30 @@ def _tests_ran(path: Path, value: object) -> tuple[str, ...] | None:
 def unseen_frozen(frozen: Iterable[str], reader: MapReader, manifest: Manifest | None) -> frozenset[str]:
     """v2: the freeze entries that match no test id the map knows ran (a context with measured
     lines, or a test id the manifest lists as run)."""
-    listed = manifest.tests_ran if manifest is not None and manifest.tests_ran is not None else ()
+    nodeids = list(dict.fromkeys(frozen))
+    if not nodeids:
+        return frozenset()
+    listed = sorted(manifest.tests_ran if manifest is not None and manifest.tests_ran is not None else ())
     unseen = set()
-    for nodeid in dict.fromkeys(frozen):
-        if any(nodeid_matches(nodeid, t) for t in listed):
+    for nodeid in nodeids:
+        if listed_test_matching(listed, nodeid):
             continue
         ran = getattr(reader, "ran_test_matching", None)
         if ran is not None and ran(nodeid):
             continue
         unseen.add(nodeid)
     return frozenset(unseen)
+
+
+def listed_test_matching(listed: Sequence[str], nodeid: str) -> bool:
+    """Whether a test id of the sorted ``listed`` is one ``nodeid`` matches: only the ids that start
+    with ``nodeid`` are looked at (a bisection), not all 50,000 of a large map's."""
+    index = bisect.bisect_left(listed, nodeid)
+    while index < len(listed) and listed[index].startswith(nodeid):
+        if nodeid_matches(nodeid, listed[index]):
+            return True
+        index += 1
+    return False
 
 
 def _shard(path: Path, value: object) -> tuple[int, int] | None:
@@ -487,13 +553,19 @@ def load_parent_coverage(
     touched: Mapping[str, Iterable[int]],
     allow_failing_parent: bool = False,
     frozen: Iterable[str] = (),
+    early: EarlyMapRead | None = None,
 ) -> ParentCoverage:
-    """The edge: locate, bind and read the map; every problem becomes a reported problem."""
+    """The edge: locate, bind and read the map; every problem becomes a reported problem.
+    ``early``: the locating and hashing, started on another thread (:class:`EarlyMapRead`)."""
     if coverage is None:
         return ParentCoverage(problems=(Problem(None, "no coverage map of the parent was given"),))
     try:
-        data_path, manifest = locate(coverage)
-        reader, digest = open_map(data_path)
+        if early is not None and early.coverage == coverage:
+            data_path, manifest, read = early.result()
+        else:
+            data_path, manifest = locate(coverage)
+            read = None
+        reader, digest = open_map(data_path, read)
         claimed = _resolve_claim(git, coverage_sha, str(coverage))
     except InputError as exc:
         return ParentCoverage(problems=(Problem(exc.source, exc.problem),))

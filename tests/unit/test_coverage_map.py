@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import random
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -99,6 +100,40 @@ def test_paths_naming_no_parent_file_are_dropped() -> None:
     """A measured path that names no wanted parent file maps nowhere."""
     parent = existing(["src/m.py"])
     assert map_measured_paths(["/x/other/n.py", "/x/srcm.py", "/x/m.py"], ["src/m.py"], parent) == {}
+
+
+def test_trailing_separators_and_dots_still_map() -> None:
+    """The cheap suffix test skips a path only when its last component cannot be the wanted name:
+    paths ending in a separator or a "." component still go through the full split."""
+    measured = ["/x/src/m.py/", "/x/src/m.py/.", "C:\\x\\src\\m.py\\", "/x/src/m.pyc", "/x/src/am.py"]
+    mapping = map_measured_paths(measured, ["src/m.py"], existing(["src/m.py"]))
+    assert mapping == {"src/m.py": ["/x/src/m.py/", "/x/src/m.py/.", "C:\\x\\src\\m.py\\"]}
+
+
+def test_suffix_filter_agrees_with_the_full_split_on_random_paths() -> None:
+    """The fast path and a reference (every path split) agree on paths built from tricky parts."""
+    rng = random.Random(13)  # noqa: S311 -- reproducible cases, not secrets
+    parts = ["src", "m.py", "am.py", ".", "", "pkg", "m.py.", "M.py", "\\", "x/m.py"]
+    measured = ["/".join(rng.choice(parts) for _ in range(rng.randrange(1, 5))) for _ in range(3000)]
+    wanted = ["m.py", "src/m.py", "pkg/m.py"]
+    parent = existing(wanted)
+
+    def reference(raw: str) -> str | None:
+        split = [p for p in raw.replace("\\", "/").split("/") if p not in ("", ".")]
+        for path in sorted(wanted, key=lambda p: -p.count("/")):
+            depth = path.count("/") + 1
+            if split and "/".join(split[-depth:]) == path:
+                longer = {"/".join(split[-n:]) for n in range(depth + 1, len(split) + 1)}
+                return None if longer & set(wanted) else path
+        return None
+
+    expected: dict[str, list[str]] = {}
+    for raw in sorted(set(measured)):
+        target = reference(raw)
+        if target is not None:
+            expected.setdefault(target, []).append(raw)
+    assert map_measured_paths(measured, wanted, parent) == expected
+    assert expected  # the generated paths do hit the wanted names
 
 
 class MemoryReader:

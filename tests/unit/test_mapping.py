@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import io
 import json
+import random
 from pathlib import Path
 from typing import TypedDict
 
@@ -12,10 +14,22 @@ import pytest
 from coverage import CoverageData
 
 from gate.errors import InputError
+from gate.files import MAX_MANIFEST_BYTES
+from gate.judge.freeze import nodeid_matches
 from gate.maps.combine import combine_maps
 from gate.maps.command import TerminalProgress
 from gate.maps.mapfile import MapError
-from gate.maps.read import Manifest, binding_problems, read_manifest
+from gate.maps.read import (
+    EarlyMapRead,
+    Manifest,
+    binding_problems,
+    listed_test_matching,
+    locate,
+    open_map,
+    read_manifest,
+    read_map_bytes,
+    unseen_frozen,
+)
 from gate.maps.runner import RunReport
 from gate.maps.shards import parse_shard, shard_of
 
@@ -269,3 +283,74 @@ def test_the_map_modules_public_names_stay_importable_from_build() -> None:
         "default_command",
         "run_map_cli",
     ]
+
+
+def test_a_manifest_listing_fifty_thousand_tests_is_read(tmp_path: Path) -> None:
+    """v2 lists every test id that ran; a 50,000-test suite's manifest is over 2 MB and must be read."""
+    data = write_map(tmp_path / "big.coverage", {"tests/test_a.py::test_0|run": {"src/a.py": [1]}})
+    ran = tuple(f"tests/test_m{i // 100:04d}.py::TestCase::test_{i}[param-{i}]" for i in range(50_000))
+    manifest = read_manifest(data.with_name(data.name + ".manifest.json"))
+    big = dataclasses.replace(manifest, tests_ran=ran)
+    big.path.write_text(json.dumps(big.to_document()))
+    assert big.path.stat().st_size > 2 * 1024 * 1024
+    assert read_manifest(big.path).tests_ran == ran
+
+
+def test_a_manifest_over_the_cap_is_refused_naming_it(tmp_path: Path) -> None:
+    path = tmp_path / "huge.manifest.json"
+    with path.open("wb") as handle:
+        handle.truncate(MAX_MANIFEST_BYTES + 1)
+    with pytest.raises(InputError) as refused:
+        read_manifest(path)
+    assert str(path) in str(refused.value)
+    assert "limit" in str(refused.value)
+
+
+def test_listed_test_matching_agrees_with_a_scan_of_every_id() -> None:
+    """The bisection finds exactly what testing every listed id with ``nodeid_matches`` finds."""
+    rng = random.Random(7)  # noqa: S311 -- reproducible cases, not secrets
+    pieces = ["tests/test_a.py", "tests/test_ab.py", "::T", "::test_x", "[1]", "[1-2]", "::test_x[", "_y"]
+    listed = sorted({"".join(rng.choice(pieces) for _ in range(rng.randrange(1, 5))) for _ in range(400)})
+    nodeids = {"".join(rng.choice(pieces) for _ in range(rng.randrange(1, 4))) for _ in range(300)}
+    outcomes = {n: listed_test_matching(listed, n) for n in sorted(nodeids)}
+    assert outcomes == {n: any(nodeid_matches(n, t) for t in listed) for n in sorted(nodeids)}
+    assert any(outcomes.values())
+    assert not all(outcomes.values())
+
+
+def test_unseen_frozen_reads_an_unsorted_manifest_list_too(tmp_path: Path) -> None:
+    """A manifest written by hand need not list its test ids sorted; the answer does not change."""
+    data = write_map(tmp_path / "m.coverage", {"tests/test_a.py::test_0|run": {"src/a.py": [1]}})
+    manifest = dataclasses.replace(
+        read_manifest(data.with_name(data.name + ".manifest.json")),
+        tests_ran=("tests/test_z.py::test_9", "tests/test_b.py::test_1[x]", "tests/test_a.py::test_0"),
+    )
+    reader, _ = open_map(data)
+    frozen = ["tests/test_b.py::test_1", "tests/test_z.py", "tests/test_c.py::test_2", "tests/test_a.py"]
+    assert unseen_frozen(frozen, reader, manifest) == {"tests/test_c.py::test_2"}
+
+
+def test_the_early_read_gives_what_locating_and_hashing_give(tmp_path: Path) -> None:
+    """EarlyMapRead runs locate() and the hash on a thread: same answer, same errors."""
+    data = write_map(tmp_path / "m.coverage", {"tests/test_a.py::test_0|run": {"src/a.py": [1]}})
+    manifest_path = data.with_name(data.name + ".manifest.json")
+    for given in (data, manifest_path):
+        path, manifest, read = EarlyMapRead(given).result()
+        assert (path, manifest) == locate(given)
+        assert read == read_map_bytes(data)
+        assert read.digest == hashlib.sha256(data.read_bytes()).hexdigest()
+    broken = tmp_path / "broken.manifest.json"
+    broken.write_text('{"kind": "oracle-gate-map", "schema": 1}')
+    for given in (tmp_path / "absent.coverage", broken):
+        with pytest.raises(InputError) as direct:
+            read_map_bytes(locate(given)[0])
+        with pytest.raises(InputError) as early:
+            EarlyMapRead(given).result()
+        assert str(early.value) == str(direct.value)
+
+
+def test_open_map_hashes_itself_when_the_early_read_was_of_another_file(tmp_path: Path) -> None:
+    one = write_map(tmp_path / "one.coverage", {"tests/test_a.py::test_0|run": {"src/a.py": [1]}})
+    two = write_map(tmp_path / "two.coverage", {"tests/test_b.py::test_1|run": {"src/b.py": [2]}})
+    _, digest = open_map(two, read_map_bytes(one))
+    assert digest == hashlib.sha256(two.read_bytes()).hexdigest()
