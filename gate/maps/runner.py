@@ -68,7 +68,10 @@ class RunReport:
             elif kind == "test":
                 self.done += 1
             elif kind == "policy_error":
-                self.policy_errors += [str(e) for e in event.get("errors", [])]
+                # Under pytest-xdist every worker reports the same errors: each is kept once.
+                self.policy_errors += [
+                    e for e in map(str, event.get("errors", [])) if e not in self.policy_errors
+                ]
             elif kind == "finish":
                 self.finish = event
 
