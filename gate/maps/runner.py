@@ -46,6 +46,7 @@ class RunReport:
     done: int = 0
     finish: dict[str, Any] | None = None
     policy_errors: list[str] = field(default_factory=list)
+    started: bool = False  # the plugin wrote its ``start`` event: it was loaded, and enabled
     _offset: int = 0
 
     def poll(self, path: Path) -> None:
@@ -63,7 +64,9 @@ class RunReport:
             except json.JSONDecodeError:
                 continue
             kind = event.get("event")
-            if kind == "collected":
+            if kind == "start":
+                self.started = True
+            elif kind == "collected":
                 self.selected = int(event.get("tests", 0))
             elif kind == "test":
                 self.done += 1

@@ -264,3 +264,39 @@ def test_a_project_whose_addopts_run_xdist_gets_a_map_by_the_collector(py312: Pa
 
     assert teardowns(got) == teardowns(expected)
 
+
+def test_a_command_that_never_runs_pytest_is_named_as_the_cause(py312: Path, tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write("calc.py", "def add(a, b):\n    return a + b\n")
+    repo.write(
+        "test_calc.py",
+        "import unittest\n\nfrom calc import add\n\n\n"
+        "class TestAdd(unittest.TestCase):\n"
+        "    def test_add(self):\n        self.assertEqual(add(1, 2), 3)\n",
+    )
+    repo.commit("unittest")
+    out = tmp_path / "map.coverage"
+    argv = [str(py312), "-m", "gate", "map", "--repo", str(repo.root), "--sha", "HEAD", "--out", str(out)]
+
+    proc = subprocess.run(
+        [*argv, "--", "python", "-m", "unittest"],
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+    assert proc.returncode == 3, proc.stderr
+    errors = [line for line in proc.stderr.splitlines() if "no map:" in line]
+    assert len(errors) == 1, proc.stderr
+    assert "the oracle-gate pytest plugin never started (its report has no start event)" in errors[0]
+    assert "it is not pytest, or PYTEST_DISABLE_PLUGIN_AUTOLOAD is set without -p oracle_gate" in errors[0]
+    assert "pytest --cov --cov-context=test or coverage run -m pytest --oracle-contexts" in errors[0]
+    assert "wrote no coverage data" not in proc.stderr
+    assert not out.exists()
+    # pytest itself, with plugin autoload off: the tests pass (exit 0) but nothing measured them
+    autoload_off = subprocess.run(
+        argv, env=clean_env(PYTEST_DISABLE_PLUGIN_AUTOLOAD="1"), capture_output=True, text=True, check=False
+    )
+    assert autoload_off.returncode == 3, autoload_off.stderr
+    assert "no map: the oracle-gate pytest plugin never started" in autoload_off.stderr
