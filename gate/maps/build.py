@@ -114,8 +114,10 @@ def build_map(
                 (scratch / "report.jsonl").unlink()
                 env[ENV_COLLECTOR] = collector
                 run = replace(runner, argv=argv, env=env).run()
-            outside = _collect(run, scratch / "data", built, tree, sha=sha, shard=shard, argv=argv)
-        outcome = _judge(run, built, sha, shard, freeze, argv=argv)
+            outside = _collect(
+                run, scratch / "data", built, tree, sha=sha, shard=shard, argv=argv, collector=collector
+            )
+        outcome = _judge(run, built, sha, shard, freeze, argv=argv, collector=collector)
         seconds = time.monotonic() - started
         manifest = Manifest(
             path=out.with_name(out.name + MANIFEST_SUFFIX),
@@ -197,6 +199,7 @@ def _collect(
     sha: str,
     shard: tuple[int, int] | None,
     argv: Sequence[str],
+    collector: str = COVERAGE_COLLECTOR,
 ) -> list[str]:
     """Merge what the run wrote into ``built``; the measured paths outside the tree are returned."""
     errors = run.report.policy_errors
@@ -205,7 +208,7 @@ def _collect(
         raise MapError(f"{sha[:12]}: freeze policy error: {errors[0]}{more}", run.tail)
     raw_files = sorted(p for p in raw_dir.iterdir() if p.name.startswith("raw.coverage"))
     if not raw_files and not _empty_shard(run, shard):
-        _raise_cause(run, sha, argv)
+        _raise_cause(run, sha, argv, collector)
         raise MapError(
             f"{sha[:12]}: the test command wrote no coverage data (exit status {run.exit_status}); "
             "it must run pytest with --cov --cov-context=test (or coverage run -m pytest --oracle-contexts)",
@@ -217,13 +220,20 @@ def _collect(
 
 
 def _judge(
-    run: Run, built: Path, sha: str, shard: tuple[int, int] | None, freeze: Freeze, *, argv: Sequence[str]
+    run: Run,
+    built: Path,
+    sha: str,
+    shard: tuple[int, int] | None,
+    freeze: Freeze,
+    *,
+    argv: Sequence[str],
+    collector: str = COVERAGE_COLLECTOR,
 ) -> _Outcome:
     """Is the data a usable map, and did the parent's tests pass?"""
     empty_shard = _empty_shard(run, shard)
     test_ids = map_test_ids(built)
     if not test_ids and not empty_shard:
-        _raise_cause(run, sha, argv)
+        _raise_cause(run, sha, argv, collector)
         raise MapError(
             f"{sha[:12]}: the coverage data has no test contexts (exit status {run.exit_status}); "
             "measure with pytest --cov --cov-context=test, or coverage run -m pytest --oracle-contexts",
@@ -255,9 +265,11 @@ def _judge(
     )
 
 
-def _raise_cause(run: Run, sha: str, argv: Sequence[str]) -> None:
-    """Raise a :class:`MapError` naming why the run made no map, when its output shows it."""
-    cause = no_map_cause(run.exit_status, run.tail, argv)
+def _raise_cause(run: Run, sha: str, argv: Sequence[str], collector: str) -> None:
+    """Raise a :class:`MapError` naming why the run made no map, when its output shows it. With the
+    gate's collector the plugin is the measurer: that it never started is then the cause."""
+    started = run.report.started if collector == COLLECTOR_NAME else None
+    cause = no_map_cause(run.exit_status, run.tail, argv, plugin_started=started)
     if cause is not None:
         raise MapError(f"{sha[:12]}: no map: {cause}", run.tail)
 

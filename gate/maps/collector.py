@@ -339,15 +339,20 @@ def refusal(config_file: str | bool = True) -> str | None:
     return None
 
 
-def start_from_environment(root: Path, env: dict[str, str] | None = None) -> LineCollector | str | None:
-    """The started collector ``map`` asked for; a reason string when it cannot run here; else None."""
+def start_from_environment(
+    root: Path, env: dict[str, str] | None = None, *, start: bool = True
+) -> LineCollector | str | None:
+    """The started collector ``map`` asked for; a reason string when it cannot run here; else None.
+
+    ``start=False`` only checks (the pytest-xdist controller, whose workers measure): None or a reason.
+    """
     env = dict(os.environ) if env is None else env
     if env.get(ENV_COLLECTOR) != COLLECTOR_NAME:
         return None
     if not available():
         return f"sys.monitoring needs Python 3.12+, this is {sys.version.split()[0]}"
     reason = refusal()
-    if reason is not None:
+    if reason is not None or not start:
         return reason
     data_file = Path(env.get("COVERAGE_FILE") or ".coverage")
     data_file = data_file.with_name(f"{data_file.name}.{os.getpid()}")

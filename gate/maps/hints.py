@@ -23,10 +23,28 @@ _FAILED = re.compile(r"\b(\d+) failed\b")
 _USAGE = re.compile(r"^(?:ERROR: |\S+: error: )(.+)$", re.MULTILINE)
 
 
-def no_map_cause(exit_status: int, tail: str, argv: Sequence[str]) -> str | None:
-    """The specific reason the run made no map, as one clause, or None."""
+PLUGIN_NOT_STARTED = (
+    "the oracle-gate pytest plugin never started (its report has no start event), so the command did not "
+    "run pytest with the plugin loaded (it is not pytest, or PYTEST_DISABLE_PLUGIN_AUTOLOAD is set without "
+    "-p oracle_gate); run the tests with pytest, or measure them in the command itself with pytest --cov "
+    "--cov-context=test or coverage run -m pytest --oracle-contexts"
+)
+
+
+def no_map_cause(
+    exit_status: int, tail: str, argv: Sequence[str], *, plugin_started: bool | None = None
+) -> str | None:
+    """The specific reason the run made no map, as one clause, or None.
+
+    ``plugin_started`` is False when the gate's own collector was to measure (it runs inside the
+    pytest plugin) and the plugin never wrote its ``start`` event: a command that is not pytest (its
+    exit status, e.g. unittest's 5 for "no tests ran", says nothing about pytest then).
+    """
     program = argv[0] if argv else "the test command"
-    return _missing_tool(tail, program) or _pytest_outcome(exit_status, tail)
+    missing = _missing_tool(tail, program)
+    if missing is None and plugin_started is False:
+        return PLUGIN_NOT_STARTED
+    return missing or _pytest_outcome(exit_status, tail)
 
 
 def _missing_tool(tail: str, program: str) -> str | None:

@@ -23,6 +23,14 @@ library. It is enabled by any of
   the test command it runs: map mode (frozen tests are *run*, since the map
   needs what they observe), the parent's freeze manifest, the shard, and a
   JSON-lines report file for progress and the final counts.
+
+Under pytest-xdist (``-n``) the controller and every worker load the plugin. The workers collect,
+filter (shard, freeze) and run the tests, so in map mode each worker runs the ``sys.monitoring``
+collector and writes its own data file (``map`` merges them); the controller runs no test and starts
+no collector, but it sees every worker's test reports and writes the report file alone (a ``start``
+event, ``collected`` from the workers' collections, one ``test`` per test, ``finish``), with what
+only the workers know (the frozen tests they ran, the collector they ran) sent back to it through
+xdist's ``workeroutput``.
 """
 
 from __future__ import annotations
@@ -43,6 +51,7 @@ if TYPE_CHECKING:
     from gate.judge.freeze import Freeze
 
 PLUGIN_NAME = "oracle_gate"
+WORKER_OUTPUT = "oracle_gate"  # the key of a worker's results in xdist's ``workeroutput``
 SKIP_MARKERS = ("skip", "skipif", "xfail")
 
 
@@ -154,8 +163,13 @@ class OracleGate:
         self.finished: set[str] = set()
         self.started = time.monotonic()
         self.core: str | None = None  # coverage.py's tracer while the tests ran, when coverage is active
+        self.worker = hasattr(config, "workerinput")  # an xdist worker
+        self.controller = is_xdist_controller(config)  # the xdist controller: runs no test itself
+        self.workers: list[dict[str, Any]] = []  # the controller: what each worker sent back
         if settings.report is not None:
             settings.report.parent.mkdir(parents=True, exist_ok=True)
+        # The first event: the plugin runs (``map`` names a command that never loaded it by its absence).
+        self._emit({"event": "start", "pid": os.getpid(), "map": settings.map_mode, "xdist": self.controller})
         self.collector = _start_collector(self) if settings.map_mode else None
 
     # -- collection ---------------------------------------------------------------------------------------
@@ -280,14 +294,61 @@ class OracleGate:
             if cov is not None:
                 cov.switch_context(f"{item.nodeid}|{phase}")
 
+    # -- pytest-xdist (the controller) ---------------------------------------------------------------------
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        """A worker's collection (after its shard and freeze filters): every worker collects the same."""
+        if self.selected:
+            return
+        self.selected = len(ids)
+        frozen = sum(1 for nodeid in ids if self.freeze is not None and self.freeze.frozen_by(nodeid))
+        self._emit({"event": "collected", "tests": self.selected, "frozen": frozen})
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
+        output = getattr(node, "workeroutput", None) or {}
+        if isinstance(output.get(WORKER_OUTPUT), dict):
+            self.workers.append(output[WORKER_OUTPUT])
+
+    def _worker_results(self) -> None:
+        """The controller takes over what its workers saw: frozen tests, filters, coverage's core."""
+        seen = {f.nodeid for f in self.frozen}
+        for result in self.workers:
+            for nodeid, entry, reason in result.get("frozen", []):
+                if nodeid not in seen:
+                    seen.add(nodeid)
+                    self.frozen.append(Frozen(nodeid, entry, reason))
+            self.frozen_deselected += [
+                t for t in result.get("frozen_deselected", []) if t not in self.frozen_deselected
+            ]
+            self.shard_deselected = max(self.shard_deselected, int(result.get("shard_deselected", 0)))
+            self.core = self.core or result.get("coverage_core")
+        self.frozen.sort(key=lambda f: f.nodeid)
+
+    def _collector_fields(self) -> dict[str, Any]:
+        fields = _collector_fields(self.collector)
+        reported = [r["collector"] for r in self.workers if isinstance(r.get("collector"), dict)]
+        if self.controller and reported:
+            # The workers measured; the controller did not. Re-arming "fired" only if it did in all.
+            fields = dict(reported[0])
+            rearms = {r.get("rearm") for r in reported}
+            fields["rearm"] = rearms.pop() if len(rearms) == 1 else "restart_events"
+        return fields
+
     # -- the end ------------------------------------------------------------------------------------------
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self.collector is not None:
             self.collector.stop()
+        if self.worker:
+            self._send_to_controller()
+            return
+        if self.controller:
+            self._worker_results()
         self._emit(
             {
-                **_collector_fields(self.collector),
+                **self._collector_fields(),
                 "event": "finish",
                 "exit_status": int(exitstatus),
                 "tests": self.selected,
@@ -301,6 +362,17 @@ class OracleGate:
                 "seconds": round(time.monotonic() - self.started, 3),
             }
         )
+
+    def _send_to_controller(self) -> None:
+        """An xdist worker's results, which only it knows, for the controller's finish event."""
+        output: dict[str, Any] = getattr(self.config, "workeroutput", {})
+        output[WORKER_OUTPUT] = {
+            "frozen": [[f.nodeid, f.entry, f.reason] for f in self.frozen],
+            "frozen_deselected": self.frozen_deselected if self.settings.map_mode else [],
+            "shard_deselected": self.shard_deselected,
+            "coverage_core": self.core,
+            "collector": _collector_fields(self.collector) if self.collector is not None else None,
+        }
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         write = terminalreporter.write_line
@@ -322,21 +394,35 @@ class OracleGate:
                 write(f"  warning: {problem}")
 
     def _emit(self, event: dict[str, Any]) -> None:
-        # Under pytest-xdist only the controller reports: its workers' results reach it anyway.
-        if self.settings.report is None or hasattr(self.config, "workerinput"):
+        # Under pytest-xdist only the controller reports: its workers' results reach it anyway. A
+        # policy error stops a worker before the controller learns of it, so the workers write that.
+        if self.settings.report is None or (self.worker and event.get("event") != "policy_error"):
             return
         line = json.dumps(event, sort_keys=True) + "\n"
         with self.settings.report.open("a", encoding="utf-8") as handle:
             handle.write(line)
 
 
+def is_xdist_controller(config: pytest.Config) -> bool:
+    """pytest-xdist distributes this session (as its ``_is_distribution_mode``, after its
+    ``pytest_cmdline_main`` turned ``-n N`` into ``dist``/``tx``), and this process is the controller."""
+    if hasattr(config, "workerinput") or not config.pluginmanager.hasplugin("xdist"):
+        return False
+    if config.getoption("collectonly", False):
+        return False
+    return config.getoption("dist", "no") != "no" and bool(config.getoption("tx", None))
+
+
 def _start_collector(plugin: OracleGate) -> Any:
-    """The sys.monitoring collector when ``map`` asked for it (:mod:`gate.maps.collector`), else None."""
+    """The sys.monitoring collector when ``map`` asked for it (:mod:`gate.maps.collector`), else None.
+
+    The xdist controller runs no test: it only checks that the collector may run (so a refusal falls
+    back to coverage.py before any worker starts) and leaves measuring to its workers."""
     from gate.maps.collector import start_from_environment
 
     # The working directory, not pytest's rootdir: ``map`` runs the command at the top of the worktree,
     # whose paths the map is relative to, and coverage.py reads its configuration from there too.
-    started = start_from_environment(Path.cwd())
+    started = start_from_environment(Path.cwd(), start=not plugin.controller)
     if isinstance(started, str):
         plugin._emit({"event": "collector_refused", "reason": started})
         raise pytest.UsageError(f"oracle-gate: the sys.monitoring collector cannot run: {started}")

@@ -46,6 +46,7 @@ class RunReport:
     done: int = 0
     finish: dict[str, Any] | None = None
     policy_errors: list[str] = field(default_factory=list)
+    started: bool = False  # the plugin wrote its ``start`` event: it was loaded, and enabled
     _offset: int = 0
 
     def poll(self, path: Path) -> None:
@@ -63,12 +64,17 @@ class RunReport:
             except json.JSONDecodeError:
                 continue
             kind = event.get("event")
-            if kind == "collected":
+            if kind == "start":
+                self.started = True
+            elif kind == "collected":
                 self.selected = int(event.get("tests", 0))
             elif kind == "test":
                 self.done += 1
             elif kind == "policy_error":
-                self.policy_errors += [str(e) for e in event.get("errors", [])]
+                # Under pytest-xdist every worker reports the same errors: each is kept once.
+                self.policy_errors += [
+                    e for e in map(str, event.get("errors", [])) if e not in self.policy_errors
+                ]
             elif kind == "finish":
                 self.finish = event
 

@@ -238,3 +238,70 @@ def test_contexts_are_recorded_under_coverage_run(suite: Path, tmp_path: Path) -
     cov.close()
     assert tests == set(ALL)
     assert phases == {"setup", "run", "teardown"}
+
+
+def run_for_a_map(root: Path, report: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """pytest in a subprocess as ``oracle-gate map`` runs it (map mode, a report file), coverage.py's
+    collector chosen so that this 3.11 interpreter needs no ``sys.monitoring``."""
+    env = clean_env(
+        ORACLE_GATE_MAP="1", ORACLE_GATE_REPORT=str(report), ORACLE_GATE_COLLECTOR="coverage.py", **env
+    )
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *args]
+    return subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, check=False)
+
+
+def events(report: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in report.read_text().splitlines()]
+
+
+def test_under_xdist_the_controller_reports_alone_with_the_workers_shard_and_freeze(
+    suite: Path, tmp_path: Path
+) -> None:
+    for i in range(6):
+        (suite / "tests" / f"test_more_{i}.py").write_text(f"def test_{i}():\n    pass\n")
+    everything = [*ALL, *(f"tests/test_more_{i}.py::test_{i}" for i in range(6))]
+    shard = sorted(t for t in everything if shard_of(t, 2) == 1)
+    frozen = shard[0]
+    write_freeze(suite, frozen, "tests/test_nowhere.py")
+    report = tmp_path / "report.jsonl"
+
+    proc = run_for_a_map(
+        suite, report, "-n", "2", ORACLE_GATE_SHARD="1/2", ORACLE_GATE_FREEZE=str(suite / "freeze.json")
+    )
+
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    seen = events(report)
+    kinds = [e["event"] for e in seen]
+    assert kinds[:2] == ["start", "collected"]  # from the controller only: one of each
+    assert kinds[2:] == ["test"] * len(shard) + ["finish"]
+    assert seen[0]["xdist"] is True
+    assert seen[1] == {"event": "collected", "tests": len(shard), "frozen": 1}
+    finish = seen[-1]
+    assert finish["ran"] == shard
+    assert finish["tests"] == len(shard)
+    assert finish["shard"] == [1, 2]
+    assert finish["frozen"] == [frozen]  # run for the map, by a worker
+    assert finish["collector"] == "coverage.py"
+    assert f"{frozen}: flaky: " in proc.stdout  # the controller's summary names it
+
+
+def test_under_xdist_a_freeze_policy_error_of_the_workers_reaches_the_report(
+    suite: Path, tmp_path: Path
+) -> None:
+    source = SUITE.replace("def test_x():", "@pytest.mark.skip(reason='flaky')\ndef test_x():")
+    (suite / "tests" / "test_a.py").write_text(source)
+    write_freeze(suite, "tests/test_a.py::test_x")
+    report = tmp_path / "report.jsonl"
+
+    proc = run_for_a_map(suite, report, "-n", "2", ORACLE_GATE_FREEZE=str(suite / "freeze.json"))
+
+    assert proc.returncode != 0
+    errors = [e["errors"] for e in events(report) if e["event"] == "policy_error"]
+    assert errors
+    expected = (
+        "tests/test_a.py::test_x is frozen and also carries a pytest.mark.skip marker: a frozen test "
+        "must not be skipped in place (remove the marker; the freeze manifest is the one place that "
+        "takes a test out)"
+    )
+    assert all(e == [expected] for e in errors)  # each worker's, the same
+    assert "passed" not in proc.stdout

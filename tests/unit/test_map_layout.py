@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gate.maps.hints import no_map_cause
+from gate.maps.hints import PLUGIN_NOT_STARTED, no_map_cause
 from gate.maps.layout import default_out, interpreter_first_on_path, src_layout_env, with_interpreter
 
 PY = "/opt/venv/bin/python"
@@ -64,3 +64,23 @@ def test_the_cause_named_is_the_one_the_output_shows(status: int, tail: str, cau
 
 def test_no_cause_is_made_up_when_the_output_shows_none() -> None:
     assert no_map_cause(0, "3 passed in 0.1s", ["python"]) is None
+
+
+def test_a_plugin_that_never_started_is_the_cause_when_the_collector_was_to_measure() -> None:
+    tail = "Ran 0 tests in 0.000s\n\nNO TESTS RAN"  # python -m unittest: exit status 5, as pytest's
+    found = no_map_cause(5, tail, ["python", "-m", "unittest"], plugin_started=False)
+
+    assert found == PLUGIN_NOT_STARTED
+    assert "\n" not in found
+    assert "oracle-gate pytest plugin never started" in found
+    assert "-p oracle_gate" in found  # the entry point's name, which -p loads with autoload off
+    assert "--cov --cov-context=test" in found
+    assert "coverage run -m pytest --oracle-contexts" in found
+    # pytest missing is still named first; a plugin that started (or was not needed) changes nothing
+    assert "pytest is not installed" in str(
+        no_map_cause(1, "No module named pytest", ["py"], plugin_started=False)
+    )
+    assert (
+        no_map_cause(5, tail, ["python"], plugin_started=True) == "pytest collected no tests (exit status 5)"
+    )
+    assert no_map_cause(0, "ok", ["python"], plugin_started=None) is None
