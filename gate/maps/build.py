@@ -25,6 +25,7 @@ still made, counted from its contexts.
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
 import shutil
 import sqlite3
@@ -34,10 +35,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
-
-import coverage
-from coverage import CoverageData
-from coverage.exceptions import CoverageException
 
 from gate import __version__
 from gate.check import read_oracle
@@ -62,6 +59,7 @@ from gate.maps.runner import (
     default_command,
 )
 from gate.maps.shards import ENV_FREEZE
+from gate.maps.sqlite_map import SqliteCoverageMap
 
 # Importers (the Action, the CLI) name these through this module.
 __all__ = ["MapError", "MapResult", "build_map", "combine_maps", "default_command", "run_map_cli"]
@@ -124,7 +122,7 @@ def build_map(
             data=out,
             sha=sha,
             data_sha256="",
-            coverage_version=str(run.finish.get("coverage_version") or coverage.__version__),
+            coverage_version=str(run.finish.get("coverage_version") or installed_coverage_version()),
             command=tuple(argv),
             tests_passed=outcome.passed,
             tests=outcome.tests,
@@ -277,16 +275,26 @@ def _raise_cause(run: Run, sha: str, argv: Sequence[str], collector: str) -> Non
 def _adopt(raw: Path, built: Path) -> list[str]:
     """The collector's one data file *is* the map: its paths are already repo-relative (measured
     files outside the worktree, named by the project's ``source``/``include``, stay absolute and are
-    returned). Copying it skips a merge that costs seconds at a million test-line pairs."""
+    returned). Copying it skips a merge that costs seconds at a million test-line pairs, and reading
+    it with sqlite3 keeps coverage.py (0.1 s to import) out of this process."""
     shutil.copyfile(raw, built)
-    data = CoverageData(basename=str(built), read_only=True)
     try:
-        data.read()
-        return sorted(path for path in data.measured_files() if os.path.isabs(path))
-    except (CoverageException, sqlite3.Error) as exc:
+        reader = SqliteCoverageMap(built)
+        try:
+            return sorted(path for path in reader.measured_files() if os.path.isabs(path))
+        finally:
+            reader.close()
+    except sqlite3.Error as exc:
         raise MapError(f"cannot read the coverage data the test command wrote: {exc}") from exc
-    finally:
-        data.close()
+
+
+def installed_coverage_version() -> str | None:
+    """coverage.py's version as installed here, without importing it (the plugin's report says
+    which one measured; this is for a run that did not report)."""
+    try:
+        return importlib.metadata.version("coverage")
+    except importlib.metadata.PackageNotFoundError:
+        return None
 
 
 def _merge(raw_files: Sequence[Path], built: Path, tree: Path) -> list[str]:
@@ -301,6 +309,9 @@ def _merge(raw_files: Sequence[Path], built: Path, tree: Path) -> list[str]:
         if os.path.isabs(path):
             outside.add(path)
         return path
+
+    from coverage import CoverageData
+    from coverage.exceptions import CoverageException
 
     merged = CoverageData(basename=str(built))
     try:

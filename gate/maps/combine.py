@@ -9,9 +9,6 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from coverage import CoverageData
-from coverage.exceptions import CoverageException
-
 from gate import __version__
 from gate.errors import InputError
 from gate.maps.collector import COVERAGE_COLLECTOR
@@ -47,6 +44,9 @@ def combine_maps(inputs: Sequence[Path], out: Path, *, producer: Producer | None
     _check_shard_sets(manifests)
     collector = _one_collector(manifests)
     started = time.monotonic()
+    from coverage import CoverageData
+    from coverage.exceptions import CoverageException
+
     with tempfile.TemporaryDirectory(prefix="oracle-gate-combine-") as tmp:
         built = Path(tmp) / "map.coverage"
         merged = CoverageData(basename=str(built))

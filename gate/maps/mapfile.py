@@ -16,13 +16,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-
-from coverage import CoverageData
-from coverage.exceptions import CoverageException
+from typing import TYPE_CHECKING
 
 from gate.errors import GateError
 from gate.files import temporary_beside
 from gate.maps.read import Manifest, test_id_of_context
+from gate.maps.sqlite_map import SqliteCoverageMap
+
+if TYPE_CHECKING:  # imported where a merge needs it: ``map`` with the collector never loads coverage.py
+    from coverage import CoverageData
 
 MAX_LISTED = 50  # test ids and paths a manifest lists at most
 
@@ -55,14 +57,17 @@ class MapResult:
 
 
 def map_test_ids(path: Path) -> set[str]:
-    data = CoverageData(basename=str(path), read_only=True)
+    """The test ids of a map's contexts, read with sqlite3 (coverage.py's documented schema)."""
     try:
-        data.read()
-        return {t for t in map(test_id_of_context, data.measured_contexts()) if t}
-    except (CoverageException, sqlite3.Error) as exc:
+        reader = SqliteCoverageMap(path)
+    except sqlite3.Error as exc:
+        raise MapError(f"{path}: not a usable coverage.py data file ({exc})") from exc
+    try:
+        return {t for t in map(test_id_of_context, reader.measured_contexts()) if t}
+    except sqlite3.Error as exc:
         raise MapError(f"{path}: not a usable coverage.py data file ({exc})") from exc
     finally:
-        data.close()
+        reader.close()
 
 
 def merge_parts(
@@ -74,6 +79,8 @@ def merge_parts(
     them in one file, so parts of different kinds are refused here, naming both); with no data at
     all it is still created, as an empty line-data file.
     """
+    from coverage import CoverageData
+
     first: tuple[str, Path] | None = None
     for path in parts:
         part = CoverageData(basename=str(path), read_only=True)

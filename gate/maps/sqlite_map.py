@@ -68,6 +68,10 @@ class SqliteCoverageMap:
     def measured_files(self) -> Iterable[str]:
         return [row[0] for row in self._con.execute("SELECT path FROM file")]
 
+    def measured_contexts(self) -> set[str]:
+        """Every context of the file, as coverage.py's ``CoverageData.measured_contexts``."""
+        return {row[0] for row in self._con.execute("SELECT context FROM context")}
+
     def has_test_contexts(self) -> bool:
         row = self._con.execute(
             "SELECT 1 FROM context WHERE context != '' AND context NOT LIKE '|%' LIMIT 1"

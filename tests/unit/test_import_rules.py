@@ -255,3 +255,14 @@ def test_the_command_line_starts_without_the_github_client_or_templates() -> Non
 def test_the_escaping_module_is_pure() -> None:
     """gate.escape is string functions only: every sink's rendering may call it."""
     assert set(imports_of(GATE / "escape.py")) <= {"__future__", "re"}
+
+
+def test_building_a_map_loads_coverage_py_only_to_merge() -> None:
+    """``oracle-gate map`` with the collector adopts one data file read with sqlite3: importing
+    coverage.py costs about 0.1 s of every map, so the map modules import it only where they merge."""
+    probe = (
+        "import sys, gate.cli, gate.maps.build, gate.maps.combine, gate.maps.command, gate.maps.mapfile; "
+        "print('coverage' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
