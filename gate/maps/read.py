@@ -137,24 +137,30 @@ class CoverageDataMap:
         return result
 
 
-def ran_test_matching(path: Path, nodeid: str) -> bool:
+def ran_test_matching(path: Path, nodeid: str, con: sqlite3.Connection | None = None) -> bool:
     """Whether a context with measured lines (or arcs) is a test id ``nodeid`` matches.
 
-    Asks SQLite for the contexts in the prefix range of ``nodeid`` only, so a freeze of a few
-    entries costs a few index lookups however many tests the map holds.
+    Asks SQLite for the contexts in the prefix range of ``nodeid`` only (the context index), keeps
+    those ``nodeid`` matches, and asks whether each has a row, stopping at the first: a freeze of a
+    few entries costs a few lookups, not a pass over every context. ``con``: an open connection to
+    ``path`` (else one is opened for the question).
     """
-    with closing(connect_read_only(path)) as con:
-        has_arcs = con.execute("SELECT 1 FROM sqlite_master WHERE name = 'arc'").fetchone()
-        measured = "EXISTS (SELECT 1 FROM line_bits WHERE context_id = c.id)"
-        if has_arcs:
-            measured += " OR EXISTS (SELECT 1 FROM arc WHERE context_id = c.id)"
-        rows = con.execute(
-            f"SELECT c.context FROM context c WHERE c.context >= ? AND c.context < ? AND ({measured})",  # noqa: S608 -- fixed text
-            (nodeid, nodeid + "\U0010ffff"),
-        )
-        return any(
-            isinstance(ctx, str) and nodeid_matches(nodeid, test_id_of_context(ctx)) for (ctx,) in rows
-        )
+    if con is None:
+        with closing(connect_read_only(path)) as own:
+            return ran_test_matching(path, nodeid, own)
+    has_arcs = con.execute("SELECT 1 FROM sqlite_master WHERE name = 'arc'").fetchone() is not None
+    candidates = con.execute(
+        "SELECT id, context FROM context WHERE context >= ? AND context < ?", (nodeid, nodeid + "\U0010ffff")
+    ).fetchall()
+    for context_id, context in candidates:
+        if not (isinstance(context, str) and nodeid_matches(nodeid, test_id_of_context(context))):
+            continue
+        tables = ("line_bits", "arc") if has_arcs else ("line_bits",)
+        for table in tables:
+            row = con.execute(f"SELECT 1 FROM {table} WHERE context_id = ? LIMIT 1", (context_id,))  # noqa: S608
+            if row.fetchone() is not None:
+                return True
+    return False
 
 
 class SafeSqliteMap(SqliteCoverageMap):
@@ -166,7 +172,7 @@ class SafeSqliteMap(SqliteCoverageMap):
         return super().tests_by_line(measured)
 
     def ran_test_matching(self, nodeid: str) -> bool:
-        return ran_test_matching(self.path, nodeid)
+        return ran_test_matching(self.path, nodeid, self._con)
 
 
 class JsonMap:

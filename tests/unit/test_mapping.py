@@ -354,3 +354,36 @@ def test_open_map_hashes_itself_when_the_early_read_was_of_another_file(tmp_path
     two = write_map(tmp_path / "two.coverage", {"tests/test_b.py::test_1|run": {"src/b.py": [2]}})
     _, digest = open_map(two, read_map_bytes(one))
     assert digest == hashlib.sha256(two.read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize("arcs", [False, True])
+def test_a_test_ran_when_a_context_it_matches_has_rows(tmp_path: Path, arcs: bool) -> None:
+    """Freeze visibility without a manifest: the prefix range of contexts, then the first matching
+    context that has a row; a context whose rows were purged does not count, a neighbour in the
+    range (``test_10`` for ``test_1``) does not match."""
+    path = tmp_path / "m.coverage"
+    data = CoverageData(basename=str(path))
+    for context, files in {
+        "t.py::test_10|run": {"a.py": [1], "gate.py": [2]},
+        "t.py::test_2|run": {"gate.py": [3]},
+        "t.py::test_1[x]|run": {"a.py": [4]},
+    }.items():
+        data.set_context(context)
+        if arcs:
+            data.add_arcs({name: [(-1, n), (n, -1)] for name, n_list in files.items() for n in n_list})
+        else:
+            data.add_lines(files)
+    data.purge_files(["gate.py"])  # test_2's only rows: its context stays, with nothing measured
+    data.close()
+    reader, _ = open_map(path)
+    asked = ["t.py::test_1", "t.py::test_10", "t.py::test_2", "t.py::test_3", "t.py", "t.py::test_1[x]", "t"]
+    answers = {nodeid: reader.ran_test_matching(nodeid) for nodeid in asked}  # type: ignore[attr-defined]
+    assert answers == {
+        "t.py::test_1": True,
+        "t.py::test_10": True,
+        "t.py::test_2": False,
+        "t.py::test_3": False,
+        "t.py": True,
+        "t.py::test_1[x]": True,
+        "t": False,
+    }
