@@ -35,6 +35,7 @@ from gate.judge.policy import POLICY_PATH, Policy, parse_policy
 from gate.judge.pytest_config import CONFIG_FILES, joined_addopts
 from gate.judge.symlinks import EntryKind, LinkResolution, resolve_link
 from gate.judge.verdict import Evidence, Provenance, Verdict, changed_link_target, evaluate
+from gate.maps.mapbytes import EarlyHash
 from gate.maps.read import EarlyMapRead, load_parent_coverage
 
 
@@ -238,9 +239,10 @@ def read_addopts(git: Git, parent: str) -> str:
     )
 
 
-def gather(git: Git, request: CheckRequest) -> Evidence:
-    """Read the parent's oracle, the change and the map. Raises GateError if git cannot answer."""
-    early = EarlyMapRead(request.coverage) if request.coverage is not None else None
+def gather(git: Git, request: CheckRequest, early_hash: EarlyHash | None = None) -> Evidence:
+    """Read the parent's oracle, the change and the map. Raises GateError if git cannot answer.
+    ``early_hash``: the map's hashing, started by the caller (the command line) before its imports."""
+    early = EarlyMapRead(request.coverage, early_hash) if request.coverage is not None else None
     git.check_repository()
     parent, head = git.commit(request.base), git.commit(request.head)
     oracle = read_oracle(git, parent, request.extra_protected)
@@ -283,5 +285,5 @@ def gather(git: Git, request: CheckRequest) -> Evidence:
     )
 
 
-def run_check(request: CheckRequest, git: Git | None = None) -> Verdict:
-    return evaluate(gather(git or Git(request.repo), request))
+def run_check(request: CheckRequest, git: Git | None = None, early_hash: EarlyHash | None = None) -> Verdict:
+    return evaluate(gather(git or Git(request.repo), request, early_hash))

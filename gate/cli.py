@@ -88,6 +88,10 @@ def add_check(sub: argparse._SubParsersAction[Parser]) -> None:
 
 
 def run_check_command(args: argparse.Namespace) -> int:
+    from gate.maps.mapbytes import EarlyHash
+
+    # Hashing a large map takes a core for a while: start it before importing the gate (~40 ms).
+    early_hash = EarlyHash(args.coverage) if args.coverage is not None else None
     from gate.check import CheckRequest, run_check
     from gate.judge.verdict import ReasonCode
 
@@ -100,7 +104,8 @@ def run_check_command(args: argparse.Namespace) -> int:
             coverage_sha=args.coverage_sha,
             extra_protected=tuple(args.protect),
             allow_failing_parent=args.allow_failing_parent,
-        )
+        ),
+        early_hash=early_hash,
     )
     for reason in verdict.reasons:
         if reason.code == ReasonCode.ORACLE_INCOMPLETE:

@@ -17,7 +17,6 @@ explicit ``--coverage-sha``. A map bound to anything but the parent is not used.
 from __future__ import annotations
 
 import bisect
-import hashlib
 import json
 import os
 import sqlite3
@@ -35,14 +34,16 @@ from gate.git import Git
 from gate.judge.freeze import nodeid_matches
 from gate.judge.observers import MapReader, ParentCoverage, touched_observers
 from gate.judge.problems import Problem
+from gate.maps import mapbytes
+from gate.maps.mapbytes import EarlyHash, MapBytes, read_map_bytes
 from gate.maps.provenance import PRODUCER_KEY, Producer
 from gate.maps.sqlite_map import SQLITE_SECONDS, SqliteCoverageMap, connect_read_only
 
 MANIFEST_KIND = "oracle-gate-map"
 MANIFEST_SCHEMA = 1
-MANIFEST_SUFFIX = ".manifest.json"
+MANIFEST_SUFFIX = mapbytes.MANIFEST_SUFFIX
+SQLITE_MAGIC = mapbytes.SQLITE_MAGIC
 TESTS_RAN_KEY = "tests_ran"  # v2: the test ids the run executed, for the freeze visibility rule
-SQLITE_MAGIC = b"SQLite format 3\0"
 
 
 def test_id_of_context(context: str) -> str:
@@ -285,29 +286,6 @@ def _bad_rows_text(bad: int, widest: int | None, measured: str) -> str:
     return f"coverage database has {bad} line_bits row(s) of the wrong type for {measured}"
 
 
-@dataclass(frozen=True)
-class MapBytes:
-    """What reading a map file's bytes found: a SQLite file (and its sha256), or a JSON map's bytes."""
-
-    path: Path
-    digest: str
-    raw: bytes | None = None  # the JSON map's bytes; None for a SQLite file (read by sqlite3)
-
-
-def read_map_bytes(path: Path) -> MapBytes:
-    """Hash (and for a JSON map, read) a map file; InputError when it cannot be read."""
-    try:
-        with open_regular(path, MAX_MAP_BYTES) as handle:
-            is_sqlite = handle.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
-            handle.seek(0)
-            if not is_sqlite:
-                raw = handle.read()
-                return MapBytes(path, hashlib.sha256(raw).hexdigest(), raw)
-            return MapBytes(path, hashlib.file_digest(handle, "sha256").hexdigest())  # streamed
-    except OSError as exc:
-        raise InputError(str(path), f"cannot read the coverage map ({exc.strerror or exc})") from exc
-
-
 def open_map(path: Path, read: MapBytes | None = None) -> tuple[MapReader, str]:
     """Open a map file; returns the reader and the sha256 of its bytes (``read``: already hashed)."""
     read = read if read is not None and read.path == path else read_map_bytes(path)
@@ -331,15 +309,17 @@ def open_map(path: Path, read: MapBytes | None = None) -> tuple[MapReader, str]:
 class EarlyMapRead:
     """:func:`locate` and :func:`read_map_bytes` of a check's map, run in a thread from its start.
 
-    Hashing a 50,000-test map (13 MB) and parsing its manifest (2 MB of test ids) cost about 13 ms,
-    which grew with the map; hashlib releases the GIL, and the check spends that long waiting on
-    git, so in a thread they cost next to nothing. The SQLite reads stay on the caller's thread
-    (a connection belongs to the thread that opened it). :meth:`result` re-raises the InputError
-    the reads met, so the problem reported is the same as without the thread.
+    Parsing the manifest (2 MB of test ids at 50,000 tests) and hashing the data file grow with the
+    map; the check spends that long waiting on git, so they run beside it. The hash is usually
+    already under way (:class:`gate.maps.mapbytes.EarlyHash`, started by the command line before it
+    imports the gate). The SQLite reads stay on the caller's thread (a connection belongs to the
+    thread that opened it). :meth:`result` re-raises the InputError the reads met, so the problem
+    reported is the same as without the thread.
     """
 
-    def __init__(self, coverage: Path) -> None:
+    def __init__(self, coverage: Path, early_hash: EarlyHash | None = None) -> None:
         self.coverage = coverage
+        self.early_hash = early_hash
         self._outcome: tuple[Path, Manifest | None, MapBytes] | InputError | None = None
         self._thread = threading.Thread(target=self._run, name="oracle-gate-map-read", daemon=True)
         self._thread.start()
@@ -347,7 +327,8 @@ class EarlyMapRead:
     def _run(self) -> None:
         try:
             data_path, manifest = locate(self.coverage)
-            self._outcome = (data_path, manifest, read_map_bytes(data_path))
+            hashed = self.early_hash.read_of(data_path) if self.early_hash is not None else None
+            self._outcome = (data_path, manifest, hashed or read_map_bytes(data_path))
         except InputError as exc:
             self._outcome = exc
         except Exception as exc:  # noqa: BLE001 -- any other failure: the caller reads again itself

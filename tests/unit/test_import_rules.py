@@ -44,7 +44,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "gate.judge": ("gate.errors", "gate.exit_status", "gate.judge"),
     "gate.maps": ("gate", "gate.errors", "gate.files", "gate.git", "gate.check", "gate.judge", "gate.maps"),
     "gate.report": ("gate", "gate.errors", "gate.escape", "gate.judge"),
-    "gate.check": ("gate", "gate.errors", "gate.git", "gate.judge", "gate.maps.read"),
+    "gate.check": ("gate", "gate.errors", "gate.git", "gate.judge", "gate.maps.read", "gate.maps.mapbytes"),
     "gate.git": ("gate.errors", "gate.judge.changes"),
     "gate.files": (),
     # One escaping function per sink (TRUST.md invariant 7): pure string functions.

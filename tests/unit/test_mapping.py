@@ -18,6 +18,7 @@ from gate.files import MAX_MANIFEST_BYTES
 from gate.judge.freeze import nodeid_matches
 from gate.maps.combine import combine_maps
 from gate.maps.command import TerminalProgress
+from gate.maps.mapbytes import EarlyHash, read_map_bytes
 from gate.maps.mapfile import MapError
 from gate.maps.read import (
     EarlyMapRead,
@@ -27,7 +28,6 @@ from gate.maps.read import (
     locate,
     open_map,
     read_manifest,
-    read_map_bytes,
     unseen_frozen,
 )
 from gate.maps.runner import RunReport
@@ -387,3 +387,37 @@ def test_a_test_ran_when_a_context_it_matches_has_rows(tmp_path: Path, arcs: boo
         "t.py::test_1[x]": True,
         "t": False,
     }
+
+
+def test_the_early_hash_is_used_for_the_data_file_it_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The command line hashes ``--coverage`` before importing the gate; the later read takes that
+    hash for the same file and hashes nothing again."""
+    data = write_map(tmp_path / "m.coverage", {"tests/test_a.py::test_0|run": {"src/a.py": [1]}})
+    early = EarlyHash(data)
+    assert early.read_of(data) == read_map_bytes(data)
+
+    def no_second_hash(path: Path) -> object:
+        raise AssertionError(f"hashed {path} again")
+
+    monkeypatch.setattr("gate.maps.read.read_map_bytes", no_second_hash)
+    path, _, read = EarlyMapRead(data, early).result()
+    assert (path, read.digest) == (data, hashlib.sha256(data.read_bytes()).hexdigest())
+
+
+def test_the_early_hash_skips_a_manifest_and_stays_silent_on_errors(tmp_path: Path) -> None:
+    """Given a manifest, the data file it names is hashed by the later read; an unreadable path is
+    reported by the later read, exactly as without the early hash."""
+    data = write_map(tmp_path / "m.coverage", {"tests/test_a.py::test_0|run": {"src/a.py": [1]}})
+    manifest = data.with_name(data.name + ".manifest.json")
+    assert EarlyHash(manifest).read_of(manifest) is None
+    path, _, read = EarlyMapRead(manifest, EarlyHash(manifest)).result()
+    assert (path, read) == (data, read_map_bytes(data))
+    missing = tmp_path / "absent.coverage"
+    assert EarlyHash(missing).read_of(missing) is None
+    with pytest.raises(InputError) as early:
+        EarlyMapRead(missing, EarlyHash(missing)).result()
+    with pytest.raises(InputError) as direct:
+        read_map_bytes(missing)
+    assert str(early.value) == str(direct.value)
