@@ -11,9 +11,10 @@ test covers 4 files), so the ratio isolates what the *size* of the map costs:
 the gate should read only the touched files' rows. Each map has the manifest
 ``oracle-gate map`` writes (with ``tests_ran``, every test id) and the parent a
 freeze of ``FROZEN`` entries, as in real use: the freeze-visibility check must not
-grow with the map either.
+grow with the map either. ``--bare`` measures the data file alone (no manifest,
+no freeze), as issue 13 first measured it.
 
-    .venv/bin/python bench/check_scaling.py [--runs 7] [--keep DIR]
+    .venv/bin/python bench/check_scaling.py [--runs 7] [--keep DIR] [--bare]
 
 Figures are printed, not asserted. Targets (issue 13): ratio <= 1.1, the
 50,000-test check at most 0.15 s and 40 MB peak (``check`` reads the map with sqlite3 and never
@@ -83,7 +84,7 @@ def module_text(index: int) -> str:
     return "\n".join(body) + "\n"
 
 
-def build_case(root: Path, size: Size, rng: random.Random) -> Case:
+def build_case(root: Path, size: Size, rng: random.Random, *, bare: bool = False) -> Case:
     repo = root / f"repo-{size.tests}"
     src = repo / "src" / "pkg"
     src.mkdir(parents=True)
@@ -93,13 +94,15 @@ def build_case(root: Path, size: Size, rng: random.Random) -> Case:
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "modules")
-    (repo / "freeze.json").write_text(freeze_text(size.tests, git(repo, "rev-parse", "HEAD"), rng))
+    if not bare:
+        (repo / "freeze.json").write_text(freeze_text(size.tests, git(repo, "rev-parse", "HEAD"), rng))
     git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "parent")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "parent")
     parent = git(repo, "rev-parse", "HEAD")
     coverage = root / f"coverage-{size.tests}.sqlite"
     write_map(coverage, paths, size.tests, rng)
-    write_manifest(coverage, parent, size.tests)
+    if not bare:
+        write_manifest(coverage, parent, size.tests)
     for path in paths[:TOUCHED]:  # the 3-file change
         text = (repo / path).read_text().replace("    y = x + 1\n", "    y = x + 100\n", 1)
         (repo / path).write_text(text)
@@ -258,6 +261,11 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--keep", type=Path, help="build in this directory and keep it")
     parser.add_argument(
+        "--bare",
+        action="store_true",
+        help="the data file alone (no manifest, no freeze), as issue 13 first measured it",
+    )
+    parser.add_argument(
         "--compare",
         type=Path,
         metavar="DIR",
@@ -272,7 +280,7 @@ def main() -> int:
         cases = []
         for size in (Size(5_000, 1_000), Size(50_000, 10_000)):
             start = time.perf_counter()
-            cases.append(build_case(root, size, rng))
+            cases.append(build_case(root, size, rng, bare=args.bare))
             megabytes = cases[-1].coverage.stat().st_size / 1e6
             print(
                 f"built {size.tests:>6} tests x {size.files:>6} files "
