@@ -40,7 +40,7 @@ from gate import __version__
 from gate.check import read_oracle
 from gate.git import Git
 from gate.judge.freeze import Freeze
-from gate.maps.choice import chosen_collector, collector_fields, map_command, refused_reason
+from gate.maps.choice import chosen_collector, collector_fields, map_command
 from gate.maps.collector import COLLECTOR_NAME, COVERAGE_COLLECTOR, ENV_COLLECTOR
 from gate.maps.combine import combine_maps
 from gate.maps.command import run_map_cli
@@ -107,7 +107,7 @@ def build_map(
             env[ENV_COLLECTOR] = collector
             runner = Runner(argv, tree, env, scratch, show_output, progress, poll_seconds)
             run = runner.run()
-            if collector != COVERAGE_COLLECTOR and refused_reason(scratch / "report.jsonl") is not None:
+            if collector != COVERAGE_COLLECTOR and run.report.refused is not None:
                 collector, argv = COVERAGE_COLLECTOR, map_command(command, COVERAGE_COLLECTOR)
                 (scratch / "report.jsonl").unlink()
                 env[ENV_COLLECTOR] = collector

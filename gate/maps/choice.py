@@ -11,11 +11,9 @@ collector for those before collection and ``map`` runs the coverage.py command i
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from gate.maps.collector import COLLECTOR_NAME, COVERAGE_COLLECTOR, ENV_COLLECTOR
@@ -50,22 +48,6 @@ def map_command(command: Sequence[str] | None, collector: str) -> list[str]:
     if command:
         return with_interpreter(command)
     return sysmon_command() if collector == COLLECTOR_NAME else default_command()
-
-
-def refused_reason(report: Path) -> str | None:
-    """The reason the plugin gave for refusing the collector (in its report file), or None."""
-    try:
-        lines = report.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return None
-    for line in lines:
-        try:
-            event = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if event.get("event") == "collector_refused":
-            return str(event.get("reason", ""))
-    return None
 
 
 def collector_fields(finish: Mapping[str, Any], chosen: str) -> dict[str, Any]:

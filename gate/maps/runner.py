@@ -47,6 +47,7 @@ class RunReport:
     finish: dict[str, Any] | None = None
     policy_errors: list[str] = field(default_factory=list)
     started: bool = False  # the plugin wrote its ``start`` event: it was loaded, and enabled
+    refused: str | None = None  # why the plugin refused the sys.monitoring collector, if it did
     _offset: int = 0
 
     def poll(self, path: Path) -> None:
@@ -77,6 +78,8 @@ class RunReport:
                 ]
             elif kind == "finish":
                 self.finish = event
+            elif kind == "collector_refused":
+                self.refused = str(event.get("reason", ""))
 
 
 @dataclass(frozen=True)
