@@ -122,7 +122,7 @@ def build_map(
             data=out,
             sha=sha,
             data_sha256="",
-            coverage_version=str(run.finish.get("coverage_version") or installed_coverage_version()),
+            coverage_version=_coverage_version(run.finish),
             command=tuple(argv),
             tests_passed=outcome.passed,
             tests=outcome.tests,
@@ -286,6 +286,12 @@ def _adopt(raw: Path, built: Path) -> list[str]:
             reader.close()
     except sqlite3.Error as exc:
         raise MapError(f"cannot read the coverage data the test command wrote: {exc}") from exc
+
+
+def _coverage_version(finish: dict[str, Any]) -> str | None:
+    """The coverage.py version the plugin reported, else the one installed here."""
+    reported = finish.get("coverage_version")
+    return str(reported) if reported else installed_coverage_version()
 
 
 def installed_coverage_version() -> str | None:
