@@ -6,6 +6,7 @@ import dataclasses
 import hashlib
 import io
 import json
+import os
 import random
 from pathlib import Path
 from typing import TypedDict
@@ -421,3 +422,21 @@ def test_the_early_hash_skips_a_manifest_and_stays_silent_on_errors(tmp_path: Pa
     with pytest.raises(InputError) as direct:
         read_map_bytes(missing)
     assert str(early.value) == str(direct.value)
+
+
+def test_a_map_that_grows_while_it_is_hashed_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bounded work: the hash reads at most the size the file had when it was opened."""
+    data = write_map(tmp_path / "m.coverage", {"tests/test_a.py::test_0|run": {"src/a.py": [1]}})
+    real_fstat = os.fstat
+
+    def shrunk(fd: int) -> os.stat_result:  # the file "was" 100 bytes when checked, then grew
+        info = real_fstat(fd)
+        return os.stat_result((info.st_mode, *info[1:6], 100, *info[7:10]))
+
+    monkeypatch.setattr("gate.maps.mapbytes.os.fstat", shrunk)
+    with pytest.raises(InputError) as refused:
+        read_map_bytes(data)
+    assert str(data) in str(refused.value)
+    assert "grew" in str(refused.value)
