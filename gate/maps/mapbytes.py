@@ -33,18 +33,34 @@ class MapBytes:
     path: Path
     digest: str
     raw: bytes | None = None  # the JSON map's bytes; None for a SQLite file (read by sqlite3)
+    identity: tuple[int, ...] = ()  # the file as it was read: device, inode, size, mtime
+
+    def describes(self, path: Path) -> bool:
+        """Is this still the read of ``path`` as it is now? A read made early (on a thread, before
+        the imports) is reused only if the file was not replaced or rewritten since."""
+        if path != self.path:
+            return False
+        try:
+            return _identity(os.stat(path)) == self.identity
+        except OSError:
+            return False
+
+
+def _identity(info: os.stat_result) -> tuple[int, ...]:
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
 def read_map_bytes(path: Path) -> MapBytes:
     """Hash (and for a JSON map, read) a map file; InputError when it cannot be read."""
     try:
         with open_regular(path, MAX_MAP_BYTES) as handle:
+            identity = _identity(os.fstat(handle.fileno()))
             is_sqlite = handle.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
             handle.seek(0)
             if not is_sqlite:
                 raw = handle.read()
-                return MapBytes(path, hashlib.sha256(raw).hexdigest(), raw)
-            return MapBytes(path, _sha256_in_chunks(handle))
+                return MapBytes(path, hashlib.sha256(raw).hexdigest(), raw, identity)
+            return MapBytes(path, _sha256_in_chunks(handle), identity=identity)
     except OSError as exc:
         raise InputError(str(path), f"cannot read the coverage map ({exc.strerror or exc})") from exc
 
@@ -93,4 +109,4 @@ class EarlyHash:
     def read_of(self, path: Path) -> MapBytes | None:
         """The bytes read of ``path`` if this thread read that file, else None."""
         self._thread.join()
-        return self._read if self._read is not None and self._read.path == path else None
+        return self._read if self._read is not None and self._read.describes(path) else None

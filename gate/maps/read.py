@@ -288,7 +288,7 @@ def _bad_rows_text(bad: int, widest: int | None, measured: str) -> str:
 
 def open_map(path: Path, read: MapBytes | None = None) -> tuple[MapReader, str]:
     """Open a map file; returns the reader and the sha256 of its bytes (``read``: already hashed)."""
-    read = read if read is not None and read.path == path else read_map_bytes(path)
+    read = read if read is not None and read.describes(path) else read_map_bytes(path)
     if read.raw is not None:
         json_map = JsonMap(path, read.raw)
         if not json_map.has_test_contexts():
