@@ -219,24 +219,12 @@ def read_links(git: Git, head: str, changes: ChangeSet) -> dict[str, LinkResolut
 
 def read_locked_blobs(git: Git, head: str, lock: FixtureLock) -> dict[str, bytes | None]:
     """The head bytes of every path the lock pins a digest for (None when missing)."""
-    paths = [p for p, _ in lock.sha256]
-    objects = git.read([f"{head}:{p}" for p in paths])
-    return {
-        p: (o.data if o is not None and o.kind == "blob" else None)
-        for p, o in zip(paths, objects, strict=True)
-    }
+    return git.read_blobs(head, [p for p, _ in lock.sha256])
 
 
 def read_addopts(git: Git, parent: str) -> str:
     """v2: the parent's pytest ``addopts`` from its root configuration files, read with git."""
-    names = list(CONFIG_FILES)
-    objects = git.read([f"{parent}:{name}" for name in names])
-    return joined_addopts(
-        {
-            n: (o.data if o is not None and o.kind == "blob" else None)
-            for n, o in zip(names, objects, strict=True)
-        }
-    )
+    return joined_addopts(git.read_blobs(parent, list(CONFIG_FILES)))
 
 
 def gather(git: Git, request: CheckRequest, early_hash: EarlyHash | None = None) -> Evidence:
