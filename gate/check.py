@@ -158,11 +158,16 @@ def read_shadowed(git: Git, parent: str, changes: ChangeSet) -> dict[str, tuple[
     gone = {f.old_path for f in changes.files if f.old_path and f.new_path != f.old_path}
     wanted = sorted(m for m in candidates if m not in gone)
     specs = [f"{parent}:{m}" for m in wanted]
+    blobs_here = git.existing_files(parent, wanted)
+    present = [
+        (module, size, spec)
+        for module, size, spec in zip(wanted, git.sizes(specs), specs, strict=True)
+        if size is not None and module in blobs_here
+    ]
+    small = git.read_blobs(parent, [module for module, size, _ in present if size <= MAX_BLOB])
     found: dict[str, tuple[str, int, bytes | None]] = {}
-    for module, size, spec in zip(wanted, git.sizes(specs), specs, strict=True):
-        if size is None or git.existing_files(parent, [module]) != {module}:
-            continue
-        blob = None if size > MAX_BLOB else git.read_blob(parent, module)
+    for module, size, spec in present:
+        blob = None if size > MAX_BLOB else small[module]
         count = git.count_lines(spec) if blob is None else line_count(blob)
         found[module] = (candidates[module], count, blob)
     return found
