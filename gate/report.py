@@ -337,8 +337,6 @@ FAIL_TITLES = {
     ReasonCode.SKIP_MARKER_ADDED: "Skip or xfail marker added",
 }
 ERROR_TITLE = "Oracle Gate could not run"
-MAX_ANNOTATION_TITLE = 255  # characters (docs.github.com/en/rest/checks/runs)
-MAX_ANNOTATION_MESSAGE = 64 * 1024  # bytes, same page
 _OBSERVERS_NAMED = 20
 
 
@@ -395,8 +393,8 @@ def _failure_annotations(v: Verdict) -> list[Annotation]:
             start_line=r.line or 1,
             end_line=r.line or 1,
             level=AnnotationLevel.FAILURE,
-            title=shorten(f"{FAIL_TITLES.get(r.code, r.code)} ({r.code})", MAX_ANNOTATION_TITLE),
-            message=_cap_bytes(r.detail, MAX_ANNOTATION_MESSAGE),
+            title=escape.annotation_title(f"{FAIL_TITLES.get(r.code, r.code)} ({r.code})"),
+            message=escape.annotation_message(r.detail),
         )
         for r in v.reasons
         if r.path and REASONS.get(r.code) == Outcome.FAIL
@@ -416,7 +414,7 @@ def _incomplete_annotations(v: Verdict) -> list[Annotation]:
             end_line=1,
             level=AnnotationLevel.WARNING,
             title=INCOMPLETE_TITLE,
-            message=_cap_bytes(r.detail, MAX_ANNOTATION_MESSAGE),
+            message=escape.annotation_message(r.detail),
         )
         for r in v.reasons
         if r.code == ReasonCode.ORACLE_INCOMPLETE and r.path and _is_repo_path(r.path)
@@ -456,7 +454,7 @@ def _overlap_message(v: Verdict, a: int, b: int, tests: list[str], path: str = "
         named = ", ".join(tests[:_OBSERVERS_NAMED])
         more = f" and {len(tests) - _OBSERVERS_NAMED} more" if len(tests) > _OBSERVERS_NAMED else ""
         text += f" Frozen tests observing them: {named}{more}."
-    return _cap_bytes(text, MAX_ANNOTATION_MESSAGE)
+    return escape.annotation_message(text)
 
 
 EDITED_TITLE = "Observed only by tests this change edits (observer_edited)"
@@ -484,7 +482,7 @@ def _edited_annotations(v: Verdict) -> list[Annotation]:
                     b,
                     AnnotationLevel.WARNING,
                     EDITED_TITLE,
-                    _cap_bytes(text, MAX_ANNOTATION_MESSAGE),
+                    escape.annotation_message(text),
                 )
             )
     for test, how in edited_only_tests(v).items():
@@ -500,7 +498,7 @@ def _edited_annotations(v: Verdict) -> list[Annotation]:
                 line,
                 AnnotationLevel.WARNING,
                 EDITED_TEST_TITLE,
-                _cap_bytes(text, MAX_ANNOTATION_MESSAGE),
+                escape.annotation_message(text),
             )
         )
     return out
@@ -567,11 +565,6 @@ def action_error_summary(
 def shorten(text: str, limit: int) -> str:
     """``text`` on one line, cut to ``limit`` characters with an ellipsis when longer."""
     return escape.plain_line(text, limit)
-
-
-def _cap_bytes(text: str, limit: int) -> str:
-    """``text`` as an annotation message: plain text cut so its UTF-8 encoding fits ``limit`` bytes."""
-    return escape.cap_utf8(escape.annotation_message(text), limit)
 
 
 _NOTE_ROOM = 700  # characters kept free for the closing tags and the note
