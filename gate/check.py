@@ -158,11 +158,16 @@ def read_shadowed(git: Git, parent: str, changes: ChangeSet) -> dict[str, tuple[
     gone = {f.old_path for f in changes.files if f.old_path and f.new_path != f.old_path}
     wanted = sorted(m for m in candidates if m not in gone)
     specs = [f"{parent}:{m}" for m in wanted]
+    blobs_here = git.existing_files(parent, wanted)
+    present = [
+        (module, size, spec)
+        for module, size, spec in zip(wanted, git.sizes(specs), specs, strict=True)
+        if size is not None and module in blobs_here
+    ]
+    small = git.read_blobs(parent, [module for module, size, _ in present if size <= MAX_BLOB])
     found: dict[str, tuple[str, int, bytes | None]] = {}
-    for module, size, spec in zip(wanted, git.sizes(specs), specs, strict=True):
-        if size is None or git.existing_files(parent, [module]) != {module}:
-            continue
-        blob = None if size > MAX_BLOB else git.read_blob(parent, module)
+    for module, size, spec in present:
+        blob = None if size > MAX_BLOB else small[module]
         count = git.count_lines(spec) if blob is None else line_count(blob)
         found[module] = (candidates[module], count, blob)
     return found
@@ -219,24 +224,12 @@ def read_links(git: Git, head: str, changes: ChangeSet) -> dict[str, LinkResolut
 
 def read_locked_blobs(git: Git, head: str, lock: FixtureLock) -> dict[str, bytes | None]:
     """The head bytes of every path the lock pins a digest for (None when missing)."""
-    paths = [p for p, _ in lock.sha256]
-    objects = git.read([f"{head}:{p}" for p in paths])
-    return {
-        p: (o.data if o is not None and o.kind == "blob" else None)
-        for p, o in zip(paths, objects, strict=True)
-    }
+    return git.read_blobs(head, [p for p, _ in lock.sha256])
 
 
 def read_addopts(git: Git, parent: str) -> str:
     """v2: the parent's pytest ``addopts`` from its root configuration files, read with git."""
-    names = list(CONFIG_FILES)
-    objects = git.read([f"{parent}:{name}" for name in names])
-    return joined_addopts(
-        {
-            n: (o.data if o is not None and o.kind == "blob" else None)
-            for n, o in zip(names, objects, strict=True)
-        }
-    )
+    return joined_addopts(git.read_blobs(parent, list(CONFIG_FILES)))
 
 
 def gather(git: Git, request: CheckRequest, early_hash: EarlyHash | None = None) -> Evidence:

@@ -152,8 +152,15 @@ class Git:
 
     def read_blob(self, rev: str, path: str) -> bytes | None:
         """The bytes of ``path`` in ``rev`` when it is a blob (file or symlink)."""
-        (obj,) = self.read([f"{rev}:{path}"])
-        return obj.data if obj is not None and obj.kind == "blob" else None
+        return self.read_blobs(rev, [path])[path]
+
+    def read_blobs(self, rev: str, paths: Sequence[str]) -> dict[str, bytes | None]:
+        """:meth:`read_blob` for many paths in one batch: path -> bytes (None where not a blob)."""
+        objects = self.read([f"{rev}:{p}" for p in paths])
+        return {
+            p: (o.data if o is not None and o.kind == "blob" else None)
+            for p, o in zip(paths, objects, strict=True)
+        }
 
     def sizes(self, specs: Sequence[str]) -> list[int | None]:
         """The byte size of each object ``specs`` names (None where absent), without reading it."""

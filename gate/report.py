@@ -12,7 +12,7 @@ import json
 import posixpath
 import shlex
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
@@ -337,8 +337,6 @@ FAIL_TITLES = {
     ReasonCode.SKIP_MARKER_ADDED: "Skip or xfail marker added",
 }
 ERROR_TITLE = "Oracle Gate could not run"
-MAX_ANNOTATION_TITLE = 255  # characters (docs.github.com/en/rest/checks/runs)
-MAX_ANNOTATION_MESSAGE = 64 * 1024  # bytes, same page
 _OBSERVERS_NAMED = 20
 
 
@@ -395,8 +393,8 @@ def _failure_annotations(v: Verdict) -> list[Annotation]:
             start_line=r.line or 1,
             end_line=r.line or 1,
             level=AnnotationLevel.FAILURE,
-            title=shorten(f"{FAIL_TITLES.get(r.code, r.code)} ({r.code})", MAX_ANNOTATION_TITLE),
-            message=_cap_bytes(r.detail, MAX_ANNOTATION_MESSAGE),
+            title=escape.annotation_title(f"{FAIL_TITLES.get(r.code, r.code)} ({r.code})"),
+            message=escape.annotation_message(r.detail),
         )
         for r in v.reasons
         if r.path and REASONS.get(r.code) == Outcome.FAIL
@@ -416,7 +414,7 @@ def _incomplete_annotations(v: Verdict) -> list[Annotation]:
             end_line=1,
             level=AnnotationLevel.WARNING,
             title=INCOMPLETE_TITLE,
-            message=_cap_bytes(r.detail, MAX_ANNOTATION_MESSAGE),
+            message=escape.annotation_message(r.detail),
         )
         for r in v.reasons
         if r.code == ReasonCode.ORACLE_INCOMPLETE and r.path and _is_repo_path(r.path)
@@ -456,7 +454,7 @@ def _overlap_message(v: Verdict, a: int, b: int, tests: list[str], path: str = "
         named = ", ".join(tests[:_OBSERVERS_NAMED])
         more = f" and {len(tests) - _OBSERVERS_NAMED} more" if len(tests) > _OBSERVERS_NAMED else ""
         text += f" Frozen tests observing them: {named}{more}."
-    return _cap_bytes(text, MAX_ANNOTATION_MESSAGE)
+    return escape.annotation_message(text)
 
 
 EDITED_TITLE = "Observed only by tests this change edits (observer_edited)"
@@ -484,7 +482,7 @@ def _edited_annotations(v: Verdict) -> list[Annotation]:
                     b,
                     AnnotationLevel.WARNING,
                     EDITED_TITLE,
-                    _cap_bytes(text, MAX_ANNOTATION_MESSAGE),
+                    escape.annotation_message(text),
                 )
             )
     for test, how in edited_only_tests(v).items():
@@ -500,7 +498,7 @@ def _edited_annotations(v: Verdict) -> list[Annotation]:
                 line,
                 AnnotationLevel.WARNING,
                 EDITED_TEST_TITLE,
-                _cap_bytes(text, MAX_ANNOTATION_MESSAGE),
+                escape.annotation_message(text),
             )
         )
     return out
@@ -569,11 +567,6 @@ def shorten(text: str, limit: int) -> str:
     return escape.plain_line(text, limit)
 
 
-def _cap_bytes(text: str, limit: int) -> str:
-    """``text`` as an annotation message: plain text cut so its UTF-8 encoding fits ``limit`` bytes."""
-    return escape.cap_utf8(escape.annotation_message(text), limit)
-
-
 _NOTE_ROOM = 700  # characters kept free for the closing tags and the note
 
 
@@ -585,44 +578,50 @@ def truncate_markdown(text: str, limit: int, hint: str = "") -> tuple[str, bool]
     many lines and characters were cut, then ``hint`` (where to find the rest).
     Returns the text and whether it was cut.
     """
-    if len(text) <= limit:
-        return text, False
-    if len(hint) > _NOTE_ROOM // 2 or limit <= _NOTE_ROOM:
-        raise ValueError("the truncation note would not fit")
-    budget = limit - _NOTE_ROOM
-    cut = text.rfind("\n", 0, budget)
-    cut = cut if cut > 0 else budget
-    kept, dropped = text[:cut], text[cut:]
-    cut_lines = dropped.strip("\n").count("\n") + 1
-    note = (
-        f"\n\n> ✂️ **Truncated:** the last {cut_lines} line(s) "
-        f"({len(dropped)} characters) of this report were cut to fit GitHub's {limit}-character limit."
-    )
-    result = kept + _closers(kept) + note + (f" {hint}" if hint else "") + "\n"
-    if len(result) > limit:
-        raise RuntimeError("the truncation note outgrew its room")
-    return result, True
+    return _truncate(text, limit, hint, size=len, prefix=lambda t, n: t[:n], unit="character")
 
 
 def truncate_markdown_bytes(text: str, limit: int, hint: str = "") -> tuple[str, bool]:
     """As :func:`truncate_markdown`, but ``limit`` counts UTF-8 bytes: GitHub's check-run
     ``output.summary`` and ``output.text`` limits are bytes (a fail verdict with CJK paths was
     78,664 bytes in 65,535 characters)."""
-    data = text.encode()
-    if len(data) <= limit:
+    return _truncate(text, limit, hint, size=_utf8_size, prefix=_utf8_prefix, unit="byte")
+
+
+def _utf8_size(text: str) -> int:
+    return len(text.encode())
+
+
+def _utf8_prefix(text: str, size: int) -> str:
+    """The longest head of ``text`` whose UTF-8 encoding fits in ``size`` bytes."""
+    return text.encode()[:size].decode("utf-8", "ignore")
+
+
+def _truncate(
+    text: str,
+    limit: int,
+    hint: str,
+    *,
+    size: Callable[[str], int],
+    prefix: Callable[[str, int], str],
+    unit: str,
+) -> tuple[str, bool]:
+    """:func:`truncate_markdown` with ``size`` measuring text in ``unit`` and ``prefix`` cutting it."""
+    if size(text) <= limit:
         return text, False
-    if len(hint.encode()) > _NOTE_ROOM // 2 or limit <= _NOTE_ROOM:
+    if size(hint) > _NOTE_ROOM // 2 or limit <= _NOTE_ROOM:
         raise ValueError("the truncation note would not fit")
-    head = data[: limit - _NOTE_ROOM].decode("utf-8", "ignore")
+    head = prefix(text, limit - _NOTE_ROOM)
     cut = head.rfind("\n")
     kept = head[:cut] if cut > 0 else head
     dropped = text[len(kept) :]
+    cut_lines = dropped.strip("\n").count("\n") + 1
     note = (
-        f"\n\n> ✂️ **Truncated:** the last {dropped.strip(chr(10)).count(chr(10)) + 1} line(s) "
-        f"({len(dropped.encode())} bytes) of this report were cut to fit GitHub's {limit}-byte limit."
+        f"\n\n> ✂️ **Truncated:** the last {cut_lines} line(s) "
+        f"({size(dropped)} {unit}s) of this report were cut to fit GitHub's {limit}-{unit} limit."
     )
     result = kept + _closers(kept) + note + (f" {hint}" if hint else "") + "\n"
-    if len(result.encode()) > limit:
+    if size(result) > limit:
         raise RuntimeError("the truncation note outgrew its room")
     return result, True
 

@@ -8,7 +8,6 @@ reported; the verdict is the most severe one present
 
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -282,15 +281,6 @@ def _what_happened(change: FileChange, path: str) -> str:
     return names.get(change.status, "edited")
 
 
-def symlink_target(change: FileChange) -> str | None:
-    """Where a new or re-pointed symlink resolves, repo-relative; None if not in the repo."""
-    target = changed_link_target(change)
-    if target is None or change.new_path is None or target.startswith("/"):
-        return None
-    resolved = posixpath.normpath(posixpath.join(posixpath.dirname(change.new_path), target))
-    return None if resolved == "." or resolved.startswith("../") or resolved == ".." else resolved
-
-
 def fixture_lock_broken(lock: FixtureLock, locked_blobs: Mapping[str, bytes | None]) -> list[Reason]:
     return [
         Reason(ReasonCode.FIXTURE_LOCK_BROKEN, f"{path}: {problem}", path=path)
@@ -450,26 +440,6 @@ def _surfaces(
                 out.edited_only.setdefault(path, []).append(line)
                 out.edited_observers.setdefault(path, {})[line] = sorted(observers)
     return out
-
-
-def compute_overlap(
-    changes: ChangeSet, ignored: GlobSet, coverage: ParentCoverage, freeze: Freeze
-) -> tuple[dict[str, list[int]], dict[str, dict[int, list[str]]]]:
-    """Touched lines observed by frozen tests and by no live test, over scored files."""
-    overlap: dict[str, list[int]] = {}
-    observers: dict[str, dict[int, list[str]]] = {}
-    if not coverage.usable:
-        return overlap, observers
-    for path, lines in changes.touched().items():
-        if path in ignored:
-            continue
-        by_line = coverage.observers.get(path, {})
-        for line in lines:
-            tests = by_line.get(line)
-            if tests and all(freeze.is_frozen(t) for t in tests):
-                overlap.setdefault(path, []).append(line)
-                observers.setdefault(path, {})[line] = sorted(tests)
-    return overlap, observers
 
 
 def overlap_ratio(
