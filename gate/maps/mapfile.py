@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 
 from gate.errors import GateError
 from gate.files import temporary_beside
-from gate.maps.read import Manifest, test_id_of_context
-from gate.maps.sqlite_map import SqliteCoverageMap
+from gate.maps.read import Manifest
+from gate.maps.sqlite_map import SqliteCoverageMap, test_id_of_context
 
 if TYPE_CHECKING:  # imported where a merge needs it: ``map`` with the collector never loads coverage.py
     from coverage import CoverageData
