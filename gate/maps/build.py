@@ -32,6 +32,7 @@ import sqlite3
 import tempfile
 import time
 from collections.abc import Sequence
+from contextlib import closing
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -279,11 +280,8 @@ def _adopt(raw: Path, built: Path) -> list[str]:
     it with sqlite3 keeps coverage.py (0.1 s to import) out of this process."""
     shutil.copyfile(raw, built)
     try:
-        reader = SqliteCoverageMap(built)
-        try:
+        with closing(SqliteCoverageMap(built)) as reader:
             return sorted(path for path in reader.measured_files() if os.path.isabs(path))
-        finally:
-            reader.close()
     except sqlite3.Error as exc:
         raise MapError(f"cannot read the coverage data the test command wrote: {exc}") from exc
 
