@@ -45,20 +45,12 @@ from gate.maps.choice import chosen_collector, collector_fields, map_command
 from gate.maps.collector import COLLECTOR_NAME, COVERAGE_COLLECTOR, ENV_COLLECTOR
 from gate.maps.combine import combine_maps
 from gate.maps.command import run_map_cli
-from gate.maps.hints import no_map_cause
+from gate.maps.hints import EXIT_NO_TESTS, EXIT_TESTS_FAILED, no_map_cause
 from gate.maps.layout import interpreter_first_on_path, src_layout_env
 from gate.maps.mapfile import MAX_LISTED, MapError, MapResult, map_test_ids, merge_parts, now, publish_map
 from gate.maps.provenance import Producer
 from gate.maps.read import MANIFEST_SUFFIX, Manifest
-from gate.maps.runner import (
-    EXIT_NO_TESTS,
-    EXIT_TESTS_FAILED,
-    Progress,
-    Run,
-    Runner,
-    child_env,
-    default_command,
-)
+from gate.maps.runner import Progress, Run, Runner, child_env, default_command
 from gate.maps.shards import ENV_FREEZE
 from gate.maps.sqlite_map import SqliteCoverageMap
 

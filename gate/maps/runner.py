@@ -26,8 +26,6 @@ from gate.maps.shards import ENV_FREEZE, ENV_MAP, ENV_REPORT, ENV_SHARD
 DEFAULT_COMMAND = ("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--cov", "--cov-context=test")
 # pytest-cov's terminal report is not needed for a map and costs a pass over every measured file.
 DEFAULT_REPORT_OFF = ("--cov-report=",)
-EXIT_TESTS_FAILED = 1  # pytest: some tests failed
-EXIT_NO_TESTS = 5  # pytest: no tests collected
 TAIL_LINES = 30
 
 Progress = Callable[[int, int | None, float], None]  # (tests done, tests selected or None, seconds)
