@@ -49,7 +49,7 @@ from gate.maps.hints import EXIT_NO_TESTS, EXIT_TESTS_FAILED, no_map_cause
 from gate.maps.layout import interpreter_first_on_path, src_layout_env
 from gate.maps.mapfile import MAX_LISTED, MapError, MapResult, map_test_ids, merge_parts, now, publish_map
 from gate.maps.provenance import Producer
-from gate.maps.read import MANIFEST_SUFFIX, Manifest
+from gate.maps.read import Manifest, manifest_beside
 from gate.maps.runner import Progress, Run, Runner, child_env, default_command
 from gate.maps.shards import ENV_FREEZE
 from gate.maps.sqlite_map import SqliteCoverageMap
@@ -111,7 +111,7 @@ def build_map(
         outcome = _judge(run, built, sha, shard, freeze, argv=argv, collector=collector)
         seconds = time.monotonic() - started
         manifest = Manifest(
-            path=out.with_name(out.name + MANIFEST_SUFFIX),
+            path=manifest_beside(out),
             data=out,
             sha=sha,
             data_sha256="",

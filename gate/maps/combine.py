@@ -14,7 +14,7 @@ from gate.errors import InputError
 from gate.maps.collector import COVERAGE_COLLECTOR
 from gate.maps.mapfile import MAX_LISTED, MapError, MapResult, map_test_ids, merge_parts, now, publish_map
 from gate.maps.provenance import PRODUCER_KEY, Producer
-from gate.maps.read import MANIFEST_SUFFIX, Manifest, locate
+from gate.maps.read import MANIFEST_SUFFIX, Manifest, locate, manifest_beside
 
 
 def combine_maps(inputs: Sequence[Path], out: Path, *, producer: Producer | None = None) -> MapResult:
@@ -60,7 +60,7 @@ def combine_maps(inputs: Sequence[Path], out: Path, *, producer: Producer | None
         tests = [m.tests for m in manifests]
         commands = {m.command for m in manifests}
         manifest = Manifest(
-            path=out.with_name(out.name + MANIFEST_SUFFIX),
+            path=manifest_beside(out),
             data=out,
             sha=first.sha,
             data_sha256="",

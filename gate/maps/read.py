@@ -446,9 +446,14 @@ def _shard(path: Path, value: object) -> tuple[int, int] | None:
     raise InputError(str(path), f"map manifest: 'shard' must be null or {{index, total}}, got {value!r}")
 
 
+def manifest_beside(data: Path) -> Path:
+    """Where a data file's manifest is: ``FILE.manifest.json`` in the same directory."""
+    return data.with_name(data.name + MANIFEST_SUFFIX)
+
+
 def locate(coverage: Path) -> tuple[Path, Manifest | None]:
     """The data file and its manifest, given either of them."""
-    beside = coverage.with_name(coverage.name + MANIFEST_SUFFIX)
+    beside = manifest_beside(coverage)
     if coverage.name.endswith(MANIFEST_SUFFIX) or _looks_like_manifest(coverage):
         manifest = read_manifest(coverage)
         return manifest.data, manifest
