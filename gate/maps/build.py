@@ -50,7 +50,7 @@ from gate.maps.layout import interpreter_first_on_path, src_layout_env
 from gate.maps.mapfile import MAX_LISTED, MapError, MapResult, map_test_ids, merge_parts, now, publish_map
 from gate.maps.provenance import Producer
 from gate.maps.read import Manifest, manifest_beside
-from gate.maps.runner import Progress, Run, Runner, child_env, default_command
+from gate.maps.runner import DATA_DIR, REPORT_FILE, Progress, Run, Runner, child_env, default_command
 from gate.maps.shards import ENV_FREEZE
 from gate.maps.sqlite_map import SqliteCoverageMap
 
@@ -91,7 +91,7 @@ def build_map(
         built = scratch / "map.coverage"
         with git.worktree(sha, scratch) as tree:
             env = interpreter_first_on_path(
-                child_env(scratch / "data" / "raw.coverage", scratch / "report.jsonl", shard)
+                child_env(scratch / DATA_DIR / "raw.coverage", scratch / REPORT_FILE, shard)
             )
             if not command:
                 env = src_layout_env(env, tree)
@@ -102,11 +102,11 @@ def build_map(
             run = runner.run()
             if collector != COVERAGE_COLLECTOR and run.report.refused is not None:
                 collector, argv = COVERAGE_COLLECTOR, map_command(command, COVERAGE_COLLECTOR)
-                (scratch / "report.jsonl").unlink()
+                (scratch / REPORT_FILE).unlink()
                 env[ENV_COLLECTOR] = collector
                 run = replace(runner, argv=argv, env=env).run()
             outside = _collect(
-                run, scratch / "data", built, tree, sha=sha, shard=shard, argv=argv, collector=collector
+                run, scratch / DATA_DIR, built, tree, sha=sha, shard=shard, argv=argv, collector=collector
             )
         outcome = _judge(run, built, sha, shard, freeze, argv=argv, collector=collector)
         seconds = time.monotonic() - started
