@@ -32,6 +32,7 @@ import sqlite3
 import tempfile
 import time
 from collections.abc import Sequence
+from contextlib import closing
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -44,20 +45,12 @@ from gate.maps.choice import chosen_collector, collector_fields, map_command
 from gate.maps.collector import COLLECTOR_NAME, COVERAGE_COLLECTOR, ENV_COLLECTOR
 from gate.maps.combine import combine_maps
 from gate.maps.command import run_map_cli
-from gate.maps.hints import no_map_cause
+from gate.maps.hints import EXIT_NO_TESTS, EXIT_TESTS_FAILED, no_map_cause
 from gate.maps.layout import interpreter_first_on_path, src_layout_env
 from gate.maps.mapfile import MAX_LISTED, MapError, MapResult, map_test_ids, merge_parts, now, publish_map
 from gate.maps.provenance import Producer
-from gate.maps.read import MANIFEST_SUFFIX, Manifest
-from gate.maps.runner import (
-    EXIT_NO_TESTS,
-    EXIT_TESTS_FAILED,
-    Progress,
-    Run,
-    Runner,
-    child_env,
-    default_command,
-)
+from gate.maps.read import Manifest, manifest_beside
+from gate.maps.runner import DATA_DIR, REPORT_FILE, Progress, Run, Runner, child_env, default_command
 from gate.maps.shards import ENV_FREEZE
 from gate.maps.sqlite_map import SqliteCoverageMap
 
@@ -98,7 +91,7 @@ def build_map(
         built = scratch / "map.coverage"
         with git.worktree(sha, scratch) as tree:
             env = interpreter_first_on_path(
-                child_env(scratch / "data" / "raw.coverage", scratch / "report.jsonl", shard)
+                child_env(scratch / DATA_DIR / "raw.coverage", scratch / REPORT_FILE, shard)
             )
             if not command:
                 env = src_layout_env(env, tree)
@@ -109,16 +102,16 @@ def build_map(
             run = runner.run()
             if collector != COVERAGE_COLLECTOR and run.report.refused is not None:
                 collector, argv = COVERAGE_COLLECTOR, map_command(command, COVERAGE_COLLECTOR)
-                (scratch / "report.jsonl").unlink()
+                (scratch / REPORT_FILE).unlink()
                 env[ENV_COLLECTOR] = collector
                 run = replace(runner, argv=argv, env=env).run()
             outside = _collect(
-                run, scratch / "data", built, tree, sha=sha, shard=shard, argv=argv, collector=collector
+                run, scratch / DATA_DIR, built, tree, sha=sha, shard=shard, argv=argv, collector=collector
             )
         outcome = _judge(run, built, sha, shard, freeze, argv=argv, collector=collector)
         seconds = time.monotonic() - started
         manifest = Manifest(
-            path=out.with_name(out.name + MANIFEST_SUFFIX),
+            path=manifest_beside(out),
             data=out,
             sha=sha,
             data_sha256="",
@@ -279,11 +272,8 @@ def _adopt(raw: Path, built: Path) -> list[str]:
     it with sqlite3 keeps coverage.py (0.1 s to import) out of this process."""
     shutil.copyfile(raw, built)
     try:
-        reader = SqliteCoverageMap(built)
-        try:
+        with closing(SqliteCoverageMap(built)) as reader:
             return sorted(path for path in reader.measured_files() if os.path.isabs(path))
-        finally:
-            reader.close()
     except sqlite3.Error as exc:
         raise MapError(f"cannot read the coverage data the test command wrote: {exc}") from exc
 

@@ -14,7 +14,7 @@ from gate.errors import InputError
 from gate.maps.collector import COVERAGE_COLLECTOR
 from gate.maps.mapfile import MAX_LISTED, MapError, MapResult, map_test_ids, merge_parts, now, publish_map
 from gate.maps.provenance import PRODUCER_KEY, Producer
-from gate.maps.read import MANIFEST_SUFFIX, Manifest, locate, read_manifest
+from gate.maps.read import MANIFEST_SUFFIX, Manifest, locate, manifest_beside
 
 
 def combine_maps(inputs: Sequence[Path], out: Path, *, producer: Producer | None = None) -> MapResult:
@@ -60,7 +60,7 @@ def combine_maps(inputs: Sequence[Path], out: Path, *, producer: Producer | None
         tests = [m.tests for m in manifests]
         commands = {m.command for m in manifests}
         manifest = Manifest(
-            path=out.with_name(out.name + MANIFEST_SUFFIX),
+            path=manifest_beside(out),
             data=out,
             sha=first.sha,
             data_sha256="",
@@ -112,7 +112,6 @@ def _shard_manifest(path: Path) -> Manifest:
                 f"{path}: no map manifest beside it ({data.name}{MANIFEST_SUFFIX}); only maps made by "
                 "'oracle-gate map' can be combined (the manifest says which commit they measured)"
             )
-        manifest = read_manifest(manifest.path)
         raw = manifest.data.read_bytes()
     except InputError as exc:
         raise MapError(str(exc)) from exc

@@ -13,6 +13,7 @@ import os
 import shutil
 import sqlite3
 from collections.abc import Callable, Sequence
+from contextlib import closing
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,8 +21,8 @@ from typing import TYPE_CHECKING
 
 from gate.errors import GateError
 from gate.files import temporary_beside
-from gate.maps.read import Manifest, test_id_of_context
-from gate.maps.sqlite_map import SqliteCoverageMap
+from gate.maps.read import Manifest
+from gate.maps.sqlite_map import SqliteCoverageMap, test_id_of_context
 
 if TYPE_CHECKING:  # imported where a merge needs it: ``map`` with the collector never loads coverage.py
     from coverage import CoverageData
@@ -59,15 +60,10 @@ class MapResult:
 def map_test_ids(path: Path) -> set[str]:
     """The test ids of a map's contexts, read with sqlite3 (coverage.py's documented schema)."""
     try:
-        reader = SqliteCoverageMap(path)
+        with closing(SqliteCoverageMap(path)) as reader:
+            return {t for t in map(test_id_of_context, reader.measured_contexts()) if t}
     except sqlite3.Error as exc:
         raise MapError(f"{path}: not a usable coverage.py data file ({exc})") from exc
-    try:
-        return {t for t in map(test_id_of_context, reader.measured_contexts()) if t}
-    except sqlite3.Error as exc:
-        raise MapError(f"{path}: not a usable coverage.py data file ({exc})") from exc
-    finally:
-        reader.close()
 
 
 def merge_parts(

@@ -34,21 +34,17 @@ from gate.git import Git
 from gate.judge.freeze import nodeid_matches
 from gate.judge.observers import MapReader, ParentCoverage, touched_observers
 from gate.judge.problems import Problem
-from gate.maps import mapbytes
+from gate.maps import mapbytes, sqlite_map
 from gate.maps.mapbytes import EarlyHash, MapBytes, read_map_bytes
 from gate.maps.provenance import PRODUCER_KEY, Producer
-from gate.maps.sqlite_map import SQLITE_SECONDS, SqliteCoverageMap, connect_read_only
+from gate.maps.sqlite_map import SQLITE_SECONDS, SqliteCoverageMap, connect_read_only, has_test_context
 
 MANIFEST_KIND = "oracle-gate-map"
 MANIFEST_SCHEMA = 1
 MANIFEST_SUFFIX = mapbytes.MANIFEST_SUFFIX
 SQLITE_MAGIC = mapbytes.SQLITE_MAGIC
+test_id_of_context = sqlite_map.test_id_of_context  # the phase dropped from a context
 TESTS_RAN_KEY = "tests_ran"  # v2: the test ids the run executed, for the freeze visibility rule
-
-
-def test_id_of_context(context: str) -> str:
-    """Drop the phase (everything after the last ``|``); ``""`` is not a test."""
-    return context.rpartition("|")[0] if "|" in context else context
 
 
 @dataclass(frozen=True)
@@ -120,10 +116,7 @@ class CoverageDataMap:
         the file and checked its schema.
         """
         with closing(connect_read_only(self.path)) as con:
-            row = con.execute(
-                "SELECT 1 FROM context WHERE context != '' AND context NOT LIKE '|%' LIMIT 1"
-            ).fetchone()
-        return row is not None
+            return has_test_context(con)
 
     def ran_test_matching(self, nodeid: str) -> bool:
         return ran_test_matching(self.path, nodeid)
@@ -453,9 +446,14 @@ def _shard(path: Path, value: object) -> tuple[int, int] | None:
     raise InputError(str(path), f"map manifest: 'shard' must be null or {{index, total}}, got {value!r}")
 
 
+def manifest_beside(data: Path) -> Path:
+    """Where a data file's manifest is: ``FILE.manifest.json`` in the same directory."""
+    return data.with_name(data.name + MANIFEST_SUFFIX)
+
+
 def locate(coverage: Path) -> tuple[Path, Manifest | None]:
     """The data file and its manifest, given either of them."""
-    beside = coverage.with_name(coverage.name + MANIFEST_SUFFIX)
+    beside = manifest_beside(coverage)
     if coverage.name.endswith(MANIFEST_SUFFIX) or _looks_like_manifest(coverage):
         manifest = read_manifest(coverage)
         return manifest.data, manifest

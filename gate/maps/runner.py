@@ -26,9 +26,9 @@ from gate.maps.shards import ENV_FREEZE, ENV_MAP, ENV_REPORT, ENV_SHARD
 DEFAULT_COMMAND = ("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--cov", "--cov-context=test")
 # pytest-cov's terminal report is not needed for a map and costs a pass over every measured file.
 DEFAULT_REPORT_OFF = ("--cov-report=",)
-EXIT_TESTS_FAILED = 1  # pytest: some tests failed
-EXIT_NO_TESTS = 5  # pytest: no tests collected
 TAIL_LINES = 30
+REPORT_FILE = "report.jsonl"  # in the scratch directory: the plugin's JSON-lines report
+DATA_DIR = "data"  # in the scratch directory: where the run writes its coverage data
 
 Progress = Callable[[int, int | None, float], None]  # (tests done, tests selected or None, seconds)
 
@@ -109,8 +109,8 @@ class Runner:
 
     def run(self) -> Run:
         """Run the command in the worktree; its output goes to a log unless shown."""
-        report_path, log_path = self.scratch / "report.jsonl", self.scratch / "output.log"
-        (self.scratch / "data").mkdir(exist_ok=True)
+        report_path, log_path = self.scratch / REPORT_FILE, self.scratch / "output.log"
+        (self.scratch / DATA_DIR).mkdir(exist_ok=True)
         report = RunReport()
         started = time.monotonic()
         with log_path.open("wb") as log:

@@ -30,6 +30,19 @@ def connect_read_only(path: Path, seconds: float = SQLITE_SECONDS) -> sqlite3.Co
     return con
 
 
+def test_id_of_context(context: str) -> str:
+    """Drop the phase (everything after the last ``|``); ``""`` is not a test."""
+    return context.rpartition("|")[0] if "|" in context else context
+
+
+def has_test_context(con: sqlite3.Connection) -> bool:
+    """Whether any context is a test (not the empty import-time context): one row, not all of them."""
+    row = con.execute(
+        "SELECT 1 FROM context WHERE context != '' AND context NOT LIKE '|%' LIMIT 1"
+    ).fetchone()
+    return row is not None
+
+
 class UnsupportedCoverageSchema(sqlite3.DatabaseError):
     """The file is SQLite but not coverage.py's data schema version 7."""
 
@@ -73,10 +86,7 @@ class SqliteCoverageMap:
         return {row[0] for row in self._con.execute("SELECT context FROM context")}
 
     def has_test_contexts(self) -> bool:
-        row = self._con.execute(
-            "SELECT 1 FROM context WHERE context != '' AND context NOT LIKE '|%' LIMIT 1"
-        ).fetchone()
-        return row is not None
+        return has_test_context(self._con)
 
     def tests_by_line(self, measured: str) -> dict[int, set[str]]:
         contexts_by_line: dict[int, set[str]] = {}
@@ -84,8 +94,7 @@ class SqliteCoverageMap:
             contexts_by_line.setdefault(line, set()).add(context)
         result: dict[int, set[str]] = {}
         for line, contexts in contexts_by_line.items():
-            tests = {c.rpartition("|")[0] if "|" in c else c for c in contexts}
-            tests.discard("")
+            tests = {t for t in map(test_id_of_context, contexts) if t}
             if tests:
                 result[line] = tests
         return result
