@@ -189,13 +189,7 @@ def test_an_app_installation_token_posts_the_check_as_that_app_and_a_pr_workflow
     token (what a workflow the PR adds can do) is another app's check and does not count."""
     fake.add_token(APP_TOKEN, app="oracle-gate")
     pr = project.pulls[2]
-    result = runner.run(
-        "pull_request_target",
-        events.pull_request(project, pr),
-        runner.workspace(at="base"),
-        sha=project.main,
-        token=APP_TOKEN,
-    )
+    result = runner.run_target(pr, token=APP_TOKEN)
     assert result.outputs["verdict"] == "unscored"
     ours = fake.check_runs(REPO)[-1]
     assert (ours.name, ours.app_login) == ("Oracle Gate", "oracle-gate")
