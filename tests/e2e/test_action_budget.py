@@ -19,11 +19,9 @@ def test_a_map_build_that_never_ends_is_a_posted_failure_within_the_budget(
     assert pr.merge is not None
     ws = runner.workspace(at="merge", pr=pr)
     started = time.monotonic()
-    result = runner.run(
-        "pull_request",
-        events.pull_request(project, pr),
+    result = runner.run_pull_request(
+        pr,
         ws,
-        sha=pr.merge,
         inputs={
             "coverage-file": "",
             "coverage-sha": "",

@@ -230,6 +230,14 @@ class Runner:
         base, main = self.workspace(at="base"), self.project.main
         return self.run("pull_request_target", payload, base, sha=main, token=token, inputs=inputs)
 
+    def run_pull_request(
+        self, pr: PullRequest, workspace: Path, *, inputs: dict[str, str] | None = None, timeout: float = 120
+    ) -> Result:
+        """``pr`` under ``pull_request`` on ``workspace`` (``sha`` is the test merge, as GitHub sets it)."""
+        assert pr.merge is not None
+        payload = events.pull_request(self.project, pr)
+        return self.run("pull_request", payload, workspace, sha=pr.merge, inputs=inputs, timeout=timeout)
+
     def execute(
         self, env: dict[str, str], workspace: Path, run_dir: Path, *, path: str | None, timeout: float
     ) -> subprocess.CompletedProcess[str]:
