@@ -60,6 +60,16 @@ def check_run_rerequested(number: int, head: str) -> dict[str, Any]:
     return out
 
 
+def minimal_environment(tmp_path: Path) -> dict[str, str]:
+    """Only what ``from_environment`` cannot do without (a placeholder key file under ``tmp_path``);
+    every other setting is left to its documented default."""
+    key = tmp_path / "k.pem"
+    key.write_text("-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----\n")
+    env = {"ORACLE_GATE_APP_ID": "1", "ORACLE_GATE_PRIVATE_KEY_FILE": str(key)}
+    env["ORACLE_GATE_WEBHOOK_SECRET"] = "s"  # noqa: S105 - a test's secret
+    return env
+
+
 def merge_group_event(ref: str, head: str, base: str) -> dict[str, Any]:
     out = pointed(load("merge_group.checks_requested"))
     out["merge_group"].update(head_ref=ref, head_sha=head, base_sha=base)

@@ -9,6 +9,7 @@ from pathlib import Path
 from gate.bot.config import from_environment
 from gate.bot.housekeeping import DAY, Limits, map_dirs, prune_maps, prune_state
 from gate.bot.store import Store
+from tests.bot.harness import minimal_environment
 
 NOW = 2_000_000_000.0
 
@@ -67,10 +68,7 @@ def test_explanations_are_pruned_by_age_and_count(tmp_path: Path) -> None:
 
 
 def test_the_bounds_come_from_the_environment_with_documented_defaults(tmp_path: Path) -> None:
-    key = tmp_path / "k.pem"
-    key.write_text("-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----\n")
-    env = {"ORACLE_GATE_APP_ID": "1", "ORACLE_GATE_PRIVATE_KEY_FILE": str(key)}
-    env["ORACLE_GATE_WEBHOOK_SECRET"] = "s"  # noqa: S105 - a test's secret
+    env = minimal_environment(tmp_path)
     default = from_environment(env)
     assert default.keep == Limits(max_age=30 * DAY, max_maps=500, max_explanations=20_000)
     assert default.prune_minutes == 60

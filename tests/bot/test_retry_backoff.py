@@ -16,7 +16,7 @@ from gate.bot.mapstore import ArtifactMapStore, StoreSettings
 from gate.bot.ratelimit import Budgets
 from gate.bot.store import FAILED, QUEUED, ClaimedJob, Store
 from gate.bot.workers import Pool
-from tests.bot.harness import BotFactory, Origin, pull_request_event
+from tests.bot.harness import BotFactory, Origin, minimal_environment, pull_request_event
 from tests.bot.maps import ARTIFACT, WORKFLOW
 from tests.bot.test_judging import open_pull
 from tests.github_fake.server import FakeGitHub
@@ -39,10 +39,7 @@ def test_the_delay_doubles_per_attempt_up_to_the_cap() -> None:
 
 
 def test_the_delays_are_configured_from_the_environment(tmp_path: Path) -> None:
-    key = tmp_path / "k.pem"
-    key.write_text("-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----\n")
-    env = {"ORACLE_GATE_APP_ID": "1", "ORACLE_GATE_PRIVATE_KEY_FILE": str(key)}
-    env["ORACLE_GATE_WEBHOOK_SECRET"] = "s"  # noqa: S105 - a test's secret
+    env = minimal_environment(tmp_path)
     default = from_environment(env)
     assert (default.retry_base, default.retry_cap) == (5.0, 300.0)
     tuned = from_environment({**env, "ORACLE_GATE_RETRY_BASE_MS": "250", "ORACLE_GATE_RETRY_CAP_MS": "1000"})

@@ -7,7 +7,6 @@ from __future__ import annotations
 import time
 
 from tests.github_fake import FakeGitHub
-from tests.support import events
 from tests.support.harness import Runner
 from tests.support.project import REPO, Project
 
@@ -19,11 +18,9 @@ def test_a_map_build_that_never_ends_is_a_posted_failure_within_the_budget(
     assert pr.merge is not None
     ws = runner.workspace(at="merge", pr=pr)
     started = time.monotonic()
-    result = runner.run(
-        "pull_request",
-        events.pull_request(project, pr),
+    result = runner.run_pull_request(
+        pr,
         ws,
-        sha=pr.merge,
         inputs={
             "coverage-file": "",
             "coverage-sha": "",
@@ -46,9 +43,7 @@ def test_a_bad_time_budget_is_one_error_line(runner: Runner, project: Project, f
     pr = project.pulls[1]
     assert pr.merge is not None
     ws = runner.workspace(at="merge", pr=pr)
-    result = runner.run(
-        "pull_request", events.pull_request(project, pr), ws, sha=pr.merge, inputs={"time-budget": "forever"}
-    )
+    result = runner.run_pull_request(pr, ws, inputs={"time-budget": "forever"})
     assert result.status == 3
     (error,) = result.commands("error")
     assert "input 'time-budget' takes whole seconds" in error

@@ -14,9 +14,7 @@ def test_a_bad_input_is_one_error_line_and_exit_3(
     pr = project.pulls[1]
     assert pr.merge is not None
     ws = each_runner.workspace(at="merge", pr=pr)
-    result = each_runner.run(
-        "pull_request", events.pull_request(project, pr), ws, sha=pr.merge, inputs={"fail-on": "sometimes"}
-    )
+    result = each_runner.run_pull_request(pr, ws, inputs={"fail-on": "sometimes"})
     assert result.status == 3
     (error,) = result.commands("error")
     assert (
@@ -35,7 +33,7 @@ def test_an_unexpected_crash_fails_closed(each_runner: Runner, project: Project,
     assert pr.merge is not None
     ws = each_runner.workspace(at="merge", pr=pr)
     (ws / "verdict.json").mkdir()
-    result = each_runner.run("pull_request", events.pull_request(project, pr), ws, sha=pr.merge)
+    result = each_runner.run_pull_request(pr, ws)
     assert result.status == 3
     (error,) = result.commands("error")
     assert error.startswith("Oracle Gate failed: internal error: IsADirectoryError")

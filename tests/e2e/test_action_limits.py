@@ -47,14 +47,7 @@ def test_an_unbounded_map_ends_in_a_posted_check(
     ws = runner.workspace(at="merge", pr=pr)
     manifest = plant(runner, kind)
     started = time.monotonic()
-    result = runner.run(
-        "pull_request",
-        events.pull_request(project, pr),
-        ws,
-        sha=pr.merge,
-        timeout=60,
-        inputs={"coverage-file": str(manifest)},
-    )
+    result = runner.run_pull_request(pr, ws, timeout=60, inputs={"coverage-file": str(manifest)})
     assert time.monotonic() - started < 60
     assert result.status != 0, result.log
     assert "Traceback" not in result.log

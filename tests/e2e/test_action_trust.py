@@ -82,13 +82,7 @@ def test_a_map_without_a_recorded_producer_gets_no_passing_check(
 ) -> None:
     pr = project.pulls[4]
     unproven = runner.write_map(None, name="no-producer")
-    result = runner.run(
-        "pull_request_target",
-        events.pull_request(project, pr),
-        runner.workspace(at="base"),
-        sha=project.main,
-        inputs={"coverage-file": str(unproven)},
-    )
+    result = runner.run_target(pr, inputs={"coverage-file": str(unproven)})
     assert result.outputs["verdict"] == "unscored", result.log
     assert "records no producer run" in result.log
     assert fake.check_runs(REPO)[-1].conclusion != "success"
@@ -189,13 +183,7 @@ def test_an_app_installation_token_posts_the_check_as_that_app_and_a_pr_workflow
     token (what a workflow the PR adds can do) is another app's check and does not count."""
     fake.add_token(APP_TOKEN, app="oracle-gate")
     pr = project.pulls[2]
-    result = runner.run(
-        "pull_request_target",
-        events.pull_request(project, pr),
-        runner.workspace(at="base"),
-        sha=project.main,
-        token=APP_TOKEN,
-    )
+    result = runner.run_target(pr, token=APP_TOKEN)
     assert result.outputs["verdict"] == "unscored"
     ours = fake.check_runs(REPO)[-1]
     assert (ours.name, ours.app_login) == ("Oracle Gate", "oracle-gate")
@@ -220,20 +208,14 @@ def test_a_stale_success_is_replaced_when_the_base_moves_under_the_same_head(
     fake.add_token(APP_TOKEN, app="oracle-gate")
     pr = project.pulls[4]
     assert pr.merge is not None
-    first = runner.run(
-        "pull_request_target", events.pull_request(project, pr), runner.workspace(at="base"),
-        sha=project.main, token=APP_TOKEN,
-    )  # fmt: skip
+    first = runner.run_target(pr, token=APP_TOKEN)
     assert first.outputs["verdict"] == "pass_clean", first.log
     assert required_check(fake, pr.head, app="oracle-gate") == "success"
     # main moves on (an empty commit), and GitHub recomputes the PR's test merge on the new tip.
     moved = project.git("commit-tree", f"{project.main}^{{tree}}", "-p", project.main, "-m", "main moves on")
     merge = project.git("commit-tree", f"{pr.merge}^{{tree}}", "-p", moved, "-p", pr.head, "-m", "test merge")
     project.point_pull(replace(pr, merge=merge))
-    again = runner.run(
-        "pull_request_target", events.pull_request(project, pr), runner.workspace(at="base"),
-        sha=project.main, token=APP_TOKEN,
-    )  # fmt: skip
+    again = runner.run_target(pr, token=APP_TOKEN)
     assert again.verdict_json()["parent"] == moved
     assert again.verdict_json()["head"] == merge
     assert again.outputs["verdict"] == "unscored"
@@ -273,13 +255,7 @@ def test_a_same_run_map_under_pull_request_target_needs_no_opt_in(
     """pull_request_target runs the default branch's workflow: its own earlier step is trusted."""
     pr = project.pulls[1]
     same_run = runner.write_map(replace(SAME_RUN_UNDER_PR, event="pull_request_target"), name="same-run")
-    result = runner.run(
-        "pull_request_target",
-        events.pull_request(project, pr),
-        runner.workspace(at="base"),
-        sha=project.main,
-        inputs={"coverage-file": str(same_run)},
-    )
+    result = runner.run_target(pr, inputs={"coverage-file": str(same_run)})
     assert result.outputs["verdict"] == "pass_clean", result.log
     assert fake.check_runs(REPO)[-1].conclusion == "success"
 

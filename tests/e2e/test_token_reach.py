@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 from tests.github_fake import FakeGitHub
-from tests.support import events
 from tests.support.harness import Runner
 from tests.support.project import Project
 from tests.support.token_probe import holders, write_probe
@@ -26,13 +25,7 @@ def test_a_coverage_command_finds_the_token_in_no_environment_it_can_read(
     runner = Runner(project, fake, tmp_path)  # a subprocess: the real entrypoint
     command, out = probe(tmp_path)
     pr = project.pulls[2]
-    result = runner.run(
-        "pull_request_target",
-        events.pull_request(project, pr),
-        runner.workspace(at="base"),
-        sha=project.main,
-        inputs={"coverage-file": "", "coverage-command": command},
-    )
+    result = runner.run_target(pr, inputs={"coverage-file": "", "coverage-command": command})
     assert holders(json.loads(out.read_text()), fake.token) == []
     assert result.outputs["verdict"] != "pass_clean"
     assert fake.check_runs()[-1].conclusion != "success"

@@ -28,6 +28,7 @@ import yaml  # type: ignore[import-untyped]  # PyYAML ships no stubs; types-PyYA
 from gate.maps.provenance import Producer
 from gate.maps.read import MANIFEST_SUFFIX, Manifest
 from tests.github_fake import FakeGitHub
+from tests.support import events
 from tests.support.in_process import run_action
 from tests.support.producers import default_branch_push_run
 from tests.support.project import OTHER_UID, REPO, Project, PullRequest, chown_tree, git
@@ -219,6 +220,23 @@ class Runner:
         leaked = [where for where, text in self._texts(result) if token in text]
         assert not leaked, f"the token appeared in {leaked}"
         return result
+
+    def run_target(
+        self, pr: PullRequest, *, token: str | None = None, inputs: dict[str, str] | None = None
+    ) -> Result:
+        """``pr`` under ``pull_request_target``: the default branch's workflow on a fresh checkout of
+        main (``sha`` is main's tip)."""
+        payload = events.pull_request(self.project, pr)
+        base, main = self.workspace(at="base"), self.project.main
+        return self.run("pull_request_target", payload, base, sha=main, token=token, inputs=inputs)
+
+    def run_pull_request(
+        self, pr: PullRequest, workspace: Path, *, inputs: dict[str, str] | None = None, timeout: float = 120
+    ) -> Result:
+        """``pr`` under ``pull_request`` on ``workspace`` (``sha`` is the test merge, as GitHub sets it)."""
+        assert pr.merge is not None
+        payload = events.pull_request(self.project, pr)
+        return self.run("pull_request", payload, workspace, sha=pr.merge, inputs=inputs, timeout=timeout)
 
     def execute(
         self, env: dict[str, str], workspace: Path, run_dir: Path, *, path: str | None, timeout: float

@@ -8,8 +8,10 @@ the judge's wording, and some carry markdown that must come out escaped.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import replace
 
+from gate import report
 from gate.judge.verdict import Outcome, Provenance, Reason, ReasonCode, Verdict
 
 PARENT = "0123456789abcdef0123456789abcdef01234567"
@@ -178,4 +180,14 @@ VERDICT_KINDS = {
     "unscored_overlap": unscored_overlap,
     "unscored_incomplete": unscored_incomplete,
     "unscored_edited": unscored_edited,
+}
+
+
+#: Every markdown rendering of a verdict a person reads, by name (for the structure and mention tests).
+MARKDOWN_RENDERINGS: dict[str, Callable[[Verdict], str]] = {
+    "comment": report.to_markdown,
+    "check_summary": report.check_summary,
+    "explain": lambda v: report.explain_markdown(v)[0],
+    "explain_job_summary": lambda v: report.explain_job_summary(v, 1, replied=True, truncated=False),
+    "job_summary": lambda v: report.action_summary(v, ("Sticky comment: created (id 1).",)),
 }

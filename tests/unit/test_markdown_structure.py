@@ -11,7 +11,6 @@ HTML), text aside. Text must carry no live mention and no bare URL GitHub would 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -20,7 +19,7 @@ from markdown_it.token import Token
 
 from gate import report
 from gate.judge.verdict import Outcome, Reason, ReasonCode, Verdict
-from tests.support.rendering_cases import HEAD, PARENT, PROTOCOL
+from tests.support.rendering_cases import HEAD, MARKDOWN_RENDERINGS, PARENT, PROTOCOL
 
 PARSER = MarkdownIt("commonmark").enable(["table", "strikethrough"])
 
@@ -73,14 +72,6 @@ HOSTILE = [
     ":a:b:",
 ]
 hostile_text = st.lists(st.one_of(st.sampled_from(HOSTILE), st.text(max_size=8)), max_size=6).map("".join)
-
-RENDERINGS: dict[str, Callable[[Verdict], str]] = {
-    "comment": report.to_markdown,
-    "check_summary": report.check_summary,
-    "explain": lambda v: report.explain_markdown(v)[0],
-    "explain_job_summary": lambda v: report.explain_job_summary(v, 1, replied=True, truncated=False),
-    "job_summary": lambda v: report.action_summary(v, ("Sticky comment: created (id 1).",)),
-}
 
 
 def build(kind: Outcome, paths: list[str], nodeid: str, detail: str) -> Verdict:
@@ -146,7 +137,7 @@ def test_hostile_text_keeps_the_benign_structure(
 ) -> None:
     benign = build(kind, benign_twin(paths), "tests/test_a.py::test_a", "a plain detail")
     hostile = build(kind, paths, nodeid, detail)
-    for name, render in RENDERINGS.items():
+    for name, render in MARKDOWN_RENDERINGS.items():
         rendered = render(hostile)
         assert shape(rendered) == shape(render(benign)), (name, rendered)
         assert github_tokens(rendered) == github_tokens(render(benign)), (name, rendered)
@@ -185,7 +176,7 @@ def heading_texts(markdown: str) -> list[list[str]]:
 def test_a_carriage_return_in_a_path_stays_in_its_cell() -> None:
     """Seen on main: a CR in a file name printed its own heading, link, image and mention."""
     evil = "a.py\r\n### ✅ Oracle Gate: `pass_clean`\r[x](https://e.example) <img src=x> @org/team"
-    for name, render in RENDERINGS.items():
+    for name, render in MARKDOWN_RENDERINGS.items():
         rendered = render(build(Outcome.FAIL, [evil], "t", evil))
         assert heading_texts(rendered) == heading_texts(render(build(Outcome.FAIL, ["a.py"], "t", "d"))), name
         markup = {"link_open", "image", "html_inline", "html_block"}

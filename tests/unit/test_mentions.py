@@ -18,7 +18,7 @@ import pytest
 from gate import report
 from gate.judge.verdict import Outcome, Reason, ReasonCode, Verdict
 from tests.support.markdown import outside_code
-from tests.support.rendering_cases import HEAD, PARENT, PROTOCOL
+from tests.support.rendering_cases import HEAD, MARKDOWN_RENDERINGS, PARENT, PROTOCOL
 
 HANDLES = ("@someone", "@org/team")
 EVIL_PATH = "src/@someone/mod.py"
@@ -58,19 +58,10 @@ def hostile_unscored() -> Verdict:
     )
 
 
-MARKDOWN: dict[str, Callable[[Verdict], str]] = {
-    "comment": report.to_markdown,
-    "check_summary": report.check_summary,
-    "explain": lambda v: report.explain_markdown(v)[0],
-    "explain_job_summary": lambda v: report.explain_job_summary(v, 1, replied=True, truncated=False),
-    "job_summary": lambda v: report.action_summary(v, ("Sticky comment: created (id 1).",)),
-}
-
-
 @pytest.mark.parametrize("verdict", [hostile_fail, hostile_unscored], ids=["fail", "unscored"])
-@pytest.mark.parametrize("rendering", sorted(MARKDOWN))
+@pytest.mark.parametrize("rendering", sorted(MARKDOWN_RENDERINGS))
 def test_no_mention_outside_code(rendering: str, verdict: Callable[[], Verdict]) -> None:
-    text = MARKDOWN[rendering](verdict())
+    text = MARKDOWN_RENDERINGS[rendering](verdict())
     prose = outside_code(text)
     bare = re.compile(r"@(?!&#8203;)")
     assert not bare.search(prose), [line for line in prose.splitlines() if bare.search(line)]
