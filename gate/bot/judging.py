@@ -175,8 +175,8 @@ def _judge(ctx: Context, claimed: ClaimedJob, number: int) -> Outcome:
         publisher.reply(number, body)
         return Outcome(DONE, f"explained {verdict.verdict}")
     if ctx.config.public_url:
-        token = ctx.store.save_explanation(job.repo, number, pull.head_sha, explain_reply(verdict)[0])
-        publisher.details_url = f"{ctx.config.public_url}/explanations/{token}"
+        page = ctx.store.save_explanation(job.repo, number, pull.head_sha, explain_reply(verdict)[0])
+        publisher.details_url = f"{ctx.config.public_url}/explanations/{page}"
     content = check_content(verdict)
     if not had_map:
         content = _marked_if_stale(ctx.store, job.repo, number, parent, content)
