@@ -80,7 +80,7 @@ def check_content(verdict: Verdict, max_annotations: int = MAX_ANNOTATIONS_PER_R
         status_description=report.shorten(title, MAX_STATUS_DESCRIPTION),
         annotations=annotations[:max_annotations],
         annotations_left_out=left_out,
-        minimal_summary=f"**{report.check_title(verdict)}**\n\n{MINIMAL_SUMMARY}\n",
+        minimal_summary=f"**{title}**\n\n{MINIMAL_SUMMARY}\n",
     )
 
 

@@ -1,4 +1,5 @@
-"""Values the Action and ``oracle-gate publish`` share: defaults, the repository pattern, comment modes.
+"""Values the Action and ``oracle-gate publish`` share: defaults, the repository and SHA patterns,
+comment modes.
 
 Standard library only, so the command line reads them at start without loading PyGithub or jinja2.
 """
@@ -26,6 +27,7 @@ DEFAULT_TIME_BUDGET = 900
 MIN_TIME_BUDGET = 1
 MAX_TIME_BUDGET = 6 * 3600  # a GitHub-hosted job's own limit
 REPOSITORY = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")  # OWNER/NAME
+FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # a whole commit id (SHA-1 or SHA-256), lower case
 
 
 class CommentMode(StrEnum):

@@ -27,14 +27,15 @@ from gate.action.config import ActionConfig
 from gate.action.content import error_check
 from gate.action.publisher import Publisher, PublishError, make_client, open_repo
 from gate.action.run import EXIT_CANNOT_RUN, RunState, run
+from gate.action.token_handoff import TOKEN_INPUT
 from gate.action.workflow_io import redact, workflow_command
 from gate.errors import UsageError
 from gate.git import Git
 
-TOKEN_INPUT = "INPUT_GITHUB-TOKEN"  # noqa: S105 - the variable's name, not a token
-
 GithubFactory = Callable[[str, str], github.Github]
 """``(token, api_url) -> client``: :func:`make_client` in production."""
+
+__all__ = ["TOKEN_INPUT", "GithubFactory", "configure_logging", "fail_closed", "main"]
 
 
 def main(

@@ -328,17 +328,11 @@ class Publisher:
         attempt's ``external_id`` is adopted instead of creating a second one.
         """
         external_id = f"oracle-gate:{uuid.uuid4().hex}"
-        for attempt in range(POST_ATTEMPTS):
-            try:
-                return self._create_check_run(head_sha, content, annotations, external_id)
-            except GitHubUnavailable as err:
-                _log.warning("%s; re-listing the check runs before trying again", err)
-                landed = self._find_check_run(head_sha, external_id)
-                if landed is not None:
-                    return landed
-                if attempt + 1 == POST_ATTEMPTS:
-                    raise
-        raise AssertionError("unreachable")
+        return _post_exactly_once(
+            lambda: self._create_check_run(head_sha, content, annotations, external_id),
+            lambda: self._find_check_run(head_sha, external_id),
+            "check runs",
+        )
 
     def _find_check_run(self, head_sha: str, external_id: str) -> CheckRun | None:
         with github_call(f"list the check runs of {head_sha[:12]}"):
@@ -426,19 +420,17 @@ class Publisher:
         self, issue_number: int, body: str, landed: Callable[[], IssueComment | None]
     ) -> IssueComment:
         """Post a comment exactly once: after a 5xx or a timeout, ``landed`` re-lists the comments
-        and a comment it finds is adopted rather than posted a second time."""
-        for attempt in range(POST_ATTEMPTS):
-            try:
-                with self._write(f"comment on #{issue_number}"):
-                    return self._repo.get_issue(issue_number).create_comment(body)
-            except GitHubUnavailable as err:
-                _log.warning("%s; re-listing the comments before trying again", err)
-                found = landed()
-                if found is not None and _same_text(found.body, body):
-                    return found
-                if attempt + 1 == POST_ATTEMPTS:
-                    raise
-        raise AssertionError("unreachable")
+        and a comment it finds (with this very text) is adopted rather than posted a second time."""
+
+        def post() -> IssueComment:
+            with self._write(f"comment on #{issue_number}"):
+                return self._repo.get_issue(issue_number).create_comment(body)
+
+        def same() -> IssueComment | None:
+            found = landed()
+            return found if found is not None and _same_text(found.body, body) else None
+
+        return _post_exactly_once(post, same, "comments")
 
     def _find_own_comment(self, issue_number: int, body: str) -> IssueComment | None:
         with github_call(f"list the comments of #{issue_number}"):
@@ -536,6 +528,23 @@ def _output(content: CheckContent, annotations: list[dict[str, str | int]]) -> d
     if annotations:
         output["annotations"] = annotations
     return output
+
+
+def _post_exactly_once(post: Callable[[], T], landed: Callable[[], T | None], listed: str) -> T:
+    """``post()`` (a POST that creates something), at most :data:`POST_ATTEMPTS` times, yet creating
+    it once: after a 5xx or a timeout the POST may have landed (GitHub has no idempotency keys), so
+    ``landed()`` re-lists the ``listed`` and what it finds is adopted instead of posting again."""
+    for attempt in range(POST_ATTEMPTS):
+        try:
+            return post()
+        except GitHubUnavailable as err:
+            _log.warning("%s; re-listing the %s before trying again", err, listed)
+            found = landed()
+            if found is not None:
+                return found
+            if attempt + 1 == POST_ATTEMPTS:
+                raise
+    raise AssertionError("unreachable")
 
 
 #: How GitHub words a 422 on a check run's size ("Only 65535 characters are allowed; 78664 were

@@ -13,10 +13,10 @@ import posixpath
 import re
 from collections.abc import Iterable, Mapping
 
+from gate.action.defaults import FULL_SHA
 from gate.errors import StoredVerdictError
 from gate.judge.verdict import REASONS, SEVERITY, Outcome, Verdict
 
-_COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _DIGEST = re.compile(r"[0-9a-f]{64}")
 _VERSION = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+!_-]{0,63}")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -33,7 +33,7 @@ def derived_word(v: Verdict) -> Outcome:
 def shape_problems(v: Verdict) -> Iterable[str]:
     """Every way ``v`` differs from what the gate writes, one line each (lazily, first first)."""
     for name, sha in (("parent", v.parent), ("head", v.head)):
-        if not _COMMIT.fullmatch(sha):
+        if not FULL_SHA.fullmatch(sha):
             yield f"{name!r} is not a full hex commit SHA"
     p = v.protocol
     for name, digest in (

@@ -12,11 +12,10 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from gate.action.defaults import is_repository
+from gate.action.defaults import FULL_SHA, is_repository
 
 COMMAND = re.compile(r"^\s*/oracle-gate\s+(rerun|explain)\s*$", re.MULTILINE)
 PULL_ACTIONS = frozenset({"opened", "synchronize", "reopened"})
-SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 JUDGE, EXPLAIN, MAP_READY, DEFAULT_PUSH = "judge", "explain", "map_ready", "default_push"
 DEFAULT_MAP_WORKFLOW = ".github/workflows/oracle-gate-map.yml"
 
@@ -78,7 +77,7 @@ def _installation(payload: dict[str, Any]) -> int:
 
 
 def _sha(value: Any, what: str) -> str:
-    if not isinstance(value, str) or not SHA.fullmatch(value):
+    if not isinstance(value, str) or not FULL_SHA.fullmatch(value):
         raise PayloadError(f"{what} is not a full commit SHA")
     return value
 

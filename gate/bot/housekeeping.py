@@ -11,13 +11,13 @@ Configured by ``ORACLE_GATE_KEEP_DAYS`` / ``ORACLE_GATE_KEEP_MAPS`` / ``ORACLE_G
 from __future__ import annotations
 
 import logging
-import re
 import shutil
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from gate.action.defaults import FULL_SHA
 from gate.bot.store import Store
 
 DAY = 86_400.0
@@ -26,7 +26,6 @@ DEFAULT_KEEP_MAPS = 500
 DEFAULT_KEEP_EXPLANATIONS = 20_000
 DEFAULT_PRUNE_MINUTES = 60
 IN_USE_SECONDS = 3_600.0
-SHA_DIR = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _log = logging.getLogger("gate.bot")
 
 
@@ -48,7 +47,7 @@ def map_dirs(root: Path) -> list[Path]:
         for name in owner.iterdir()
         if name.is_dir() and not name.is_symlink()
         for path in name.iterdir()
-        if path.is_dir() and not path.is_symlink() and SHA_DIR.fullmatch(path.name)
+        if path.is_dir() and not path.is_symlink() and FULL_SHA.fullmatch(path.name)
     ]
 
 

@@ -167,7 +167,7 @@ def _judge(ctx: Context, claimed: ClaimedJob, number: int) -> Outcome:
         parent, judged = _fetch_pull(git, ctx.config.clone_url(job.repo), pull, token)
         verdict, had_map = _verdict(ctx, git, repo=job.repo, parent=parent, head=judged, token=token)
     except GateError as exc:
-        return _post_error(ctx, claimed, publisher, pull.head_sha, str(exc))
+        return _post_error(publisher, pull.head_sha, str(exc))
     if not ctx.store.is_newest(claimed.id, job.key):
         return Outcome(SUPERSEDED, "a newer event for this pull request is queued")
     if job.kind == EXPLAIN:
@@ -175,8 +175,8 @@ def _judge(ctx: Context, claimed: ClaimedJob, number: int) -> Outcome:
         publisher.reply(number, body)
         return Outcome(DONE, f"explained {verdict.verdict}")
     if ctx.config.public_url:
-        token = ctx.store.save_explanation(job.repo, number, pull.head_sha, explain_reply(verdict)[0])
-        publisher.details_url = f"{ctx.config.public_url}/explanations/{token}"
+        page = ctx.store.save_explanation(job.repo, number, pull.head_sha, explain_reply(verdict)[0])
+        publisher.details_url = f"{ctx.config.public_url}/explanations/{page}"
     content = check_content(verdict)
     if not had_map:
         content = _marked_if_stale(ctx.store, job.repo, number, parent, content)
@@ -244,7 +244,7 @@ def without_map(verdict: Verdict, why: str) -> Verdict:
     return dataclasses.replace(verdict, verdict=outcome, reasons=(reason, *verdict.reasons))
 
 
-def _post_error(ctx: Context, claimed: ClaimedJob, publisher: Publisher, head: str, why: str) -> Outcome:
+def _post_error(publisher: Publisher, head: str, why: str) -> Outcome:
     """No verdict could be computed: a failure check saying why (never a pass)."""
     publisher.publish_check(error_check(why), head)
     return Outcome(FAILED, why)
@@ -261,7 +261,7 @@ def _judge_group(ctx: Context, claimed: ClaimedJob) -> Outcome:
         head, base = git.commit(job.head), git.commit(job.base)
         verdict, _ = _verdict(ctx, git, repo=job.repo, parent=base, head=head, token=token)
     except GateError as exc:
-        return _post_error(ctx, claimed, publisher, job.head, str(exc))
+        return _post_error(publisher, job.head, str(exc))
     publisher.publish_check(check_content(verdict), head)
     return Outcome(DONE, f"{verdict.verdict} on merge group {head}")
 

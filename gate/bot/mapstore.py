@@ -34,7 +34,7 @@ from gate.action.client import NotFound, NotPermitted, RetrySettings, github_cal
 from gate.bot.artifacts import Refused, download, extract
 from gate.bot.auth import installation_client
 from gate.errors import InputError
-from gate.maps.provenance import PRODUCER_KEY, Producer, producer_problems
+from gate.maps.provenance import producer_problems
 from gate.maps.read import MANIFEST_SUFFIX, Manifest, open_map, read_manifest
 
 MAX_RUNS = 20  # newest successful runs looked at for one SHA (reruns of the same commit)
@@ -261,10 +261,7 @@ def producer_mismatch(
     manifest: Manifest, *, repo: str, default: str, run: dict[str, Any], path: str
 ) -> list[str]:
     """The manifest's producer, trusted by the shared rule and naming the very run the API listed."""
-    typed = getattr(manifest, PRODUCER_KEY, None)
-    producer = (
-        typed if isinstance(typed, Producer) else Producer.from_document(manifest.extra.get(PRODUCER_KEY))
-    )
+    producer = manifest.producer
     problems = producer_problems(producer, repository=repo, default_branch=default)
     if producer is None:
         return problems

@@ -13,8 +13,7 @@ import html
 import json
 import logging
 import re
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -130,16 +129,11 @@ def make_app(
             }
         )
 
-    @asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        yield
-
     return Starlette(
         routes=[
             Route("/webhook", webhook, methods=["POST"]),
             Route("/", webhook, methods=["POST"]),
             Route("/healthz", healthz, methods=["GET"]),
             Route("/explanations/{token}", explanation, methods=["GET"]),
-        ],
-        lifespan=lifespan,
+        ]
     )
