@@ -164,7 +164,7 @@ class GateRetry(GithubRetry):
 def _asked_wait(response: BaseHTTPResponse) -> float | None:
     """Seconds GitHub asked to wait: ``retry-after``, else until the reset when nothing remains."""
     value = response.headers.get("Retry-After")
-    if value is not None and value.strip().isdigit():
+    if value is not None and value.strip().isascii() and value.strip().isdigit():
         return float(value)
     return _reset_wait(response)
 
@@ -173,7 +173,7 @@ def _reset_wait(response: BaseHTTPResponse) -> float | None:
     if response.headers.get("X-RateLimit-Remaining") != "0":
         return None
     reset = response.headers.get("X-RateLimit-Reset", "")
-    if not reset.isdigit():
+    if not (reset.isascii() and reset.isdigit()):
         return None
     return max(0.0, int(reset) - time.time()) + 1.0  # +1: the reset happens somewhere in that second
 

@@ -91,6 +91,7 @@ class ActionConfig:
         max_api_writes = clean_max_api_writes(
             input_value(env, "max-api-writes") or str(DEFAULT_MAX_API_WRITES), max_annotations
         )
+        numeric_run_id = run_id.isascii() and run_id.isdigit()
         return cls(
             token=clean_token(input_value(env, "github-token")),
             repository=repository,
@@ -100,8 +101,8 @@ class ActionConfig:
             workspace=workspace,
             api_url=clean_url("GITHUB_API_URL", env.get("GITHUB_API_URL") or DEFAULT_API_URL),
             server_url=server,
-            run_url=f"{server}/{repository}/actions/runs/{run_id}" if run_id.isdigit() else None,
-            run_id=run_id if run_id.isdigit() else None,
+            run_url=f"{server}/{repository}/actions/runs/{run_id}" if numeric_run_id else None,
+            run_id=run_id if numeric_run_id else None,
             working_directory=clean_working_directory(input_value(env, "working-directory") or "."),
             coverage_file=input_value(env, "coverage-file") or None,
             coverage_sha=input_value(env, "coverage-sha") or None,
@@ -231,7 +232,7 @@ def clean_bool(name: str, value: str) -> bool:
 
 def clean_time_budget(value: str) -> int:
     """Whole seconds, from 1 to a job's six hours."""
-    if not value.isdigit() or not MIN_TIME_BUDGET <= int(value) <= MAX_TIME_BUDGET:
+    if not (value.isascii() and value.isdigit()) or not MIN_TIME_BUDGET <= int(value) <= MAX_TIME_BUDGET:
         raise UsageError(
             f"input 'time-budget' takes whole seconds from {MIN_TIME_BUDGET} to {MAX_TIME_BUDGET}, "
             f"got {value!r}"

@@ -108,7 +108,7 @@ def _int(env: Mapping[str, str], name: str, default: int, low: int, high: int) -
     raw = env.get(PREFIX + name, "").strip()
     if not raw:
         return default
-    if not raw.isdigit() or not low <= int(raw) <= high:
+    if not (raw.isascii() and raw.isdigit()) or not low <= int(raw) <= high:
         raise UsageError(f"{PREFIX}{name} must be a whole number from {low} to {high}, got {raw!r}")
     return int(raw)
 
@@ -158,7 +158,7 @@ def _matching(env: Mapping[str, str], name: str, default: str, pattern: re.Patte
 def from_environment(env: Mapping[str, str]) -> BotConfig:
     """The settings, or :class:`UsageError` naming the first variable that is missing or wrong."""
     app_id = env.get(PREFIX + "APP_ID", "").strip()
-    if not app_id.isdigit() or int(app_id) < 1:
+    if not (app_id.isascii() and app_id.isdigit()) or int(app_id) < 1:
         raise UsageError(f"{PREFIX}APP_ID must be the App's numeric id, got {app_id!r}")
     api_url = _api_url(env)
     git_url = env.get(PREFIX + "GIT_URL", "").strip() or default_git_url(api_url)

@@ -43,7 +43,7 @@ class TooLarge(Exception):
 async def read_capped(request: Request, limit: int) -> bytes:
     """The body, or :class:`TooLarge` as soon as it is known to exceed ``limit`` bytes."""
     declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > limit:
+    if declared.isascii() and declared.isdigit() and int(declared) > limit:
         raise TooLarge
     chunks, size = [], 0
     async for chunk in request.stream():

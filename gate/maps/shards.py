@@ -17,7 +17,7 @@ ENV_REPORT = "ORACLE_GATE_REPORT"  # JSON-lines file: collected, one line per te
 def parse_shard(text: str) -> tuple[int, int]:
     """``"I/N"`` as ``(I, N)`` with ``1 <= I <= N``; ValueError otherwise."""
     index, sep, total = text.strip().partition("/")
-    if not sep or not index.isdigit() or not total.isdigit():
+    if not sep or not (index + total).isascii() or not index.isdigit() or not total.isdigit():
         raise ValueError(f"shard {text!r} is not of the form I/N (e.g. 1/4)")
     i, n = int(index), int(total)
     if not 1 <= i <= n:

@@ -88,6 +88,7 @@ def test_inputs_are_parsed() -> None:
         ({"max-annotations": "1e3"}, "max-annotations"),
         ({"max-annotations": "10001"}, "max-annotations"),
         ({"max-annotations": "\u0665"}, "max-annotations"),  # a digit, but not an ASCII one
+        ({"time-budget": "\u00b2"}, "time-budget"),  # "²": str.isdigit() says yes, int() says no
         ({"max-api-writes": "0"}, "max-api-writes"),
         ({"max-api-writes": "1001"}, "max-api-writes"),
         ({"max-api-writes": "ten"}, "max-api-writes"),

@@ -128,6 +128,7 @@ def test_the_config_keeps_its_secrets_out_of_repr(tmp_path: Path) -> None:
     ("env", "names"),
     [
         ({}, "ORACLE_GATE_APP_ID"),
+        ({"ORACLE_GATE_APP_ID": "\u00b2"}, "ORACLE_GATE_APP_ID"),  # "²": isdigit(), but not a number
         ({"ORACLE_GATE_APP_ID": "1"}, "ORACLE_GATE_PRIVATE_KEY_FILE"),
         ({"ORACLE_GATE_APP_ID": "1", "ORACLE_GATE_PRIVATE_KEY_FILE": "/nonexistent"}, "cannot read"),
     ],
@@ -204,3 +205,17 @@ def test_only_the_map_workflows_successful_default_branch_push_run_brings_a_map(
     ignored = events.plan("workflow_run", _workflow_run(**run))
     assert isinstance(ignored, events.Ignored)
     assert why in ignored.why
+
+
+def test_a_bot_setting_in_non_ascii_digits_is_a_usage_error(tmp_path: Path) -> None:
+    """``"²".isdigit()`` is true but ``int("²")`` raises: a setting like that is one clean line."""
+    key = tmp_path / "key.pem"
+    key.write_text("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")
+    env = {
+        "ORACLE_GATE_APP_ID": "12",
+        "ORACLE_GATE_PRIVATE_KEY_FILE": str(key),
+        "ORACLE_GATE_WEBHOOK_SECRET": "hunter2",
+        "ORACLE_GATE_CONCURRENCY": "\u00b2",
+    }
+    with pytest.raises(UsageError, match="ORACLE_GATE_CONCURRENCY"):
+        from_environment(env)

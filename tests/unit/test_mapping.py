@@ -155,7 +155,7 @@ def test_parse_shard(text: str, expected: tuple[int, int]) -> None:
     assert parse_shard(text) == expected
 
 
-@pytest.mark.parametrize("text", ["0/4", "5/4", "1", "a/b", "1/0", "-1/2", ""])
+@pytest.mark.parametrize("text", ["0/4", "5/4", "1", "a/b", "1/0", "-1/2", "", "\u00b2/3"])
 def test_parse_shard_refuses(text: str) -> None:
     with pytest.raises(ValueError, match="shard"):
         parse_shard(text)
