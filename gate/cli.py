@@ -308,9 +308,10 @@ def build_parser() -> Parser:
     add_publish(sub)
     add_serve(sub)
     add_app_manifest(sub)
-    from gate.adopt.commands import add_init
+    from gate.adopt.commands import add_doctor, add_init
 
     add_init(sub)
+    add_doctor(sub)
     return parser
 
 

@@ -37,3 +37,43 @@ def run_init_command(args: argparse.Namespace) -> int:
     return run_init(
         args.repo, setup=args.setup, app_slug=args.app_slug, ref=args.ref, force=args.force, out=print
     )
+
+
+def add_doctor(sub: argparse._SubParsersAction[Any]) -> None:
+    from gate.adopt import DEFAULT_API_URL, DEFAULT_CHECK_NAME
+
+    p = sub.add_parser(
+        "doctor",
+        help="check through GitHub's API that the required check is real",
+        description="From the repository's checkout, with a token in GITHUB_TOKEN (never a flag): check "
+        "that the check is required on the default branch with your App as its source (branch "
+        "protection or a ruleset), that the environment holding the App's key allows the default "
+        "branch only, that the App has the permissions and events, that a map exists for the default "
+        "branch's head, that the policy and freeze parse, and that the installed workflows are what "
+        "init writes for this version (else the difference). One line each, with the fix. Exit 0 "
+        "nothing missing, 1 something missing, 3 could not run.",
+    )
+    p.add_argument("--dir", type=Path, default=Path("."), help="the repository's checkout (default: .)")
+    p.add_argument("--repo", metavar="OWNER/NAME", help="the repository (default: the checkout's origin)")
+    p.add_argument("--setup", choices=list(SETUPS), help="which setup (default: the one init wrote)")
+    p.add_argument("--app-slug", metavar="SLUG", help="your App's slug (default: the one init wrote)")
+    p.add_argument("--check-name", default=DEFAULT_CHECK_NAME, help=f"default: {DEFAULT_CHECK_NAME}")
+    p.add_argument("--api-url", help=f"GitHub's API URL (default: $GITHUB_API_URL, else {DEFAULT_API_URL})")
+    p.set_defaults(func=run_doctor_command)
+
+
+def run_doctor_command(args: argparse.Namespace) -> int:
+    import os
+
+    from gate.adopt.doctor import run_doctor
+
+    return run_doctor(
+        args.dir,
+        token=os.environ.get("GITHUB_TOKEN", "").strip(),
+        api_url=args.api_url or os.environ.get("GITHUB_API_URL"),
+        repo=args.repo,
+        setup=args.setup,
+        app_slug=args.app_slug,
+        check_name=args.check_name,
+        out=print,
+    )

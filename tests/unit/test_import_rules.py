@@ -54,7 +54,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "gate.demo": ("gate.check", "gate.judge", "gate.report"),
     # The release workflow's file rewrites (python -m gate.release): text in, text out.
     "gate.release": ("gate.errors",),
-    # init and doctor: they render and compare files, and ask GitHub through the Action's client.
+    # init and doctor: they render and compare files, and read GitHub's API with requests.
     "gate.adopt": (
         "gate",
         "gate.errors",
@@ -62,8 +62,6 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "gate.judge.policy",
         "gate.judge.freeze",
         "gate.judge.problems",
-        "gate.maps.layout",
-        "gate.action.defaults",
         "gate.adopt",
     ),
     "gate.action": (
