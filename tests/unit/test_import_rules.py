@@ -49,6 +49,8 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "gate.files": (),
     # One escaping function per sink (TRUST.md invariant 7): pure string functions.
     "gate.escape": (),
+    # Colour for a terminal: pure string functions and an isatty() question.
+    "gate.colour": (),
     "gate.errors": (),
     "gate.exit_status": (),
     "gate.demo": ("gate.check", "gate.judge", "gate.report"),
