@@ -13,9 +13,11 @@ if (files.length === 0) {
 // build (2.0.6) predates GitHub's `attestations` permission scope, which
 // actions/attest-build-provenance needs (.github/workflows/release.yml).
 const OUTDATED = [/^unknown permission scope "attestations"\. /];
-const lint = await createLinter();
 let findings = 0;
 for (const file of files) {
+  // A fresh linter per file: one WebAssembly instance reused across many workflows runs out of
+  // memory ("RuntimeError: unreachable") once their total size grows.
+  const lint = await createLinter();
   let text;
   try {
     text = await readFile(file, "utf8");
