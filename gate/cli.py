@@ -253,6 +253,12 @@ def add_publish(sub: argparse._SubParsersAction[Parser]) -> None:
         help=f"sticky comment mode, as the action's input (default: {CommentMode.ON_CHANGE})",
     )
     p.add_argument("--api-url", help=f"GitHub's API URL (default: $GITHUB_API_URL, else {DEFAULT_API_URL})")
+    p.add_argument(
+        "--comment-author",
+        metavar="LOGIN",
+        help="the login the token comments as, as the action's input: only its marker comment is the "
+        "sticky one. Set it to <slug>[bot] for a GitHub App installation token (GET /user names no one)",
+    )
     p.set_defaults(func=run_publish_command)
 
 
@@ -276,7 +282,11 @@ def run_publish_command(args: argparse.Namespace) -> int:
         raise UsageError(f"--pr must be a pull request number, got {args.pr}")
     stored = read_stored_verdict(args.verdict)
     api_url = args.api_url or os.environ.get("GITHUB_API_URL") or DEFAULT_API_URL
-    publisher = Publisher(open_repo(make_client(token, api_url), args.repo), check_name=args.check_name)
+    publisher = Publisher(
+        open_repo(make_client(token, api_url), args.repo),
+        check_name=args.check_name,
+        comment_author=args.comment_author or None,
+    )
     verdict, result = publish_stored(
         publisher,
         stored,

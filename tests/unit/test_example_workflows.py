@@ -125,3 +125,14 @@ def test_a_cache_miss_builds_the_map_in_a_visible_step() -> None:
     announce = next(i for i, line in enumerate(run_lines) if "::notice" in line)
     build = next(i for i, line in enumerate(run_lines) if "oracle-gate map" in line)
     assert announce < build  # said before the suite starts, so a cancelled run still says it
+
+
+def test_publish_with_an_app_token_names_the_apps_bot_as_comment_author() -> None:
+    """Seen on main: the two-stage example ran ``oracle-gate publish`` with the App's token and no
+    comment author (publish had no such option)."""
+    (job,) = jobs_of(EXAMPLES / "oracle-gate-fork-safe-publish.yml").values()
+    app = app_step_id(job)
+    (post,) = [s for s in job["steps"] if "oracle-gate publish" in str(s.get("run", ""))]
+    assert post["env"]["GITHUB_TOKEN"] == f"${{{{ steps.{app}.outputs.token }}}}"
+    assert post["env"]["COMMENT_AUTHOR"] == f"${{{{ steps.{app}.outputs.app-slug }}}}[bot]"
+    assert '--comment-author "$COMMENT_AUTHOR"' in post["run"]
