@@ -205,6 +205,7 @@ def parent_map(ctx: Context) -> Finding:
             head_sha=sha,
             status="success",
             event="push",
+            branch=ctx.branch,
         )
         found = runs.ok and isinstance(runs.body, dict) and runs.body.get("total_count", 0) > 0
     else:

@@ -164,3 +164,47 @@ def test_no_token_is_one_line_and_exit_3(tmp_path: Path) -> None:
     assert result.returncode == 3
     assert result.stderr.count("\n") == 1
     assert "GITHUB_TOKEN is not set" in result.stderr
+
+
+BOT_PERMISSIONS = {
+    "checks": "write",
+    "contents": "read",
+    "pull_requests": "write",
+    "issues": "write",
+    "actions": "read",
+    "metadata": "read",
+}
+BOT_EVENTS = [
+    "pull_request",
+    "check_suite",
+    "check_run",
+    "merge_group",
+    "issue_comment",
+    "push",
+    "workflow_run",
+]
+
+
+def test_the_bot_setup_needs_its_events_and_a_map_run_not_an_environment(
+    github_fake: FakeGitHub, tmp_path: Path
+) -> None:
+    fake = github_fake
+    fake.add_repo(REPO)
+    repo = fresh_repository(tmp_path / "widgets")
+    assert (
+        run_cli("init", "--setup", "bot", "--app-slug", SLUG, "--ref", RELEASE, cwd=repo.root).returncode == 0
+    )
+    fake.settings.publish_app(SLUG, APP_ID, BOT_PERMISSIONS, BOT_EVENTS[:-1])  # no workflow_run
+    repo.git("add", "-A")
+    repo.commit("oracle-gate init")
+    push(fake, repo)
+    fake.settings.set_branch(REPO, "main", HEAD)
+    fake.settings.require_check(REPO, "main", "Oracle Gate", APP_ID, ruleset=True)
+    status, out = doctor(fake, repo)
+    assert (status, missing_lines(out)) == (1, ["App permissions", "map of the default branch's head"])
+    assert "no events workflow_run" in out
+    assert "setup bot" in out  # read from the header init wrote
+    fake.settings.publish_app(SLUG, APP_ID, BOT_PERMISSIONS, BOT_EVENTS)
+    fake.add_workflow_run(REPO, ".github/workflows/oracle-gate-map.yml", HEAD)
+    status, out = doctor(fake, repo)
+    assert (status, missing_lines(out)) == (0, []), out
