@@ -235,6 +235,9 @@ class FakeGitHub:
     # -- lifecycle -----------------------------------------------------------------------------
 
     def start(self) -> Self:
+        # Load the OpenAPI description before serving (seconds, once per process): a client's first
+        # request must not wait for it, since some tests give their client a 1 s timeout.
+        spec.warm()
         self._server = make_server("127.0.0.1", 0, self._wsgi, threaded=True, request_handler=_QuietHandler)
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-github", daemon=True
