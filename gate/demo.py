@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from gate import colour
 from gate.check import CheckRequest, run_check
 from gate.judge.verdict import Outcome
 from gate.report import format_verdict, to_json
@@ -316,7 +317,8 @@ def _demo_in(workdir: Path, fmt: str) -> int:
                 {"scenario": scenario.title, "expected": scenario.expected, "result": to_json(verdict)}
             )
         else:
-            print(format_verdict(verdict, fmt))
+            text = format_verdict(verdict, fmt)
+            print(colour.verdicts(text) if fmt == "text" and colour.wanted(sys.stdout) else text)
         if verdict.verdict != scenario.expected:
             surprises += 1
             narrate(f"!! expected {scenario.expected}, got {verdict.verdict}\n")
