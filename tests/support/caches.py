@@ -69,10 +69,13 @@ def cache_key(template: str, values: dict[str, Any]) -> str:
 
 
 def restore_key_templates(workflow: dict[str, Any]) -> list[str]:
-    """The ``key:`` of every ``actions/cache/restore`` (or ``actions/cache``) step of a workflow."""
+    """The ``key:`` of every ``actions/cache/restore`` (or ``actions/cache``) step of a workflow's
+    judging jobs. A job that runs only on ``push`` (the primary example's ``parent-map``, which
+    restores the previous commit's map for its drift check) judges nothing and is left out."""
     return [
         str(step["with"]["key"])
         for job in workflow["jobs"].values()
+        if "github.event_name == 'push'" not in str(job.get("if", ""))
         for step in job.get("steps", [])
         if str(step.get("uses", "")).startswith(("actions/cache/restore@", "actions/cache@"))
     ]
