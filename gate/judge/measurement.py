@@ -20,6 +20,7 @@ from gate.judge.pyrefs import (
     build_resolver,
     join,
     module_name,
+    nodes_on_added_lines,
     parse_tree,
     root_of,
     string_literal,
@@ -61,7 +62,13 @@ def measurement_references(
     lines = AddedLines(added)
     if tree is None or not lines.numbers:
         return []
-    resolver = build_resolver(tree)
+    return find_measurement(tree, build_resolver(tree), lines, packages)
+
+
+def find_measurement(
+    tree: ast.Module, resolver: Resolver, lines: AddedLines, packages: Collection[str]
+) -> list[tuple[int, str]]:
+    """:func:`measurement_references` on a parsed file."""
     found: dict[int, str] = {}
     for line, what in _references(tree, resolver, lines, frozenset(packages)):
         found.setdefault(line, what)
@@ -71,7 +78,7 @@ def measurement_references(
 def _references(
     tree: ast.Module, resolver: Resolver, lines: AddedLines, packages: frozenset[str]
 ) -> Iterator[tuple[int, str]]:
-    for node in ast.walk(tree):
+    for node, _statement in nodes_on_added_lines(tree, lines):
         if isinstance(node, ast.Import | ast.ImportFrom):
             yield from _imports(node, lines, packages)
         elif isinstance(node, ast.Name | ast.Attribute | ast.Call | ast.Subscript):

@@ -31,6 +31,7 @@ MAX_CHAIN = 150  # below Python's recursion limit with room to spare, above the 
 MAX_CANDIDATES = 64
 MAX_SEGMENTS = 24
 MAX_ROUNDS = 12
+_REFERENCES = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
 
 IMPORT_FUNCTIONS = frozenset({"__import__", "builtins.__import__", "importlib.__import__"})
 IMPORT_MODULE = frozenset({"importlib.import_module"})
@@ -85,6 +86,7 @@ class Resolver:
     attributes: dict[str, set[str]] = field(default_factory=dict)
     #: Answers per node once the bindings are final (a chain's links are asked again and again).
     cache: dict[int, frozenset[str]] | None = None
+    _inner: dict[int, list[ast.expr]] = field(default_factory=dict, repr=False)
 
     def resolve(self, node: ast.expr, depth: int = 0) -> frozenset[str]:
         """The qualified names ``node`` may refer to (empty: none the gate can name)."""
@@ -180,11 +182,10 @@ class Resolver:
         direct = self.resolve(value)
         if direct:
             return direct
-        inner = set()
-        for node in ast.walk(value):
-            if isinstance(node, ast.Name | ast.Attribute | ast.Call | ast.Subscript):
-                inner |= {q for q in self.resolve(node) if tracked_name(q)}
-        return _bounded(inner)
+        inner = self._inner.get(id(value))
+        if inner is None:  # walked once, asked again each round of the fixed point
+            inner = self._inner[id(value)] = [n for n in ast.walk(value) if isinstance(n, _REFERENCES)]
+        return _bounded(q for node in inner for q in self.resolve(node) if tracked_name(q))
 
 
 def _dot(qualified: str, attr: str) -> str:
@@ -215,7 +216,7 @@ def build_resolver(tree: ast.Module) -> Resolver:
     """Every import and reference-binding assignment of the file, any scope, resolved to a fixed point."""
     resolver = Resolver()
     bindings: list[tuple[ast.expr, ast.expr, bool]] = []  # (target, value, in a class body)
-    for node in ast.walk(tree):
+    for node in _binding_nodes(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 local = alias.asname or root_of(alias.name)
@@ -225,6 +226,9 @@ def build_resolver(tree: ast.Module) -> Resolver:
         else:
             bindings += _value_bindings(node)
     for _ in range(MAX_ROUNDS):
+        # A fresh cache per round: answers may grow within a round, and the next round asks again;
+        # the fixed point is a round in which nothing changed.
+        resolver.cache = {}
         changed = False
         for target, value, in_class in bindings:
             changed |= _bind(resolver, target, value, in_class)
@@ -232,6 +236,38 @@ def build_resolver(tree: ast.Module) -> Resolver:
             break
     resolver.cache = {}
     return resolver
+
+
+_BINDING_KINDS = (
+    ast.Import,
+    ast.ImportFrom,
+    ast.ClassDef,
+    ast.Assign,
+    ast.AnnAssign,
+    ast.NamedExpr,
+    ast.For,
+    ast.AsyncFor,
+    ast.comprehension,
+    ast.withitem,
+    ast.arguments,
+)
+_LITERALS = (ast.List, ast.Tuple, ast.Set)
+
+
+def _binding_nodes(tree: ast.Module) -> Iterator[ast.AST]:
+    """The nodes that may bind a name, without walking into constants or lists of constants (a data
+    table of a million numbers binds nothing)."""
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _BINDING_KINDS):
+            yield node
+        for child in ast.iter_child_nodes(node):
+            if type(child) is ast.Constant:
+                continue
+            if isinstance(child, _LITERALS) and all(type(e) is ast.Constant for e in child.elts):
+                continue
+            stack.append(child)
 
 
 def _bind_from(resolver: Resolver, node: ast.ImportFrom) -> None:
@@ -334,3 +370,19 @@ class AddedLines:
         """The first added line within ``node``'s own lines (None: the node is not on an added line)."""
         start = getattr(node, "lineno", None)
         return None if start is None else self.first_in(start, getattr(node, "end_lineno", None))
+
+
+def nodes_on_added_lines(tree: ast.Module, lines: AddedLines) -> Iterator[tuple[ast.AST, ast.AST]]:
+    """Every node inside a statement that holds an added line, with its innermost statement.
+
+    A statement whose lines hold no added line is skipped whole, so the cost follows the change,
+    not the file; the caller still checks each node's own lines. Iterative: no recursion limit.
+    """
+    stack: list[tuple[ast.AST, ast.AST]] = [(tree, tree)]
+    while stack:
+        node, statement = stack.pop()
+        if isinstance(node, ast.stmt) and lines.of(node) is None:
+            continue
+        yield node, statement
+        for child in ast.iter_child_nodes(node):
+            stack.append((child, child if isinstance(child, ast.stmt) else statement))

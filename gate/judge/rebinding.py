@@ -21,7 +21,8 @@ from gate.judge.changes import ChangeSet, FileChange, Rebound
 from gate.judge.globs import GlobSet
 from gate.judge.modules import ModuleIndex
 from gate.judge.pyscope import PythonFile, parse_python
-from gate.judge.rebinding_sites import OpaqueWrite, Sites, rebinding_sites
+from gate.judge.python_facts import python_facts
+from gate.judge.rebinding_sites import OpaqueWrite, Sites
 
 
 def _judged_files(changes: ChangeSet, tests: GlobSet) -> Iterator[tuple[FileChange, Sites]]:
@@ -30,9 +31,9 @@ def _judged_files(changes: ChangeSet, tests: GlobSet) -> Iterator[tuple[FileChan
         path = change.new_path
         if path is None or not path.lower().endswith(".py") or path in tests or not change.added:
             continue
-        sites = rebinding_sites(change.new_blob, frozenset(a.number for a in change.added))
-        if sites.writes or sites.opaque:
-            yield change, sites
+        facts = python_facts(change.new_blob, frozenset(a.number for a in change.added))
+        if facts is not None and (facts.sites.writes or facts.sites.opaque):
+            yield change, facts.sites
 
 
 def modules_to_read(changes: ChangeSet, tests: GlobSet, index: ModuleIndex) -> list[str]:

@@ -18,9 +18,7 @@ call when the call does. Pure: the verdict side (:mod:`gate.judge.rebinding`) re
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import lru_cache
 
 from gate.judge.pyrefs import (
     GLOBALS,
@@ -28,6 +26,7 @@ from gate.judge.pyrefs import (
     AddedLines,
     Resolver,
     build_resolver,
+    nodes_on_added_lines,
     parse_tree,
     root_of,
     string_literal,
@@ -84,7 +83,6 @@ class Sites:
     opaque: tuple[OpaqueWrite, ...] = ()
 
 
-@lru_cache(maxsize=32)
 def rebinding_sites(blob: bytes | None, added: frozenset[int]) -> Sites:
     """The rebinding sites on ``added`` lines of one head file (none when it does not parse: a file
     Python cannot compile rebinds nothing)."""
@@ -92,10 +90,14 @@ def rebinding_sites(blob: bytes | None, added: frozenset[int]) -> Sites:
     lines = AddedLines(added)
     if tree is None or not lines.numbers:
         return Sites()
-    resolver = build_resolver(tree)
+    return find_sites(tree, build_resolver(tree), lines)
+
+
+def find_sites(tree: ast.Module, resolver: Resolver, lines: AddedLines) -> Sites:
+    """:func:`rebinding_sites` on a parsed file."""
     writes: list[ModuleWrite] = []
     opaque: list[OpaqueWrite] = []
-    for node, statement in _nodes_with_statements(tree):
+    for node, statement in nodes_on_added_lines(tree, lines):
         if isinstance(node, ast.Attribute | ast.Subscript) and isinstance(node.ctx, ast.Store | ast.Del):
             line = lines.of(statement)
             if line is not None:
@@ -105,16 +107,6 @@ def rebinding_sites(blob: bytes | None, added: frozenset[int]) -> Sites:
             if line is not None:
                 _call(node, line, resolver, writes, opaque)
     return Sites(tuple(dict.fromkeys(writes)), tuple(dict.fromkeys(opaque)))
-
-
-def _nodes_with_statements(tree: ast.Module) -> Iterator[tuple[ast.AST, ast.AST]]:
-    """Every node with the innermost statement holding it (iterative: no recursion limit)."""
-    stack: list[tuple[ast.AST, ast.AST]] = [(tree, tree)]
-    while stack:
-        node, statement = stack.pop()
-        yield node, statement
-        for child in ast.iter_child_nodes(node):
-            stack.append((child, child if isinstance(child, ast.stmt) else statement))
 
 
 def _target(

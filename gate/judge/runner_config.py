@@ -24,7 +24,8 @@ from typing import Any
 
 from gate.judge.changes import FileChange
 from gate.judge.globs import glob_matches
-from gate.judge.measurement import measurement_references, measuring_packages
+from gate.judge.measurement import GATE_IMPORT_PACKAGE
+from gate.judge.python_facts import python_facts
 from gate.judge.test_dependencies import (
     PIPFILE,
     is_declaration_file,
@@ -112,9 +113,10 @@ def added_measurement(change: FileChange, parent_has: Collection[str] = ()) -> l
     path = change.new_path
     if path is None or not path.lower().endswith(".py") or not change.added:
         return []
-    found = measurement_references(
-        change.new_blob, [a.number for a in change.added], measuring_packages(parent_has)
-    )
+    facts = python_facts(change.new_blob, frozenset(a.number for a in change.added))
+    if facts is None:
+        return []
+    found = facts.measurement if GATE_IMPORT_PACKAGE not in parent_has else facts.measurement_without_gate
     return [(path, f"line {line} reaches the measurement machinery ({what})") for line, what in found]
 
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from gate.judge.changes import FileChange
 from gate.judge.globs import GlobSet
-from gate.judge.syntax_markers import syntax_markers
+from gate.judge.python_facts import python_facts
 
 # Order matters only for which token is named in the report: longer first.
 MARKERS = (
@@ -139,5 +139,6 @@ def _syntax_markers(change: FileChange, flagged: Collection[int]) -> list[SkipMa
     if path is None or not path.lower().endswith(".py") or not change.added:
         return []
     text = {a.number: a.text.strip() for a in change.added}
-    found = syntax_markers(change.new_blob, text) or []
+    facts = python_facts(change.new_blob, frozenset(text))
+    found = facts.markers if facts is not None else ()
     return [SkipMarker(path, line, what, text[line]) for line, what in found if line not in flagged]

@@ -27,6 +27,7 @@ from gate.judge.pyrefs import (
     is_getattr_method,
     join,
     module_name,
+    nodes_on_added_lines,
     parse_tree,
     root_of,
     string_literal,
@@ -81,7 +82,11 @@ def syntax_markers(blob: bytes | None, added: Collection[int]) -> list[tuple[int
     lines = AddedLines(added)
     if not lines.numbers:
         return []
-    resolver = build_resolver(tree)
+    return find_markers(tree, build_resolver(tree), lines)
+
+
+def find_markers(tree: ast.Module, resolver: Resolver, lines: AddedLines) -> list[tuple[int, str]]:
+    """:func:`syntax_markers` on a parsed file (gate.judge.python_facts shares one parse per file)."""
     found: dict[int, str] = {}
     for line, what in _references(tree, resolver, lines):
         found.setdefault(line, what)
@@ -89,7 +94,7 @@ def syntax_markers(blob: bytes | None, added: Collection[int]) -> list[tuple[int
 
 
 def _references(tree: ast.Module, resolver: Resolver, lines: AddedLines) -> Iterator[tuple[int, str]]:
-    for node in ast.walk(tree):
+    for node, _statement in nodes_on_added_lines(tree, lines):
         if isinstance(node, ast.Import | ast.ImportFrom):
             yield from _imports(node, lines)
             continue
