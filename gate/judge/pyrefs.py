@@ -125,8 +125,8 @@ class Resolver:
         literal = string_literal(node.args[0]) if node.args else None
         name = string_literal(node.args[1]) if len(node.args) >= 2 else None
         if func & IMPORT_FUNCTIONS and literal:
-            # As in Python: the top package (or, with a fromlist, the module itself).
-            return frozenset({root_of(literal), literal})
+            # As in Python: the top package, or with a (non-empty) fromlist the module itself.
+            return frozenset({literal if _has_fromlist(node) else root_of(literal)})
         if func & IMPORT_MODULE and literal:
             return frozenset({_absolute(literal, name)})
         if func & GETATTR and name:
@@ -186,6 +186,16 @@ class Resolver:
         if inner is None:  # walked once, asked again each round of the fixed point
             inner = self._inner[id(value)] = [n for n in ast.walk(value) if isinstance(n, _REFERENCES)]
         return _bounded(q for node in inner for q in self.resolve(node) if tracked_name(q))
+
+
+def _has_fromlist(call: ast.Call) -> bool:
+    """``__import__(name, globals, locals, fromlist)``: a fromlist that may be non-empty."""
+    given = (
+        call.args[3]
+        if len(call.args) > 3
+        else next((k.value for k in call.keywords if k.arg == "fromlist"), None)
+    )
+    return given is not None and not (isinstance(given, ast.List | ast.Tuple) and not given.elts)
 
 
 def _dot(qualified: str, attr: str) -> str:

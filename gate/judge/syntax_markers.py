@@ -94,16 +94,19 @@ def find_markers(tree: ast.Module, resolver: Resolver, lines: AddedLines) -> lis
 
 
 def _references(tree: ast.Module, resolver: Resolver, lines: AddedLines) -> Iterator[tuple[int, str]]:
-    for node, _statement in nodes_on_added_lines(tree, lines):
+    named: set[int] = set()  # ``X.__dict__`` / ``vars(X)`` read with a literal key: resolvable
+    for node, _statement in nodes_on_added_lines(tree, lines):  # parents come before children
         if isinstance(node, ast.Import | ast.ImportFrom):
             yield from _imports(node, lines)
             continue
         if not isinstance(node, ast.Name | ast.Attribute | ast.Call | ast.Subscript):
             continue
+        if isinstance(node, ast.Subscript) and string_literal(node.slice) is not None:
+            named.add(id(node.value))
         line = lines.of(node)
         if line is None:
             continue
-        what = _listed(node, resolver) or _opaque(node, resolver)
+        what = _listed(node, resolver) or (None if id(node) in named else _opaque(node, resolver))
         if what:
             yield line, what
 

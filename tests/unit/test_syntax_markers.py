@@ -172,3 +172,16 @@ def test_a_line_the_text_rule_flags_is_reported_once() -> None:
 )
 def test_the_listed_apis(qualified: str, api: str | None) -> None:
     assert listed_api(qualified) == api
+
+
+def test_a_namespace_read_with_a_literal_naming_something_outside_the_list_is_not_a_marker() -> None:
+    assert markers_of("import pytest\npytest.__dict__['raises']") == []
+    assert markers_of("import pytest\nvars(pytest)['raises']") == []
+    assert markers_of("import pytest\npytest.__dict__['skip']") == [(2, "pytest.skip")]
+    assert markers_of("import pytest\npytest.__dict__.get('raises')") != []  # not a literal key
+
+
+def test_dunder_import_binds_the_top_package_unless_given_a_fromlist() -> None:
+    assert markers_of("o = __import__('_pytest.outcomes')\n\n\n\no.skip('x')", [5]) == []
+    source = "o = __import__('_pytest.outcomes', None, None, ['skip'])\n\n\n\no.skip('x')"
+    assert markers_of(source, [5]) == [(5, "_pytest.outcomes.skip")]
