@@ -32,7 +32,7 @@ def _judged_files(changes: ChangeSet, tests: GlobSet) -> Iterator[tuple[FileChan
         if path is None or not path.lower().endswith(".py") or path in tests or not change.added:
             continue
         facts = python_facts(change.new_blob, frozenset(a.number for a in change.added))
-        if facts is not None and (facts.sites.writes or facts.sites.opaque):
+        if facts is not None and (facts.sites.writes or facts.sites.opaque or facts.sites.globals):
             yield change, facts.sites
 
 
@@ -76,6 +76,9 @@ def with_dynamic_rebinding(
         own = parents.get(change.path) if change.old_path else None
         if own is not None and counted_opaque(change, sites, index):
             found.setdefault(change.path, set()).update(_every_definition(own))
+        if own is not None:  # ``global f; f = g`` inside a function: rule 6 from a function
+            for rebinding in sites.globals:
+                found.setdefault(change.path, set()).update(_lines(own, rebinding.name))
     rebound = tuple(
         Rebound(path, frozenset(lines), _parent_blob(changes, path, module_blobs))
         for path, lines in sorted(found.items())

@@ -78,9 +78,19 @@ class OpaqueWrite:
 
 
 @dataclass(frozen=True)
+class GlobalWrite:
+    """A function's store to a name it declares ``global`` (README choice: rule 6 from inside a
+    function): it rebinds the file's own module-level ``name``."""
+
+    line: int
+    name: str
+
+
+@dataclass(frozen=True)
 class Sites:
     writes: tuple[ModuleWrite, ...] = ()
     opaque: tuple[OpaqueWrite, ...] = ()
+    globals: tuple[GlobalWrite, ...] = ()
 
 
 def rebinding_sites(blob: bytes | None, added: frozenset[int]) -> Sites:
@@ -97,8 +107,11 @@ def find_sites(tree: ast.Module, resolver: Resolver, lines: AddedLines) -> Sites
     """:func:`rebinding_sites` on a parsed file."""
     writes: list[ModuleWrite] = []
     opaque: list[OpaqueWrite] = []
+    rebound: list[GlobalWrite] = []
     for node, statement in nodes_on_added_lines(tree, lines):
-        if isinstance(node, ast.Attribute | ast.Subscript) and isinstance(node.ctx, ast.Store | ast.Del):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            rebound += _global_writes(node, lines)
+        elif isinstance(node, ast.Attribute | ast.Subscript) and isinstance(node.ctx, ast.Store | ast.Del):
             line = lines.of(statement)
             if line is not None:
                 _target(node, line, resolver, writes, opaque)
@@ -106,7 +119,30 @@ def find_sites(tree: ast.Module, resolver: Resolver, lines: AddedLines) -> Sites
             line = lines.of(node)
             if line is not None:
                 _call(node, line, resolver, writes, opaque)
-    return Sites(tuple(dict.fromkeys(writes)), tuple(dict.fromkeys(opaque)))
+    return Sites(tuple(dict.fromkeys(writes)), tuple(dict.fromkeys(opaque)), tuple(dict.fromkeys(rebound)))
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def _global_writes(function: ast.FunctionDef | ast.AsyncFunctionDef, lines: AddedLines) -> list[GlobalWrite]:
+    """Stores and deletes of the names ``function`` declares ``global``, on statements holding an
+    added line (its own scope only: a nested function has its own declarations)."""
+    own: list[tuple[ast.AST, ast.AST]] = []
+    stack: list[tuple[ast.AST, ast.AST]] = [(s, s) for s in function.body]
+    while stack:
+        node, statement = stack.pop()
+        own.append((node, statement))
+        if not isinstance(node, _SCOPES):
+            stack += [(c, c if isinstance(c, ast.stmt) else statement) for c in ast.iter_child_nodes(node)]
+    declared = {name for node, _ in own if isinstance(node, ast.Global) for name in node.names}
+    found = []
+    for node, statement in own:
+        if isinstance(node, ast.Name) and node.id in declared and isinstance(node.ctx, ast.Store | ast.Del):
+            line = lines.of(statement)
+            if line is not None:
+                found.append(GlobalWrite(line, node.id))
+    return found
 
 
 def _target(

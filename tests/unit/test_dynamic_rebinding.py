@@ -231,3 +231,17 @@ def test_a_top_level_module_of_the_parent() -> None:
     assert not index.has_top_level("tools.x")
     assert not ModuleIndex(frozenset({"lib/gate/__init__.py"})).has_top_level("gate")
     assert ModuleIndex(frozenset({"gate.py"})).has_top_level("gate")
+
+
+def test_a_function_rebinding_a_global_name_touches_that_definition() -> None:
+    """Not in the contract's letter (README choice): rule 6's rebinding, done from inside a function."""
+    code = "def _init():\n    global frozen_only\n    frozen_only = live\n"
+    v = judged(change_set(modified(RETRY, RETRY_PY, RETRY_PY + b"\n\n" + code.encode())))
+    assert v.overlap == {RETRY: FROZEN_LINES}
+    assert "dynamic_rebinding" not in v.codes
+
+
+def test_a_local_of_the_same_name_is_not_a_global_write() -> None:
+    code = "def _init():\n    frozen_only = 1\n    return frozen_only\n"
+    v = judged(change_set(modified(RETRY, RETRY_PY, RETRY_PY + b"\n\n" + code.encode())))
+    assert v.overlap == {}
