@@ -292,6 +292,9 @@ def _bind_from(resolver: Resolver, node: ast.ImportFrom) -> None:
 def _value_bindings(node: ast.AST) -> Iterator[tuple[ast.expr, ast.expr, bool]]:
     """(target, value, in a class body) for each statement or expression that binds a value."""
     if isinstance(node, ast.ClassDef):
+        # ``class MySkip(pytest.skip.Exception)``: the class is what its tracked bases are (a list
+        # value binds only the tracked references inside it).
+        yield ast.Name(id=node.name, ctx=ast.Store()), ast.List(elts=list(node.bases), ctx=ast.Load()), False
         for stmt in node.body:
             if isinstance(stmt, ast.Assign):
                 yield from ((t, stmt.value, True) for t in stmt.targets)

@@ -96,10 +96,18 @@ def test_forbid_skip_markers_false_turns_the_syntax_rule_off_too() -> None:
         "import pytest\nclass H:\n    s = pytest.skip\nH().s('x')",
         "import pytest\ngetattr(pytest, 'skip')('x')",
         "import pytest\npytest.mark.__getattr__(name)",
+        "import pytest\nclass MySkip(pytest.skip.Exception):\n    pass\nraise MySkip('x')",
+        "import functools, pytest\nlater = functools.partial(pytest.skip, 'x')\nlater()",
     ],
 )
 def test_references_resolved_through_aliases_are_markers(source: str) -> None:
     assert markers_of(source), source
+
+
+def test_a_subclass_of_a_skip_exception_defined_on_an_old_line_counts_where_it_is_raised() -> None:
+    source = "import pytest\n\n\nclass MySkip(pytest.skip.Exception):\n    pass\n\n\nraise MySkip('x')\n"
+    assert markers_of(source, [8]) == [(8, "pytest.skip")]
+    assert markers_of("class Plain(Exception):\n    pass\nraise Plain()\n", [3]) == []
 
 
 def test_a_marker_used_on_an_added_line_counts_through_an_alias_bound_on_an_old_line() -> None:
