@@ -38,6 +38,12 @@ IMPORT_MODULE = frozenset({"importlib.import_module"})
 GETATTR = frozenset({"getattr", "builtins.getattr"})
 GLOBALS_CALLS = frozenset({"globals", "builtins.globals"})
 VARS_CALLS = frozenset({"vars", "builtins.vars"})
+#: A name the file never binds means itself only when it is a builtin or one of these modules (a
+#: local or parameter called ``coverage`` is not the package; ``sys`` unimported is still ``sys``).
+SELF_NAMED = frozenset(
+    {"__import__", "getattr", "setattr", "delattr", "globals", "vars", "exec", "eval", "object", "type"}
+    | {"pytest", "_pytest", "unittest", "sys", "threading", "builtins", "importlib"}
+)
 #: Roots whose names are kept when an assignment's value is not itself a reference (``x = [m][0]``).
 TRACKED_ROOTS = frozenset(
     {"pytest", "_pytest", "unittest", "sys", "threading", "builtins", "importlib", "coverage", "pytest_cov"}
@@ -117,7 +123,8 @@ class Resolver:
             return frozenset(self.names[name])
         if name == "__builtins__":
             return frozenset({"builtins"})
-        return _bounded([name, *(join(m, name) for m in self.stars)])
+        own = [name] if name in SELF_NAMED else []
+        return _bounded([*own, *(join(m, name) for m in self.stars)])
 
     def _call(self, node: ast.Call, depth: int) -> frozenset[str]:
         """Calls that return a module or an attribute: ``__import__``, ``import_module``, ``getattr``."""

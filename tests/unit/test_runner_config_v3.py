@@ -212,6 +212,8 @@ def test_references_to_the_measurement_machinery(source: str) -> None:
         "import threading\nthreading.Thread(target=f).start()",
         "def report(coverage):\n    return coverage.percent",  # a parameter, not the package
         "coverage = 0.9\nprint(coverage.real)",
+        "base = make(coverage=coverage)\nbase.__dict__",  # a keyword named coverage binds nothing
+        "coverage = compute()\ny = coverage\ny.total",
         "from .coverage import x",  # the project's own relative module
         "import sys\ngetattr(sys, 'frozen', False)",
     ],
