@@ -43,7 +43,7 @@ from gate.judge.observer_rules import (
 from gate.judge.policy import POLICY_PATH, Policy, parse_policy
 from gate.judge.pyscope import MAX_PARSE_BYTES
 from gate.judge.pytest_config import CONFIG_FILES, joined_addopts
-from gate.judge.rebinding import modules_to_read, with_dynamic_rebinding
+from gate.judge.rebinding import modules_to_read, needs_module_index, with_dynamic_rebinding
 from gate.judge.symlinks import EntryKind, LinkResolution, resolve_link
 from gate.judge.verdict import Evidence, Provenance, Verdict, changed_link_target, evaluate
 from gate.maps.mapbytes import EarlyHash
@@ -243,9 +243,9 @@ def read_addopts(git: Git, parent: str) -> str:
     return joined_addopts(git.read_blobs(parent, list(CONFIG_FILES)))
 
 
-def read_module_index(git: Git, parent: str, changes: ChangeSet) -> ModuleIndex:
-    """v3.2/v3.3: the parent's ``.py`` paths, listed only when the change adds lines to a ``.py`` file."""
-    if not any(c.added and (c.new_path or "").lower().endswith(".py") for c in changes.files):
+def read_module_index(git: Git, parent: str, changes: ChangeSet, tests: GlobSet) -> ModuleIndex:
+    """v3.2/v3.3: the parent's ``.py`` paths, listed only when an added line needs them."""
+    if not needs_module_index(changes, tests):
         return ModuleIndex()
     return ModuleIndex(frozenset(git.files_ending(parent, ".py")))
 
@@ -274,7 +274,7 @@ def gather(git: Git, request: CheckRequest, early_hash: EarlyHash | None = None)
     parents = parse_parent_files(changes)  # v2: the changed .py files' parent side, parsed once
     changes = with_rebinding(changes, parents)
     ignored, tests = oracle.policy.ignored(), oracle.policy.test_files()
-    modules = read_module_index(git, parent, changes)  # v3.2: rebinding the syntax cannot name
+    modules = read_module_index(git, parent, changes, tests)  # v3.2: rebinding the syntax cannot name
     changes = read_dynamic_rebinding(git, parent, changes, tests=tests, modules=modules, parents=parents)
     parents = {**parents, **parse_rebound_files(changes, parents)}
     scored = {path: lines for path, lines in changes.touched().items() if path not in ignored}

@@ -36,6 +36,20 @@ def _judged_files(changes: ChangeSet, tests: GlobSet) -> Iterator[tuple[FileChan
             yield change, facts.sites
 
 
+def needs_module_index(changes: ChangeSet, tests: GlobSet) -> bool:
+    """Whether any v3 rule must know the parent's modules: a module write, a write through a module
+    (``setattr(M, name, ...)``, ``M.__dict__``), or an import of the gate's own package (v3.3: the
+    project's own when the parent has it). Spares listing a large tree for every other change."""
+    if any(s.writes or any(o.module for o in s.opaque) for _, s in _judged_files(changes, tests)):
+        return True
+    for change in changes.files:
+        if change.new_path and change.new_path.lower().endswith(".py") and change.added:
+            facts = python_facts(change.new_blob, frozenset(a.number for a in change.added))
+            if facts is not None and facts.measurement != facts.measurement_without_gate:
+                return True
+    return False
+
+
 def modules_to_read(changes: ChangeSet, tests: GlobSet, index: ModuleIndex) -> list[str]:
     """The parent files whose definitions a module write may touch (the read side reads them)."""
     wanted = {

@@ -9,10 +9,15 @@ from gate.judge.globs import GlobSet
 from gate.judge.modules import ModuleIndex
 from gate.judge.observer_rules import parse_parent_files
 from gate.judge.policy import DEFAULT_TESTS
-from gate.judge.rebinding import dynamic_rebinding_sites, modules_to_read, with_dynamic_rebinding
+from gate.judge.rebinding import (
+    dynamic_rebinding_sites,
+    modules_to_read,
+    needs_module_index,
+    with_dynamic_rebinding,
+)
 from gate.judge.rebinding_sites import ModuleWrite, rebinding_sites
 from gate.judge.verdict import Evidence, Verdict, evaluate
-from tests.support.factories import added, change_set, dedent, evidence, freeze_of, modified, observed
+from tests.support.factories import Edit, added, change_set, dedent, evidence, freeze_of, modified, observed
 
 TESTS = GlobSet(DEFAULT_TESTS)
 RETRY = "src/pkg/retry.py"
@@ -245,3 +250,18 @@ def test_a_local_of_the_same_name_is_not_a_global_write() -> None:
     code = "def _init():\n    frozen_only = 1\n    return frozen_only\n"
     v = judged(change_set(modified(RETRY, RETRY_PY, RETRY_PY + b"\n\n" + code.encode())))
     assert v.overlap == {}
+
+
+@pytest.mark.parametrize(
+    ("edit", "needed"),
+    [
+        (added("src/pkg/other.py", b"from pkg import retry\nretry.f = None\n"), True),
+        (added("src/pkg/other.py", b"from pkg import retry\nsetattr(retry, name, None)\n"), True),
+        (added("tests/test_x.py", b"import gate\n"), True),  # the gate's package: the parent's own?
+        (added("src/pkg/other.py", b"exec('x')\n"), False),  # unconditional: no lookup needed
+        (added("src/pkg/other.py", b"x = 1\n"), False),
+        (added("tests/test_x.py", b"from pkg import retry\nretry.f = None\n"), False),  # a test file
+    ],
+)
+def test_the_parent_tree_is_listed_only_when_a_rule_needs_it(edit: Edit, needed: bool) -> None:
+    assert needs_module_index(change_set(edit), TESTS) is needed
