@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from gate.judge.verdict import Verdict
+from gate.report import to_json, to_markdown
 from tests.support.factories import Measured, Project, clone_project, freeze_json, line_of
 from tests.support.repo import Repo, clean_env, measure_coverage
 
@@ -93,6 +94,9 @@ def test_a_frozen_only_function_replaced_between_functions_is_dynamic_rebinding(
     assert v.overlap == {RETRY: FROZEN_LINES}
     reason = next(r for r in v.reasons if r.code == "dynamic_rebinding")
     assert (reason.path, reason.line) == (RETRY, line_of(RETRY_PY, "return x * 3") + 2)
+    shown = next(r for r in to_json(v)["reasons"] if r["code"] == "dynamic_rebinding")
+    assert (shown["path"], shown["line"]) == (RETRY, reason.line)
+    assert "dynamic_rebinding" in to_markdown(v)
 
 
 def test_a_frozen_only_function_replaced_from_another_module_is_freeze_overlap(project: Project) -> None:
