@@ -15,17 +15,15 @@ from collections.abc import Collection, Iterator
 
 from gate.judge.pyrefs import (
     GETATTR,
-    AddedLines,
     Resolver,
     build_resolver,
     join,
     module_name,
-    nodes_on_added_lines,
-    parse_tree,
     root_of,
     string_literal,
     under,
 )
+from gate.judge.pysource import AddedLines, nodes_on_added_lines, parse_tree
 
 #: The gate's own import package: the top-level module its pytest plugin entry point names
 #: (pyproject ``[project.entry-points.pytest11]``: ``gate.maps.pytest_plugin``). Derived from this

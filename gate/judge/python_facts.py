@@ -13,7 +13,10 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from gate.judge.measurement import MEASURING_PACKAGES, find_measurement, measuring_packages
-from gate.judge.pyrefs import AddedLines, build_resolver, parse_tree
+from gate.judge.pyrefs import (
+    build_resolver,
+)
+from gate.judge.pysource import AddedLines, parse_tree
 from gate.judge.rebinding_sites import Sites, find_sites
 from gate.judge.syntax_markers import find_markers
 

@@ -23,15 +23,13 @@ from dataclasses import dataclass
 from gate.judge.pyrefs import (
     GLOBALS,
     ITEM,
-    AddedLines,
     Resolver,
     build_resolver,
-    nodes_on_added_lines,
-    parse_tree,
     root_of,
     string_literal,
     under,
 )
+from gate.judge.pysource import AddedLines, nodes_on_added_lines, parse_tree
 
 #: Attributes whose assignment swaps a function's code or an object's namespace or type.
 CODE_ATTRIBUTES = frozenset(

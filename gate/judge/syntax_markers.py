@@ -21,18 +21,16 @@ from gate.judge.pyrefs import (
     IMPORT_FUNCTIONS,
     IMPORT_MODULE,
     VARS_CALLS,
-    AddedLines,
     Resolver,
     build_resolver,
     is_getattr_method,
     join,
     module_name,
-    nodes_on_added_lines,
-    parse_tree,
     root_of,
     string_literal,
     under,
 )
+from gate.judge.pysource import AddedLines, nodes_on_added_lines, parse_tree
 
 #: The pytest APIs the contract lists (each with what lies below it: ``pytest.skip.Exception``).
 PYTEST_APIS = (
