@@ -193,3 +193,10 @@ def test_dunder_import_binds_the_top_package_unless_given_a_fromlist() -> None:
     assert markers_of("o = __import__('_pytest.outcomes')\n\n\n\no.skip('x')", [5]) == []
     source = "o = __import__('_pytest.outcomes', None, None, ['skip'])\n\n\n\no.skip('x')"
     assert markers_of(source, [5]) == [(5, "_pytest.outcomes.skip")]
+
+
+def test_deep_chains_are_bounded_not_a_crash() -> None:
+    """Hostile input: attribute and subscript chains far deeper than any resolver limit."""
+    n = 900
+    source = f"import pytest\nsk = pytest\nx = sk{'.a' * n}\ny = sk{'[0]' * n}\nsk.skip()\n"
+    assert syntax_markers(source.encode(), [1, 2, 3, 4, 5]) == [(5, "pytest.skip")]
