@@ -23,14 +23,14 @@ from gate.action.client import GitHubUnavailable, PublishError, RateLimited, Ret
 from gate.action.content import check_content, error_check, explain_reply, sticky_comment
 from gate.action.defaults import CommentMode
 from gate.action.publisher import CheckContent, Publisher, PullInfo, open_repo
-from gate.bot import mirror, posting, stale
+from gate.bot import bounded, mirror, posting, stale
 from gate.bot.auth import AppAuth, installation_client
 from gate.bot.config import BotConfig
 from gate.bot.events import DEFAULT_PUSH, EXPLAIN, JUDGE, MAP_READY, Job
 from gate.bot.mapstore import MapLookup
 from gate.bot.ratelimit import Budgets
 from gate.bot.store import DONE, FAILED, NO_MAP, SUPERSEDED, ClaimedJob, Store
-from gate.check import CheckRequest, run_check
+from gate.check import CheckRequest
 from gate.errors import GateError
 from gate.git import Git
 from gate.judge.verdict import Outcome as Conclusion
@@ -233,7 +233,7 @@ def _verdict(
 ) -> tuple[Verdict, bool]:
     found = ctx.maps.find(repo, parent, token)
     request = CheckRequest(repo=git.repo, base=parent, head=head, coverage=found.manifest)
-    verdict = run_check(request, git)
+    verdict = bounded.judge(request, ctx.config.job_memory_mb * bounded.MIB)
     if found.manifest is None:
         return without_map(verdict, found.why), False
     return verdict, True
