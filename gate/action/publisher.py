@@ -358,7 +358,7 @@ class Publisher:
             ):
                 if (
                     run.external_id == self.external_id
-                    and (self.check_app is None or run.app.slug == self.check_app)
+                    and self._posted_by_us(run)
                     and run.conclusion == content.conclusion
                     and run.output.title == content.title
                 ):
@@ -395,7 +395,13 @@ class Publisher:
     def _find_check_run(self, head_sha: str, external_id: str) -> CheckRun | None:
         with github_call(f"list the check runs of {head_sha[:12]}"):
             runs = self._repo.get_commit(head_sha).get_check_runs(check_name=self.check_name, filter="all")
-            return next((run for run in runs if run.external_id == external_id), None)
+            return next(
+                (run for run in runs if run.external_id == external_id and self._posted_by_us(run)), None
+            )
+
+    def _posted_by_us(self, run: CheckRun) -> bool:
+        """Posted by :attr:`check_app` (when it is known): an ``external_id`` alone can be imitated."""
+        return self.check_app is None or run.app.slug == self.check_app
 
     def _create_check_run(
         self,
