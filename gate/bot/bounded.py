@@ -17,6 +17,7 @@ import resource
 import threading
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from multiprocessing import forkserver
 from multiprocessing.context import BaseContext
 from pathlib import Path
 
@@ -73,6 +74,12 @@ def _fork_server() -> BaseContext:
             context.set_forkserver_preload(["gate.check", "gate.bot.bounded"])
             _contexts.append(context)
         return _contexts[0]
+
+
+def start_fork_server() -> None:
+    """Start the fork server now (at the server's start), so the first job does not wait for it."""
+    _fork_server()
+    forkserver.ensure_running()
 
 
 def _limit(limit_bytes: int) -> None:

@@ -25,7 +25,7 @@
 | ``ORACLE_GATE_KEEP_EXPLANATIONS`` | at most this many explanations are kept, the newest (20000) |
 | ``ORACLE_GATE_PRUNE_MINUTES`` | how often the bounds above are applied (default 60) |
 | ``ORACLE_GATE_JOB_MEMORY_MB`` | one judgement's memory; past it: unscored (1024; 0: no limit) |
-| ``ORACLE_GATE_MAX_RECOVERIES`` | a job crashes interrupted more often ends with a failure check (3) |
+| ``ORACLE_GATE_MAX_RECOVERIES`` | a job crashes interrupted more often than this fails, with a check (3) |
 """
 
 from __future__ import annotations
