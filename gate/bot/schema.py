@@ -92,6 +92,7 @@ def migrate(db: sqlite3.Connection, path: Path) -> int:
                 db.execute(f"PRAGMA user_version = {step + 1}")
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            if db.in_transaction:
+                db.execute("ROLLBACK")
             raise
     return found

@@ -95,7 +95,8 @@ class Store:
             try:
                 yield self._db
             except BaseException:
-                self._db.execute("ROLLBACK")
+                if self._db.in_transaction:  # SQLite may have rolled back itself (disk full, I/O error)
+                    self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
 

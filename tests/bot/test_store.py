@@ -149,3 +149,22 @@ def test_a_failed_enqueue_leaves_nothing_half_written(tmp_path: Path) -> None:
     assert store.jobs() == []
     assert store.accept("d1", "pull_request", [job(2)])  # and the connection is usable
     assert [j.pr for _, _, _, j, _ in store.jobs()] == [2]
+
+
+def test_a_migration_that_fails_half_way_leaves_the_old_version_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "db.sqlite3"
+    Store(path).close()
+
+    def half_done(db: sqlite3.Connection) -> None:
+        db.execute("ALTER TABLE jobs ADD COLUMN half INTEGER")
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(schema, "MIGRATIONS", (*schema.MIGRATIONS, half_done))
+    monkeypatch.setattr(schema, "VERSION", schema.VERSION + 1)
+    with pytest.raises(UsageError, match="not a usable database"):
+        Store(path)
+    with sqlite3.connect(path) as db:
+        assert schema.version_of(db) == schema.VERSION - 1
+        assert "half" not in {row[1] for row in db.execute("PRAGMA table_info(jobs)")}
