@@ -44,6 +44,39 @@ class TerminalProgress:
         self.stream.flush()
 
 
+class PeriodicProgress:
+    """Progress for a log (CI, a pipe): one plain line every ``every`` seconds, never redrawn, so a
+    long map shows it is alive and how far it got without flooding the log."""
+
+    def __init__(self, stream: TextIO, every: float = 30.0) -> None:
+        self.stream = stream
+        self.every = every
+        self.next_at = every
+
+    def __call__(self, done: int, total: int | None, seconds: float) -> None:
+        if seconds < self.next_at:
+            return
+        while self.next_at <= seconds:
+            self.next_at += self.every
+        clock = f"{int(seconds) // 60:02d}:{int(seconds) % 60:02d}"
+        of = f"/{total}" if total else ""
+        self.stream.write(f"oracle-gate: map: {done}{of} tests done, {clock} elapsed\n")
+        self.stream.flush()
+
+    def clear(self) -> None:
+        """Nothing to clear: every line stays in the log."""
+
+
+def choose_progress(
+    mode: str, verbose: bool, stream: TextIO = sys.stderr
+) -> TerminalProgress | PeriodicProgress | None:
+    """A live line on a terminal; a line every 30 s otherwise (CI, a pipe, --verbose); none with never."""
+    if mode == "never":
+        return None
+    live = mode == "always" or (stream.isatty() and not verbose and not os.environ.get("CI"))
+    return TerminalProgress(stream) if live else PeriodicProgress(stream)
+
+
 def run_map_cli(args: Any, say: Callable[[str], None]) -> int:
     """``oracle-gate map``: exit 0 map written, 1 map written but flagged (tests failed), 3 no map."""
     rest = list(args.args)
@@ -69,10 +102,7 @@ def run_map_cli(args: Any, say: Callable[[str], None]) -> int:
     shown = " ".join(map_command(command, chosen_collector(command)))
     where = f" shard {shard[0]}/{shard[1]}" if shard else ""
     say(f"mapping {sha} ({args.sha}){where} in a temporary worktree: {shown}")
-    use_bar = args.progress == "always" or (
-        args.progress == "auto" and sys.stderr.isatty() and not args.verbose and not os.environ.get("CI")
-    )
-    bar = TerminalProgress(sys.stderr) if use_bar else None
+    bar = choose_progress(args.progress, args.verbose)
     # Imported here, not at the top: gate.maps.build re-exports this command.
     from gate.maps.build import build_map
 

@@ -40,7 +40,7 @@ from urllib.parse import urlencode
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 from werkzeug.wrappers import Request, Response
 
-from tests.github_fake import responses, rules, spec
+from tests.github_fake import responses, rules, settings, spec
 from tests.github_fake.state import (
     PERMISSIONS,
     ArtifactState,
@@ -76,6 +76,10 @@ _FAULT_MESSAGES = {
     503: "Service Unavailable",
     422: "Validation Failed",
 }
+
+
+# App endpoints any token may read (GitHub: "You can use this endpoint without authentication").
+ANY_TOKEN = frozenset({"apps/get-by-slug"})
 
 
 class TokenKind(StrEnum):
@@ -224,6 +228,8 @@ class FakeGitHub:
         self.installation_tokens: list[str] = []
         #: overrides of the X-RateLimit-* headers of every answer (e.g. a nearly spent budget)
         self.rate_limit_headers: dict[str, str] = {}
+        #: repository settings doctor reads (branches, protection, rulesets, environments ...)
+        self.settings = settings.Settings()
         self._lock = threading.RLock()
         self._stopping = threading.Event()
         self._server: BaseWSGIServer | None = None
@@ -232,6 +238,9 @@ class FakeGitHub:
     # -- lifecycle -----------------------------------------------------------------------------
 
     def start(self) -> Self:
+        # Load the OpenAPI description before serving (seconds, once per process): a client's first
+        # request must not wait for it, since some tests give their client a 1 s timeout.
+        spec.warm()
         self._server = make_server("127.0.0.1", 0, self._wsgi, threaded=True, request_handler=_QuietHandler)
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-github", daemon=True
@@ -680,7 +689,8 @@ class FakeGitHub:
             token = self._app_jwt(value.strip())
         if token is None:
             return Reply(401, responses.error("Bad credentials", 401))
-        if token.app_jwt != (record.operation_id or "").startswith("apps/"):
+        app_only = (record.operation_id or "").startswith("apps/") and record.operation_id not in ANY_TOKEN
+        if token.app_jwt != app_only:
             # GitHub: an App's JWT reaches only the App endpoints; installation tokens the others.
             return Reply(401, responses.error("A JSON web token could not be decoded", 401))
         return token
@@ -1097,3 +1107,4 @@ _HANDLERS: dict[str, Callable[[FakeGitHub, Call], Reply]] = {
     "apps/list-webhook-deliveries": FakeGitHub._hook_deliveries_list,
     "apps/redeliver-webhook-delivery": FakeGitHub._hook_redeliver,
 }
+_HANDLERS.update(settings.HANDLERS)
