@@ -36,8 +36,12 @@ ORACLE_EDIT_CODES = (
     "dynamic_rebinding",
     "seed_rewritten",
 )
+#: Caps that keep the guidance a fixed size whatever the verdict holds (the reasons table above it
+#: and verdict.json list everything): frozen tests, files per test, edited tests, incomplete rows.
 FROZEN_TESTS_NAMED = 10
 FILES_PER_TEST = 5
+EDITED_TESTS_NAMED = 10
+INCOMPLETE_ROWS = 20
 
 #: How an unreadable oracle input is fixed, by ``Reason.oracle_input``.
 INCOMPLETE_FIXES = {
@@ -97,7 +101,9 @@ class Guidance:
     freeze_overlap: bool = False
     observer_edited: bool = False
     edited: Mapping[str, str] = field(default_factory=dict)
+    edited_more: int = 0
     incomplete: tuple[IncompleteItem, ...] = ()
+    incomplete_more: int = 0
     no_added_lines: bool = False
 
     @property
@@ -116,7 +122,7 @@ def guidance(v: Verdict) -> Guidance:
     if v.verdict == Outcome.PASS_CLEAN:
         return Guidance()
     codes = [str(c) for c in v.codes]
-    frozen = frozen_observers(v)
+    frozen, edited, incomplete = frozen_observers(v), edited_tests(v), incomplete_items(v)
     return Guidance(
         oracle_edit_codes=tuple(c for c in codes if c in ORACLE_EDIT_CODES),
         approvers=v.approvers,
@@ -126,8 +132,10 @@ def guidance(v: Verdict) -> Guidance:
         frozen_more=max(0, len(frozen) - FROZEN_TESTS_NAMED),
         freeze_overlap=ReasonCode.FREEZE_OVERLAP in v.codes,
         observer_edited=ReasonCode.OBSERVER_EDITED in v.codes,
-        edited=edited_tests(v),
-        incomplete=incomplete_items(v),
+        edited=dict(list(edited.items())[:EDITED_TESTS_NAMED]),
+        edited_more=max(0, len(edited) - EDITED_TESTS_NAMED),
+        incomplete=incomplete[:INCOMPLETE_ROWS],
+        incomplete_more=max(0, len(incomplete) - INCOMPLETE_ROWS),
         no_added_lines=ReasonCode.NO_ADDED_LINES in v.codes,
     )
 

@@ -162,3 +162,29 @@ def test_pass_clean_has_no_guidance() -> None:
     assert not guidance.guidance(VERDICT_KINDS["pass_clean"]()).any
     assert guidance.guidance(VERDICT_KINDS["pass_clean"]()) == guidance.Guidance()
     assert VERDICT_KINDS["pass_clean"]().verdict == Outcome.PASS_CLEAN
+
+
+def test_the_guidance_stays_bounded_however_many_problems_and_edited_tests() -> None:
+    """1,000 malformed freeze entries and 50 edited tests: a capped guidance, each rest counted."""
+    problems = tuple(
+        Reason(
+            ReasonCode.ORACLE_INCOMPLETE,
+            f"freeze.json: entry {i} has no 'reason'",
+            "freeze.json",
+            None,
+            "freeze",
+        )
+        for i in range(1000)
+    )
+    tests = {f"tests/t.py::test_{i:02}": "this change edits its own function" for i in range(50)}
+    v = replace(
+        VERDICT_KINDS["unscored_edited"](),
+        reasons=(*problems, Reason(ReasonCode.OBSERVER_EDITED, "src/a.py: edited", "src/a.py", 1)),
+        edited_observers={"src/a.py": {1: sorted(tests)}},
+        edited_tests=tests,
+    )
+    guide = report.check_summary(v).split(NEXT, 1)[1]
+    assert guide.count("| `freeze.json` |") == guidance.INCOMPLETE_ROWS
+    assert "… and 980 more problem(s)" in guide
+    assert "- and 40 more edited test(s)" in guide
+    assert len(guide) < 12_000
