@@ -102,3 +102,17 @@ def test_the_demo_repository_and_its_badge(tmp_path: Path, capsys: pytest.Captur
     markdown = capsys.readouterr().out
     assert "**21.1%** of the measured lines (4 of 19)" in markdown
     assert "| `src/retry.py` | 15-18 | 4 |" in markdown
+
+
+def test_without_rev_the_manifests_commit_is_read(
+    project: Project, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The map workflow's case: the manifest binds the map to the parent; no --rev is needed, and
+    the checkout's HEAD (another commit here) is not what is read."""
+    data = tmp_path / "parent.coverage"
+    shutil.copyfile(project.coverage, data)
+    write_manifest(tmp_path / "parent.coverage.manifest.json", data=data, sha=project.parent)
+    project.head(lambda repo: repo.write("freeze.json", '{"schema": 1, "frozen": []}\n'))
+    doc = surface_json(capsys, "--coverage", str(data), "--repo", str(project.root))
+    assert doc["rev"] == project.parent
+    assert len(doc["entries"]) == len(FROZEN_IDS)  # type: ignore[arg-type]
