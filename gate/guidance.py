@@ -107,6 +107,11 @@ class Guidance:
     no_added_lines: bool = False
 
     @property
+    def approvable(self) -> bool:
+        """Whether an approval could lift any of the oracle reasons (v3.5: never ``seed_rewritten``)."""
+        return any(c != "seed_rewritten" for c in self.oracle_edit_codes)
+
+    @property
     def any(self) -> bool:
         return bool(
             self.oracle_edit_codes

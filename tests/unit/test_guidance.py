@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import replace
+from typing import cast
 
 import pytest
 
@@ -188,3 +189,29 @@ def test_the_guidance_stays_bounded_however_many_problems_and_edited_tests() -> 
     assert "… and 980 more problem(s)" in guide
     assert "- and 40 more edited test(s)" in guide
     assert len(guide) < 12_000
+
+
+def future_reason(code: str, path: str) -> Reason:
+    """A reason of a code another helper's judge adds (v3.2, v3.6): guidance keys on the value."""
+    return Reason(cast("ReasonCode", code), f"{path}: {code}", path)
+
+
+def test_a_rewritten_seed_corpus_is_never_said_to_be_approvable() -> None:
+    v = replace(
+        VERDICT_KINDS["fail_approvers"](), reasons=(future_reason("seed_rewritten", "seeds/corpus.json"),)
+    )
+    guide = report.check_summary(v).split(NEXT, 1)[1]
+    assert "no approval lifts this" in guide
+    assert "An approving review" not in guide
+    assert "names no approvers" not in guide
+
+
+def test_dynamic_rebinding_asks_a_person_to_read_and_approve_it() -> None:
+    v = replace(
+        VERDICT_KINDS["fail_approvers"](),
+        verdict=Outcome.UNSCORED,
+        reasons=(future_reason("dynamic_rebinding", "src/pkg/mod.py"),),
+    )
+    guide = report.to_markdown(v).split(NEXT, 1)[1]
+    assert "An approving review of the **current head commit** by one of `alice`" in guide
+    assert "`dynamic_rebinding`: the gate cannot see what this code replaces" in guide
