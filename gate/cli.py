@@ -18,6 +18,7 @@ from gate import __version__
 from gate.action.defaults import DEFAULT_API_URL, DEFAULT_CHECK_NAME, CommentMode, is_repository
 from gate.errors import GateError, OutputError
 from gate.exit_status import ExitStatus
+from gate.surface_cli import add_surface
 
 FORMATS = ("text", "json", "markdown")
 
@@ -357,6 +358,7 @@ def build_parser() -> Parser:
     add_publish(sub)
     add_serve(sub)
     add_app_manifest(sub)
+    add_surface(sub)
     from gate.adopt.commands import add_doctor, add_init
 
     add_init(sub)

@@ -58,6 +58,13 @@ class ReasonCode(StrEnum):
     DYNAMIC_REBINDING = "dynamic_rebinding"  # contract v3.2
 
 
+#: Which oracle input an ``oracle_incomplete`` reason is about (``Reason.oracle_input``).
+ORACLE_INPUT_POLICY = "policy"
+ORACLE_INPUT_FREEZE = "freeze"
+ORACLE_INPUT_LOCK = "lock"
+ORACLE_INPUT_MAP = "map"
+ORACLE_INPUTS = (ORACLE_INPUT_POLICY, ORACLE_INPUT_FREEZE, ORACLE_INPUT_LOCK, ORACLE_INPUT_MAP)
+
 EXIT_STATUS = {
     Outcome.PASS_CLEAN: ExitStatus.OK,
     Outcome.FAIL: ExitStatus.FAILED,
@@ -86,6 +93,9 @@ class Reason:
     detail: str
     path: str | None = None
     line: int | None = None
+    #: ``oracle_incomplete`` only: which oracle input the problem is in ("policy", "freeze", "lock",
+    #: "map"), so a report can say how to fix it (issue 18; an additive key of the JSON).
+    oracle_input: str | None = None
 
 
 @dataclass(frozen=True)
@@ -122,6 +132,9 @@ class Verdict:
     edited_test_lines: dict[str, int] = field(default_factory=dict)  # test id -> its parent def line
     # Not in the JSON: overlap lines no test runs, whose observers are those of the function around them.
     inherited: dict[str, list[int]] = field(default_factory=dict)
+    #: v3.5: the policy's ``[approvals]`` ``oracle`` entries (logins, org/team slugs), empty when the
+    #: policy names none, so a report can say who may approve an oracle change (additive in the JSON).
+    approvers: tuple[str, ...] = ()
 
     @property
     def codes(self) -> list[ReasonCode]:
@@ -342,9 +355,18 @@ def skip_marker_added(changes: ChangeSet, policy: Policy, addopts: str = "") -> 
 def oracle_incomplete(
     policy: Policy, freeze: Freeze, lock: FixtureLock, coverage: ParentCoverage
 ) -> list[Reason]:
-    problems = [*policy.problems, *freeze.problems, *lock.problems, *coverage.problems]
-    problems += freeze_visibility_problems(freeze, coverage)
-    return [Reason(ReasonCode.ORACLE_INCOMPLETE, str(p), path=p.source) for p in problems]
+    groups = (
+        (ORACLE_INPUT_POLICY, policy.problems),
+        (ORACLE_INPUT_FREEZE, freeze.problems),
+        (ORACLE_INPUT_LOCK, lock.problems),
+        (ORACLE_INPUT_MAP, coverage.problems),
+        (ORACLE_INPUT_FREEZE, freeze_visibility_problems(freeze, coverage)),
+    )
+    return [
+        Reason(ReasonCode.ORACLE_INCOMPLETE, str(p), path=p.source, oracle_input=kind)
+        for kind, problems in groups
+        for p in problems
+    ]
 
 
 def no_added_lines(changes: ChangeSet, policy: Policy) -> list[Reason]:

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import gate
-from tests.support.factories import Project, sha256_hex
+from tests.support.factories import TEST_FILE, Project, sha256_hex
 from tests.support.in_process import run_cli as cli
 from tests.support.repo import Repo, clean_env, run_cli
 
@@ -119,7 +119,9 @@ def test_json_output_follows_the_contract(project: Project) -> None:
     proc = check(project, project.head(head), "--format", "json")
     assert proc.returncode == 2
     doc = json.loads(proc.stdout)
-    assert list(doc) == CONTRACT_KEYS
+    # The contract's keys in order, then the additive ones that hold something (issue 18).
+    assert list(doc) == [*CONTRACT_KEYS, "overlap_observers"]
+    assert doc["overlap_observers"] == {MOD: {f"{TEST_FILE}::test_frozen": [project.line("z = x - 1")]}}
     assert doc["verdict"] == "unscored"
     assert [r["code"] for r in doc["reasons"]] == ["freeze_overlap"]
     assert all(set(r) >= {"code", "detail"} for r in doc["reasons"])
