@@ -84,6 +84,9 @@ def add_check(sub: argparse._SubParsersAction[Parser]) -> None:
     )
     p.add_argument("--format", choices=FORMATS, default="text", help="report format (default: text)")
     p.add_argument("--output", type=Path, help="write the report to this file instead of standard output")
+    from gate.approvals_file import add_approval_arguments
+
+    add_approval_arguments(p)
     p.set_defaults(func=run_check_command)
 
 
@@ -92,6 +95,7 @@ def run_check_command(args: argparse.Namespace) -> int:
 
     # Hashing a large map takes a core for a while: start it before importing the gate (~40 ms).
     early_hash = EarlyHash(args.coverage) if args.coverage is not None else None
+    from gate.approvals_file import approval_request
     from gate.check import CheckRequest, run_check
     from gate.judge.verdict import ReasonCode
 
@@ -104,6 +108,7 @@ def run_check_command(args: argparse.Namespace) -> int:
             coverage_sha=args.coverage_sha,
             extra_protected=tuple(args.protect),
             allow_failing_parent=args.allow_failing_parent,
+            **approval_request(args),
         ),
         early_hash=early_hash,
     )

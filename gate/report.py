@@ -49,7 +49,7 @@ MEANINGS = {
 
 def to_json(v: Verdict) -> dict[str, Any]:
     """The verdict as the contract's Output section (plus ``path``/``line`` on file reasons)."""
-    return {
+    doc: dict[str, Any] = {
         "verdict": v.verdict,
         "reasons": [_reason_json(r) for r in v.reasons],
         "overlap": {p: sorted(lines) for p, lines in sorted(v.overlap.items()) if lines},
@@ -70,6 +70,9 @@ def to_json(v: Verdict) -> dict[str, Any]:
             },
         },
     }
+    if v.triage:  # v3.7: freeze entries past their expiry or without an owner
+        doc["triage"] = [entry.to_json() for entry in v.triage]
+    return doc
 
 
 def _reason_json(r: Reason) -> dict[str, Any]:
@@ -311,6 +314,7 @@ def template_context(v: Verdict) -> dict[str, Any]:
         "overlap_count": v.overlap_count,
         "touched_count": v.touched_count,
         "replay_command": replay_command(v),
+        "triage": v.triage,
     }
 
 
@@ -335,6 +339,7 @@ FAIL_TITLES = {
     ReasonCode.FIXTURE_LOCK_BROKEN: "Locked fixture changed",
     ReasonCode.RUNNER_CONFIG_CHANGED: "Test-runner configuration changed",
     ReasonCode.SKIP_MARKER_ADDED: "Skip or xfail marker added",
+    ReasonCode.SEED_REWRITTEN: "Append-only seed corpus rewritten",
 }
 ERROR_TITLE = "Oracle Gate could not run"
 _OBSERVERS_NAMED = 20
