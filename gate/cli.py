@@ -313,6 +313,9 @@ def build_parser() -> Parser:
     add_publish(sub)
     add_serve(sub)
     add_app_manifest(sub)
+    from gate.freeze_cmd import add_freeze  # v3.7 / issue 18: the freeze's life cycle
+
+    add_freeze(sub)
     return parser
 
 
