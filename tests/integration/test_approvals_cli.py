@@ -175,3 +175,17 @@ def test_approvals_without_author_is_a_usage_error(project: Project, tmp_path: P
     missing = check(project, head, "--approvals", str(tmp_path / "nope.json"), "--author", "bob")
     assert missing.returncode == 3
     assert "cannot read it" in missing.stderr
+
+
+def test_a_head_that_names_its_own_approver_gains_nothing(project: Project, tmp_path: Path) -> None:
+    """The approvers are the parent's: a change adding its friend to [approvals] is not approved by them."""
+    with_policy(project)
+
+    def edit(repo: Repo) -> None:
+        repo.write("oracle-gate.toml", POLICY.replace('"alice"', '"alice", "mallory"'))
+        repo.write("freeze.json", repo.read("freeze.json").replace('"frozen": [', '"frozen": [ '))
+
+    head = project.head(edit)
+    file = approvals_file(tmp_path, [approval("mallory", head, (), "admin")])
+    done = check(project, head, "--approvals", str(file), "--author", "agent")
+    assert (done.returncode, codes(done)) == (1, {"oracle_edit_forbidden"})
