@@ -10,7 +10,15 @@ import pytest
 
 from gate.judge.approvals import Approval, ApprovalRules, counting_approvers, parse_approvals
 from gate.judge.policy import parse_policy
-from gate.judge.verdict import APPROVABLE, Evidence, ReasonCode, Verdict, evaluate
+from gate.judge.verdict import (
+    APPROVABLE,
+    Evidence,
+    Reason,
+    ReasonCode,
+    Verdict,
+    evaluate,
+    oracle_change_approved,
+)
 from tests.support.factories import HEAD, added, change_set, evidence, lines, modified
 
 OTHER_SHA = "c" * 40
@@ -179,3 +187,12 @@ def test_counting_approvers_is_sorted_and_distinct() -> None:
     rules = ApprovalRules(("zed", "amy"))
     found = counting_approvers(rules, [alice(login="zed"), alice(login="amy")], author="x", head_sha=HEAD)
     assert [a.login for a in found] == ["amy", "zed"]
+
+
+def test_a_dynamic_rebinding_reason_is_replaced_like_the_others() -> None:
+    """The v3.2 reason (decided by another rule) is in the replaced set by name."""
+    ev = oracle_edit_evidence((alice(),))
+    rebinding = Reason(ReasonCode.DYNAMIC_REBINDING, "src/m.py:3: exec(...)", "src/m.py", 3)
+    kept = Reason(ReasonCode.FREEZE_OVERLAP, "src/m.py: 1 touched line(s)", "src/m.py")
+    after = oracle_change_approved([rebinding, kept], ev)
+    assert [r.code for r in after] == [ReasonCode.FREEZE_OVERLAP, ReasonCode.ORACLE_CHANGE_APPROVED]

@@ -7,8 +7,10 @@ import dataclasses
 import pytest
 
 from gate.judge.approvals import Approval
+from gate.judge.changes import FileChange, FileStatus
+from gate.judge.globs import GlobSet
 from gate.judge.policy import parse_policy
-from gate.judge.seeds import appends
+from gate.judge.seeds import appends, seed_rewrites
 from gate.judge.verdict import Verdict, evaluate
 from tests.support.factories import HEAD, Edit, added, change_set, deleted, evidence, judge, modified, renamed
 
@@ -111,3 +113,11 @@ def test_malformed_append_only_keeps_the_default_and_is_incomplete() -> None:
 def test_mode_only_change_is_not_a_rewrite() -> None:
     v = judge(modified(SEED, b"[1]\n", b"[1]\n", new_mode="100755"))
     assert "seed_rewritten" not in codes(v)
+
+
+def test_an_append_only_side_too_large_to_read_is_a_rewrite() -> None:
+    """Over the blob cap neither side is read: it cannot be shown to only grow (fail closed)."""
+    big = FileChange(FileStatus.MODIFIED, SEED, SEED, "100644", "100644", None, None, oversized=True)
+    ((path, what),) = seed_rewrites(big, GlobSet(["seeds/**"]))
+    assert path == SEED
+    assert "too large" in what
