@@ -208,6 +208,9 @@ def to_text(v: Verdict) -> str:
     if v.edited_only:
         lines.append(f"  observed only by tests this change edits: {line_count(v.edited_only)} line(s)")
         lines += [f"    {path}: {ranges_text(numbers)}" for path, numbers in sorted(v.edited_only.items())]
+    if v.triage:  # v3.7: listed only, never a reason
+        lines.append(f"  freeze entries needing triage: {len(v.triage)}")
+        lines += [f"    {t.nodeid}: {', '.join(t.why)}" for t in v.triage]
     return "\n".join(lines) + "\n"
 
 
