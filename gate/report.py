@@ -14,6 +14,7 @@ import shlex
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date
 from enum import StrEnum
 from functools import lru_cache
 from typing import Any
@@ -23,6 +24,8 @@ import jinja2
 
 from gate import escape
 from gate.errors import StoredVerdictError
+from gate.judge.freeze import ISO_DATE, LOGIN
+from gate.judge.triage import EXPIRED, NO_OWNER, TriageEntry
 from gate.judge.verdict import (
     REASONS,
     Outcome,
@@ -121,7 +124,27 @@ def _verdict_from(doc: Mapping[str, Any]) -> Verdict:
             tuple(_strings(_typed(options, "extra_protected", list, []), "'extra_protected'")),
             _typed(options, "allow_failing_parent", bool, False),
         ),
+        triage=tuple(_triage_from(t) for t in _typed(doc, "triage", list, [])),
     )
+
+
+def _triage_from(raw: object) -> TriageEntry:
+    """v3.7: one stored triage entry, held to the shape the gate writes (it reaches the summary)."""
+    entry = _object(raw, "a triage entry")
+    nodeid, owner, expires, why = (entry.get(k) for k in ("nodeid", "owner", "expires", "why"))
+    if not isinstance(nodeid, str) or not nodeid:
+        raise ValueError("a triage entry's 'nodeid' must be a non-empty string")
+    if owner is not None and not (isinstance(owner, str) and LOGIN.fullmatch(owner)):
+        raise ValueError("a triage entry's 'owner' must be a login or null")
+    if expires is not None and not (isinstance(expires, str) and ISO_DATE.fullmatch(expires)):
+        raise ValueError("a triage entry's 'expires' must be a date YYYY-MM-DD or null")
+    if not isinstance(why, list) or not why or not set(why) <= {EXPIRED, NO_OWNER}:
+        raise ValueError(f"a triage entry's 'why' must list {EXPIRED!r} and/or {NO_OWNER!r}")
+    try:
+        when = date.fromisoformat(expires) if expires is not None else None
+    except ValueError as exc:
+        raise ValueError("a triage entry's 'expires' is not a real date") from exc
+    return TriageEntry(nodeid, owner, when, tuple(str(w) for w in why))
 
 
 def _reason_from(raw: object) -> Reason:

@@ -19,6 +19,8 @@ from gate.judge.changes import ChangeSet, FileChange, FileStatus, Kind
 from gate.judge.freeze import Freeze
 from gate.judge.globs import GlobSet
 from gate.judge.lock import FixtureLock, lock_breaks
+from gate.judge.measurement import GATE_IMPORT_PACKAGE
+from gate.judge.modules import ModuleIndex
 from gate.judge.observer_rules import (
     ParsedFiles,
     TouchedObservers,
@@ -29,6 +31,7 @@ from gate.judge.observer_rules import (
 from gate.judge.observers import ParentCoverage, without_unstable
 from gate.judge.policy import Policy
 from gate.judge.problems import Problem
+from gate.judge.rebinding import dynamic_rebinding_sites
 from gate.judge.runner_config import runner_config_changes
 from gate.judge.seeds import seed_rewrites
 from gate.judge.skip_markers import added_skip_markers, addopts_words
@@ -178,6 +181,8 @@ class Evidence:
     # v2: where each added or re-pointed symlink leads through head's links (gate.check.read_links);
     # a link missing here is resolved textually.
     links: Mapping[str, LinkResolution] = field(default_factory=dict)
+    # v3.2/v3.3: the parent tree's .py files (gate.check.read_module_index), to resolve module names.
+    modules: ModuleIndex = field(default_factory=ModuleIndex)
     # v3.5: the approving reviews (None: none were looked up), the pull request's author and the
     # head SHA an approval must name (None: the change's head).
     approvals: tuple[Approval, ...] | None = None
@@ -207,12 +212,13 @@ def evaluate(ev: Evidence) -> Verdict:
     reasons = [
         *oracle_edit_forbidden(ev.changes, protected, ev.links),
         *fixture_lock_broken(ev.lock, ev.locked_blobs),
-        *runner_config_changed(ev.changes, ev.policy),
+        *runner_config_changed(ev.changes, ev.policy, ev.modules),
         *skip_marker_added(ev.changes, ev.policy, ev.addopts),
         *oracle_incomplete(ev.policy, ev.freeze, ev.lock, ev.coverage),
         *no_added_lines(ev.changes, ev.policy),
         *freeze_overlap(overlap, ev.coverage),
         *observer_edited(surfaces, ev.coverage),
+        *dynamic_rebinding(ev.changes, ev.policy, ev.modules),
         *seed_rewritten(ev.changes, ev.policy),
     ]
     reasons = oracle_change_approved(reasons, ev)
@@ -322,13 +328,29 @@ def fixture_lock_broken(lock: FixtureLock, locked_blobs: Mapping[str, bytes | No
     ]
 
 
-def runner_config_changed(changes: ChangeSet, policy: Policy) -> list[Reason]:
+def runner_config_changed(
+    changes: ChangeSet, policy: Policy, modules: ModuleIndex | None = None
+) -> list[Reason]:
     if not policy.protect_runner_config:
         return []
+    own = [GATE_IMPORT_PACKAGE] if modules is not None and modules.has_top_level(GATE_IMPORT_PACKAGE) else []
     return [
         Reason(ReasonCode.RUNNER_CONFIG_CHANGED, f"{path}: {what}", path=path)
         for change in changes.files
-        for path, what in runner_config_changes(change)
+        for path, what in runner_config_changes(change, own)
+    ]
+
+
+def dynamic_rebinding(changes: ChangeSet, policy: Policy, modules: ModuleIndex) -> list[Reason]:
+    """v3.2: added lines of non-test files that rebind code the gate cannot name."""
+    return [
+        Reason(
+            ReasonCode.DYNAMIC_REBINDING,
+            f"{path}:{line}: {what}: the gate cannot see what this replaces",
+            path=path,
+            line=line,
+        )
+        for path, line, what in dynamic_rebinding_sites(changes, policy.test_files(), modules)
     ]
 
 

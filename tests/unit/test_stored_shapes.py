@@ -69,3 +69,20 @@ def test_a_path_git_allows_is_accepted_and_left_to_escaping(tmp_path: Path) -> N
     """A carriage return is legal in a git path: the shape check keeps it, the renderers escape it."""
     doc = forged(reasons__0__path="src/a\rb.py")
     assert read_stored_verdict(write(tmp_path, doc)).reasons[0].path == "src/a\rb.py"
+
+
+@pytest.mark.parametrize(
+    ("triage", "problem"),
+    [
+        ([{"nodeid": "t.py::a", "owner": "x | [y](z)", "expires": None, "why": ["no_owner"]}], "'owner'"),
+        ([{"nodeid": "t.py::a", "owner": None, "expires": None, "why": ["**pwned**"]}], "'why'"),
+        ([{"nodeid": "t.py::a", "owner": None, "expires": "2026-02-30", "why": ["expired"]}], "real date"),
+        ([{"nodeid": "", "owner": None, "expires": None, "why": ["no_owner"]}], "'nodeid'"),
+        (["t.py::a"], "a triage entry must be a JSON object"),
+    ],
+)
+def test_a_forged_triage_list_is_rejected(tmp_path: Path, triage: object, problem: str) -> None:
+    """v3.7: the triage list reaches the check summary, so it is held to the shape the gate writes."""
+    with pytest.raises(StoredVerdictError) as caught:
+        read_stored_verdict(write(tmp_path, {**GOOD, "triage": triage}))
+    assert problem in str(caught.value)
