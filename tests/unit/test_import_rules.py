@@ -79,6 +79,18 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "gate.judge.problems",
         "gate.adopt",
     ),
+    # v3.5: check --approvals FILE, read and checked before the check runs.
+    "gate.approvals_file": ("gate.errors", "gate.files", "gate.judge"),
+    # v3.7: oracle-gate freeze add/remove/list (issue 18), a command of its own.
+    "gate.freeze_cmd": (
+        "gate",
+        "gate.errors",
+        "gate.files",
+        "gate.git",
+        "gate.check",
+        "gate.judge",
+        "gate.maps",
+    ),
     "gate.action": (
         "gate",
         "gate.errors",
