@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from gate import __version__
-from gate.action.defaults import DEFAULT_API_URL, DEFAULT_CHECK_NAME, CommentMode, is_repository
+from gate.github.defaults import DEFAULT_API_URL, DEFAULT_CHECK_NAME, CommentMode, is_repository
 from gate.errors import GateError, OutputError
 from gate.exit_status import ExitStatus
 
@@ -223,7 +223,7 @@ def run_publish_command(args: argparse.Namespace) -> int:
 
     from gate import report
     from gate.action.publish_stored import publish_stored, read_stored_verdict
-    from gate.action.publisher import Publisher, make_client, open_repo
+    from gate.github.publisher import Publisher, make_client, open_repo
     from gate.errors import UsageError
 
     token = os.environ.get("GITHUB_TOKEN", "").strip()

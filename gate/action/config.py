@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from gate.action.defaults import (
+from gate.github.defaults import (
     ANNOTATIONS_PER_REQUEST,
     DEFAULT_API_URL,
     DEFAULT_CHECK_NAME,

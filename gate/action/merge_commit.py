@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from gate.action.config import ActionConfig
 from gate.action.events import PullRequestRef
-from gate.action.publisher import Publisher, PublishError
+from gate.github.publisher import Publisher, PublishError
 from gate.action.workflow_io import Log
 from gate.errors import GateError
 from gate.git import Git, credential_environment

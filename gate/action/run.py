@@ -1,7 +1,7 @@
 """The Action's run: event -> plan -> one job -> exit status.
 
 Everything is passed in (:func:`run`): the typed config, the :class:`~gate.git.Git` of the
-workspace, the :class:`~gate.action.publisher.Publisher` and the map builder. Nothing here reads the
+workspace, the :class:`~gate.github.publisher.Publisher` and the map builder. Nothing here reads the
 environment or builds a client; ``entrypoint.py`` does that once.
 
 The event's plan (:mod:`gate.action.events`) picks the job: :func:`judge` a pull request (its test
@@ -30,7 +30,7 @@ from gate.action.map_trust import default_branch_of
 from gate.action.merge_commit import HeadUnknown, head_sha_of
 from gate.action.merge_queue import judge_merge_group
 from gate.action.outcome import cannot_run, nothing_to_do, publish_verdict
-from gate.action.publisher import Publisher, PublishError
+from gate.github.publisher import Publisher, PublishError
 from gate.action.workflow_io import Log, read_event
 from gate.errors import GateError
 from gate.exit_status import ExitStatus

@@ -13,7 +13,7 @@ import posixpath
 import re
 from collections.abc import Iterable, Mapping
 
-from gate.action.defaults import FULL_SHA
+from gate.github.defaults import FULL_SHA
 from gate.errors import StoredVerdictError
 from gate.judge.verdict import REASONS, SEVERITY, Outcome, Verdict
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import requests
 
-from gate.action.client import GitHubUnavailable
+from gate.github.client import GitHubUnavailable
 
 MAX_ZIP_BYTES = 256 * 1024 * 1024
 MAX_FILE_BYTES = 1024 * 1024 * 1024  # a coverage.py file of a large suite; the zip compresses it

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from gate.action.defaults import DEFAULT_API_URL, DEFAULT_CHECK_NAME
+from gate.github.defaults import DEFAULT_API_URL, DEFAULT_CHECK_NAME
 from gate.bot.backoff import DEFAULT_BASE_SECONDS, DEFAULT_CAP_SECONDS
 from gate.bot.events import DEFAULT_MAP_WORKFLOW
 from gate.bot.housekeeping import (

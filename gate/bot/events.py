@@ -12,7 +12,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from gate.action.defaults import FULL_SHA, is_repository
+from gate.github.defaults import FULL_SHA, is_repository
 
 COMMAND = re.compile(r"^\s*/oracle-gate\s+(rerun|explain)\s*$", re.MULTILINE)
 PULL_ACTIONS = frozenset({"opened", "synchronize", "reopened"})

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from gate.action.defaults import FULL_SHA
+from gate.github.defaults import FULL_SHA
 from gate.bot.store import Store
 
 DAY = 86_400.0

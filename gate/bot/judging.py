@@ -19,10 +19,10 @@ from typing import Protocol
 
 import github
 
-from gate.action.client import GitHubUnavailable, PublishError, RateLimited, RetrySettings
-from gate.action.content import check_content, error_check, explain_reply, sticky_comment
-from gate.action.defaults import CommentMode
-from gate.action.publisher import CheckContent, Publisher, PullInfo, open_repo
+from gate.github.client import GitHubUnavailable, PublishError, RateLimited, RetrySettings
+from gate.github.content import check_content, error_check, explain_reply, sticky_comment
+from gate.github.defaults import CommentMode
+from gate.github.publisher import CheckContent, Publisher, PullInfo, open_repo
 from gate.bot import mirror, stale
 from gate.bot.auth import AppAuth, installation_client
 from gate.bot.config import BotConfig

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gate.action.client import NotFound, NotPermitted, RetrySettings, github_call
+from gate.github.client import NotFound, NotPermitted, RetrySettings, github_call
 from gate.bot.artifacts import Refused, download, extract
 from gate.bot.auth import installation_client
 from gate.errors import InputError

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
-from gate.action.client import PublishError, github_call
+from gate.github.client import PublishError, github_call
 from gate.bot.store import Store
 
 MAX_PAGES = 10

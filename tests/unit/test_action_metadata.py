@@ -9,7 +9,7 @@ from pathlib import Path
 import yaml  # type: ignore[import-untyped]  # PyYAML ships no stubs; types-PyYAML is not pinned
 
 from gate.action.config import ActionConfig
-from gate.action.defaults import (
+from gate.github.defaults import (
     DEFAULT_CHECK_NAME,
     DEFAULT_MAX_API_WRITES,
     MAX_ANNOTATIONS_PER_RUN,

@@ -78,10 +78,10 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "gate.maps.read",
         "gate.maps.provenance",
         "gate.report",
-        "gate.action.content",
-        "gate.action.publisher",
-        "gate.action.client",
-        "gate.action.defaults",
+        "gate.github.content",
+        "gate.github.publisher",
+        "gate.github.client",
+        "gate.github.defaults",
         "gate.bot",
     ),
 }
@@ -93,7 +93,7 @@ ACTION_PURE = {"events": frozenset(), "config": frozenset({"pathlib"}), "default
 # The Action's modules that may call gate.report: the rendering module, the summary's size cut,
 # and the reading of a stored verdict.json.
 ACTION_REPORT_USERS = frozenset(
-    {"gate.action.content", "gate.action.workflow_io", "gate.action.publish_stored"}
+    {"gate.github.content", "gate.action.workflow_io", "gate.action.publish_stored"}
 )
 
 
@@ -194,7 +194,7 @@ def test_the_bot_sees_no_forbidden_action_module(tmp_path: Path) -> None:
     """The bot's rule can fail: the Action's own run and events are outside what it may import."""
     assert not inside("gate.action.run", ALLOWED["gate.bot"])
     assert not inside("gate.action.events", ALLOWED["gate.bot"])
-    assert inside("gate.action.publisher", ALLOWED["gate.bot"])
+    assert inside("gate.github.publisher", ALLOWED["gate.bot"])
 
 
 def test_importing_the_verdict_loads_no_io_module() -> None:
@@ -229,7 +229,7 @@ def test_the_actions_event_and_config_modules_import_no_io(name: str) -> None:
 def test_the_publisher_and_the_client_render_nothing(name: str) -> None:
     """They post what they are given: no gate.report, no templates, not the rendering module."""
     names = set(imports_of(ACTION / f"{name}.py"))
-    assert not names & {"gate.report", "jinja2", "gate.action.content"}, sorted(names)
+    assert not names & {"gate.report", "jinja2", "gate.github.content"}, sorted(names)
 
 
 def test_only_the_content_module_renders_for_github() -> None:
@@ -237,7 +237,7 @@ def test_only_the_content_module_renders_for_github() -> None:
         module_name(path) for path in ACTION.glob("*.py") if {"gate.report", "jinja2"} & set(imports_of(path))
     }
     assert users <= ACTION_REPORT_USERS
-    assert "gate.action.content" in users
+    assert "gate.github.content" in users
     assert not any("jinja2" in imports_of(path) for path in ACTION.glob("*.py"))
 
 
@@ -245,7 +245,7 @@ def test_the_command_line_starts_without_the_github_client_or_templates() -> Non
     """``oracle-gate check`` reads the Action's shared values but loads neither PyGithub nor jinja2."""
     probe = (
         "import sys, gate.cli; "
-        "print(sorted(m for m in ('github', 'jinja2', 'requests', 'gate.report', 'gate.action.publisher') "
+        "print(sorted(m for m in ('github', 'jinja2', 'requests', 'gate.report', 'gate.github.publisher') "
         "if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)

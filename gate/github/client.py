@@ -34,7 +34,7 @@ from urllib3.connectionpool import ConnectionPool
 from urllib3.response import BaseHTTPResponse, HTTPResponse
 
 from gate import __version__
-from gate.action.defaults import DEFAULT_API_URL
+from gate.github.defaults import DEFAULT_API_URL
 
 # -- errors ------------------------------------------------------------------------------------------
 
