@@ -8,16 +8,16 @@ replies with every reason and the full overlap listing, and posts no check run.
 
 from __future__ import annotations
 
-from gate.github import content
 from gate.action.context import Context
 from gate.action.events import Command, Judge, PullRequestRef
 from gate.action.judging import judge_pull_request
 from gate.action.merge_commit import HeadUnknown, head_sha_of
 from gate.action.outcome import cannot_run, write_verdict_json
-from gate.github.publisher import PublishError
 from gate.action.workflow_io import verdict_outputs
 from gate.errors import GateError
 from gate.exit_status import ExitStatus
+from gate.github import content
+from gate.github.publisher import PublishError
 
 #: Permission levels (repos/get-collaborator-permission-level) whose comments may command the bot.
 COMMAND_PERMISSIONS = frozenset({"admin", "maintain", "write"})

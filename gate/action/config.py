@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from gate.errors import UsageError
 from gate.github.defaults import (
     ANNOTATIONS_PER_REQUEST,
     DEFAULT_API_URL,
@@ -27,7 +28,6 @@ from gate.github.defaults import (
     CommentMode,
     is_repository,
 )
-from gate.errors import UsageError
 from gate.judge.verdict import Outcome
 
 VERDICTS = tuple(Outcome)

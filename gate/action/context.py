@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Protocol
 
 from gate.action.config import ActionConfig
-from gate.github.publisher import Publisher
 from gate.action.workflow_io import Log, write_outputs, write_summary
 from gate.git import Git
+from gate.github.publisher import Publisher
 from gate.maps.build import MapResult
 
 

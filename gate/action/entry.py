@@ -24,13 +24,13 @@ import github
 
 from gate.action.budget import BudgetSpent, wall_time_budget
 from gate.action.config import ActionConfig
-from gate.github.content import error_check
-from gate.github.publisher import Publisher, PublishError, make_client, open_repo
 from gate.action.run import EXIT_CANNOT_RUN, RunState, run
 from gate.action.token_handoff import TOKEN_INPUT
 from gate.action.workflow_io import redact, workflow_command
 from gate.errors import UsageError
 from gate.git import Git
+from gate.github.content import error_check
+from gate.github.publisher import Publisher, PublishError, make_client, open_repo
 
 GithubFactory = Callable[[str, str], github.Github]
 """``(token, api_url) -> client``: :func:`make_client` in production."""

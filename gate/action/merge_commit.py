@@ -15,10 +15,10 @@ from dataclasses import dataclass
 
 from gate.action.config import ActionConfig
 from gate.action.events import PullRequestRef
-from gate.github.publisher import Publisher, PublishError
 from gate.action.workflow_io import Log
 from gate.errors import GateError
 from gate.git import Git, credential_environment
+from gate.github.publisher import Publisher, PublishError
 
 MERGE_REF_ATTEMPTS = 3  # GitHub recomputes refs/pull/N/merge asynchronously after a push
 MERGE_REF_WAIT = 5.0  # seconds between attempts

@@ -13,11 +13,11 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from gate import __version__, files, report
+from gate.action.stored_shapes import check_stored_shapes
+from gate.errors import GateError, StoredVerdictError
 from gate.github import content
 from gate.github.defaults import CommentMode
 from gate.github.publisher import Publisher, PublishError, PublishResult, PullFile
-from gate.action.stored_shapes import check_stored_shapes
-from gate.errors import GateError, StoredVerdictError
 from gate.judge.verdict import Outcome, Provenance, Reason, ReasonCode, Verdict
 
 WORKFLOWS_DIR = ".github/workflows/"

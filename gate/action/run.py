@@ -30,11 +30,11 @@ from gate.action.map_trust import default_branch_of
 from gate.action.merge_commit import HeadUnknown, head_sha_of
 from gate.action.merge_queue import judge_merge_group
 from gate.action.outcome import cannot_run, nothing_to_do, publish_verdict
-from gate.github.publisher import Publisher, PublishError
 from gate.action.workflow_io import Log, read_event
 from gate.errors import GateError
 from gate.exit_status import ExitStatus
 from gate.git import Git
+from gate.github.publisher import Publisher, PublishError
 from gate.maps.build import build_map
 
 EXIT_CANNOT_RUN = ExitStatus.CANNOT_RUN

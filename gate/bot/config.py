@@ -34,7 +34,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from gate.github.defaults import DEFAULT_API_URL, DEFAULT_CHECK_NAME
 from gate.bot.backoff import DEFAULT_BASE_SECONDS, DEFAULT_CAP_SECONDS
 from gate.bot.events import DEFAULT_MAP_WORKFLOW
 from gate.bot.housekeeping import (
@@ -46,6 +45,7 @@ from gate.bot.housekeeping import (
     Limits,
 )
 from gate.errors import UsageError
+from gate.github.defaults import DEFAULT_API_URL, DEFAULT_CHECK_NAME
 
 PREFIX = "ORACLE_GATE_"
 DEFAULT_STATE_DIR = Path("/var/lib/oracle-gate")

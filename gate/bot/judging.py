@@ -19,10 +19,6 @@ from typing import Protocol
 
 import github
 
-from gate.github.client import GitHubUnavailable, PublishError, RateLimited, RetrySettings
-from gate.github.content import check_content, error_check, explain_reply, sticky_comment
-from gate.github.defaults import CommentMode
-from gate.github.publisher import CheckContent, Publisher, PullInfo, open_repo
 from gate.bot import mirror, stale
 from gate.bot.auth import AppAuth, installation_client
 from gate.bot.config import BotConfig
@@ -33,6 +29,10 @@ from gate.bot.store import DONE, FAILED, NO_MAP, SUPERSEDED, ClaimedJob, Store
 from gate.check import CheckRequest, run_check
 from gate.errors import GateError
 from gate.git import Git
+from gate.github.client import GitHubUnavailable, PublishError, RateLimited, RetrySettings
+from gate.github.content import check_content, error_check, explain_reply, sticky_comment
+from gate.github.defaults import CommentMode
+from gate.github.publisher import CheckContent, Publisher, PullInfo, open_repo
 from gate.judge.verdict import Outcome as Conclusion
 from gate.judge.verdict import Reason, ReasonCode, Verdict
 

@@ -52,6 +52,10 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "gate.errors": (),
     "gate.exit_status": (),
     "gate.demo": ("gate.check", "gate.judge", "gate.report"),
+    # What both front doors say to GitHub: client, publisher, rendering, shared values. It knows
+    # neither front door.
+    "gate.github": ("gate", "gate.errors", "gate.escape", "gate.judge", "gate.report", "gate.github"),
+    # The Action and the bot are two front doors over the same rooms; neither imports the other.
     "gate.action": (
         "gate",
         "gate.errors",
@@ -63,10 +67,9 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "gate.judge",
         "gate.maps",
         "gate.report",
+        "gate.github",
         "gate.action",
     ),
-    # The bot reuses the read side, the core and the Action's rendering, posting and client; it does
-    # not reach into the Action's run (events, config, judging, merge_commit ...).
     "gate.bot": (
         "gate",
         "gate.errors",
@@ -78,23 +81,26 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "gate.maps.read",
         "gate.maps.provenance",
         "gate.report",
-        "gate.github.content",
-        "gate.github.publisher",
-        "gate.github.client",
-        "gate.github.defaults",
+        "gate.github",
         "gate.bot",
     ),
 }
 
+# Front doors that may not import each other (issue 17: the bot once imported 13 Action modules).
+FRONT_DOORS = ("gate.action", "gate.bot")
+
 ACTION = GATE / "action"
-# The Action's modules that must stay pure (payload or environment in, values out), with the I/O
-# modules each may name anyway: the config holds paths (pathlib.Path values) it never opens.
-ACTION_PURE = {"events": frozenset(), "config": frozenset({"pathlib"}), "defaults": frozenset()}
-# The Action's modules that may call gate.report: the rendering module, the summary's size cut,
-# and the reading of a stored verdict.json.
-ACTION_REPORT_USERS = frozenset(
-    {"gate.github.content", "gate.action.workflow_io", "gate.action.publish_stored"}
-)
+GITHUB = GATE / "github"
+# Modules that must stay pure (payload or environment in, values out), with the I/O modules each
+# may name anyway: the config holds paths (pathlib.Path values) it never opens.
+PURE = {
+    "action/events": frozenset(),
+    "action/config": frozenset({"pathlib"}),
+    "github/defaults": frozenset(),
+}
+# The modules of the front doors and gate.github that may call gate.report: the rendering module,
+# the summary's size cut, and the reading of a stored verdict.json.
+REPORT_USERS = frozenset({"gate.github.content", "gate.action.workflow_io", "gate.action.publish_stored"})
 
 
 def module_name(path: Path) -> str:
@@ -190,11 +196,29 @@ def test_nothing_but_the_command_line_imports_the_bot() -> None:
     assert not offenders
 
 
-def test_the_bot_sees_no_forbidden_action_module(tmp_path: Path) -> None:
-    """The bot's rule can fail: the Action's own run and events are outside what it may import."""
+@pytest.mark.parametrize("door", FRONT_DOORS)
+def test_neither_front_door_imports_the_other(door: str) -> None:
+    """The Action and the bot share gate.github and the rooms below it, never each other's modules."""
+    other = next(d for d in FRONT_DOORS if d != door)
+    offenders = [
+        f"{module_name(path)} -> {name}"
+        for path in gate_modules()
+        if inside(module_name(path), (door,))
+        for name in imports_of(path)
+        if inside(name, (other,))
+    ]
+    assert not offenders
+
+
+def test_the_front_door_rule_can_fail() -> None:
+    """The rule sees a bot module importing the Action (and the reverse) and lets gate.github pass."""
     assert not inside("gate.action.run", ALLOWED["gate.bot"])
-    assert not inside("gate.action.events", ALLOWED["gate.bot"])
+    assert not inside("gate.action.content", ALLOWED["gate.bot"])
+    assert not inside("gate.bot.judging", ALLOWED["gate.action"])
     assert inside("gate.github.publisher", ALLOWED["gate.bot"])
+    assert inside("gate.github.publisher", ALLOWED["gate.action"])
+    assert not inside("gate.action.run", ALLOWED["gate.github"])
+    assert not inside("gate.bot.judging", ALLOWED["gate.github"])
 
 
 def test_importing_the_verdict_loads_no_io_module() -> None:
@@ -217,28 +241,27 @@ def test_the_rules_see_a_forbidden_import(tmp_path: Path) -> None:
     assert inside("gate.judge.policy", ALLOWED["gate.judge"])
 
 
-@pytest.mark.parametrize("name", sorted(ACTION_PURE))
-def test_the_actions_event_and_config_modules_import_no_io(name: str) -> None:
-    path = ACTION / f"{name}.py"
-    io_modules = IO_MODULES - ACTION_PURE[name]
+@pytest.mark.parametrize("name", sorted(PURE))
+def test_the_event_config_and_defaults_modules_import_no_io(name: str) -> None:
+    path = GATE / f"{name}.py"
+    io_modules = IO_MODULES - PURE[name]
     used = sorted({n for n in imports_of(path) if n.split(".")[0] in io_modules})
-    assert not used, f"gate.action.{name} imports {used}: it turns values into values, it does no I/O"
+    assert not used, f"gate/{name}.py imports {used}: it turns values into values, it does no I/O"
 
 
 @pytest.mark.parametrize("name", ["publisher", "client"])
 def test_the_publisher_and_the_client_render_nothing(name: str) -> None:
     """They post what they are given: no gate.report, no templates, not the rendering module."""
-    names = set(imports_of(ACTION / f"{name}.py"))
+    names = set(imports_of(GITHUB / f"{name}.py"))
     assert not names & {"gate.report", "jinja2", "gate.github.content"}, sorted(names)
 
 
 def test_only_the_content_module_renders_for_github() -> None:
-    users = {
-        module_name(path) for path in ACTION.glob("*.py") if {"gate.report", "jinja2"} & set(imports_of(path))
-    }
-    assert users <= ACTION_REPORT_USERS
+    doors = [*ACTION.glob("*.py"), *GITHUB.glob("*.py"), *(GATE / "bot").glob("*.py")]
+    users = {module_name(path) for path in doors if {"gate.report", "jinja2"} & set(imports_of(path))}
+    assert users <= REPORT_USERS
     assert "gate.github.content" in users
-    assert not any("jinja2" in imports_of(path) for path in ACTION.glob("*.py"))
+    assert not any("jinja2" in imports_of(path) for path in doors)
 
 
 def test_the_command_line_starts_without_the_github_client_or_templates() -> None:
