@@ -17,6 +17,7 @@ from typing import Any
 
 import requests
 
+from gate import errors
 from gate.github.client import GitHubUnavailable
 
 MAX_ZIP_BYTES = 256 * 1024 * 1024
@@ -25,7 +26,7 @@ DOWNLOAD_TIMEOUT = 60.0
 SAFE_NAME = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
 
 
-class Refused(Exception):
+class Refused(errors.Refused):
     """The map (or its run, or its artifact) is not one to trust; the message says why."""
 
 

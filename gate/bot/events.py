@@ -12,6 +12,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from gate.errors import Refused
 from gate.github.defaults import FULL_SHA, is_repository
 
 COMMAND = re.compile(r"^\s*/oracle-gate\s+(rerun|explain)\s*$", re.MULTILINE)
@@ -20,7 +21,7 @@ JUDGE, EXPLAIN, MAP_READY, DEFAULT_PUSH = "judge", "explain", "map_ready", "defa
 DEFAULT_MAP_WORKFLOW = ".github/workflows/oracle-gate-map.yml"
 
 
-class PayloadError(ValueError):
+class PayloadError(Refused, ValueError):
     """The payload is not the shape GitHub sends for this event (one line: what is missing)."""
 
 

@@ -27,7 +27,7 @@ from gate.bot.mapstore import MapLookup
 from gate.bot.ratelimit import Budgets
 from gate.bot.store import DONE, FAILED, NO_MAP, SUPERSEDED, ClaimedJob, Store
 from gate.check import CheckRequest, run_check
-from gate.errors import GateError
+from gate.errors import GateError, RetryLater
 from gate.git import Git
 from gate.github.client import GitHubUnavailable, PublishError, RateLimited, RetrySettings
 from gate.github.content import check_content, error_check, explain_reply, sticky_comment
@@ -52,7 +52,7 @@ class NoMaps:
         return MapLookup(None, "no trusted map store is configured", waiting=True)
 
 
-class Transient(Exception):
+class Transient(RetryLater):
     """Worth another attempt later (GitHub unavailable or rate limited)."""
 
 

@@ -46,7 +46,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "gate.report": ("gate", "gate.errors", "gate.escape", "gate.judge"),
     "gate.check": ("gate", "gate.errors", "gate.git", "gate.judge", "gate.maps.read", "gate.maps.mapbytes"),
     "gate.git": ("gate.errors", "gate.judge.changes"),
-    "gate.files": (),
+    "gate.files": ("gate.errors",),
     # One escaping function per sink (TRUST.md invariant 7): pure string functions.
     "gate.escape": (),
     "gate.errors": (),
