@@ -60,7 +60,7 @@ class ActionConfig:
     comment_author: str | None = None
     fail_on: frozenset[str] = frozenset({Outcome.FAIL, Outcome.UNSCORED})
     allow_failing_parent: bool = False
-    allowed_bases: tuple[str, ...] = ()  # empty: the repository's default branch (gate.action.bases)
+    allowed_bases: tuple[str, ...] = ()  # empty: the repository's default branch (gate.review.bases)
     trust_same_run_map: bool = False  # under pull_request, trust a map this run built (map_trust)
     output_path: Path | None = None
     summary_path: Path | None = None

@@ -9,7 +9,6 @@ the queue waits on. Only git objects are fetched; nothing is checked out.
 
 from __future__ import annotations
 
-from gate.action.bases import allowed_bases, check_name_for_base
 from gate.action.context import Context
 from gate.action.events import MergeGroup
 from gate.action.judging import judge_commits
@@ -19,6 +18,7 @@ from gate.action.outcome import cannot_run, publish_verdict
 from gate.action.workflow_io import read_event
 from gate.errors import GateError
 from gate.exit_status import ExitStatus
+from gate.review.bases import allowed_bases, check_name_for_base
 
 QUEUE_REF = "refs/oracle-gate/merge-group"
 BRANCH_PREFIX = "refs/heads/"

@@ -20,7 +20,6 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
-from gate.action.bases import allowed_bases, check_name_for_base
 from gate.action.commands import answer
 from gate.action.config import ActionConfig
 from gate.action.context import Context, MapBuilder, RunState
@@ -36,6 +35,7 @@ from gate.exit_status import ExitStatus
 from gate.git import Git
 from gate.github.publisher import Publisher, PublishError
 from gate.maps.build import build_map
+from gate.review.bases import allowed_bases, check_name_for_base
 
 EXIT_CANNOT_RUN = ExitStatus.CANNOT_RUN
 
@@ -78,7 +78,7 @@ def follow(ctx: Context, plan: Plan) -> ExitStatus:
 
 
 def name_the_check_for_its_base(ctx: Context, pr: PullRequestRef) -> None:
-    """Post the required check's name only for an allowed base (:mod:`gate.action.bases`)."""
+    """Post the required check's name only for an allowed base (:mod:`gate.review.bases`)."""
     base = pr.base_ref or ctx.publisher.pull_request(pr.number).base_ref
     allowed = allowed_bases(ctx.config.allowed_bases, default_branch_of(read_event(ctx.config.event_path)))
     name = check_name_for_base(ctx.config.check_name, base, allowed)

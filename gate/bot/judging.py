@@ -10,7 +10,6 @@ a :class:`MapSource` (no source, or no map for that parent: the verdict is ``uns
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import threading
 from collections.abc import Callable
@@ -33,8 +32,8 @@ from gate.github.client import GitHubUnavailable, PublishError, RateLimited, Ret
 from gate.github.content import check_content, error_check, explain_reply, sticky_comment
 from gate.github.defaults import CommentMode
 from gate.github.publisher import CheckContent, Publisher, PullInfo, open_repo
-from gate.judge.verdict import Outcome as Conclusion
-from gate.judge.verdict import Reason, ReasonCode, Verdict
+from gate.judge.verdict import Verdict
+from gate.judge.withheld import map_unavailable
 
 WRITERS = frozenset({"admin", "maintain", "write"})
 _log = logging.getLogger("gate.bot")
@@ -232,16 +231,8 @@ def _verdict(
     request = CheckRequest(repo=git.repo, base=parent, head=head, coverage=found.manifest)
     verdict = run_check(request, git)
     if found.manifest is None:
-        return without_map(verdict, found.why), False
+        return map_unavailable(verdict, found.why), False
     return verdict, True
-
-
-def without_map(verdict: Verdict, why: str) -> Verdict:
-    """The verdict made with no map, saying why the trusted store gave none; never ``pass_clean``
-    (the core already makes a verdict without a map unscored at best: this holds even if it did not)."""
-    reason = Reason(ReasonCode.ORACLE_INCOMPLETE, f"trusted map store: {why}")
-    outcome = Conclusion.UNSCORED if verdict.verdict == Conclusion.PASS_CLEAN else verdict.verdict
-    return dataclasses.replace(verdict, verdict=outcome, reasons=(reason, *verdict.reasons))
 
 
 def _post_error(publisher: Publisher, head: str, why: str) -> Outcome:

@@ -55,6 +55,20 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     # What both front doors say to GitHub: client, publisher, rendering, shared values. It knows
     # neither front door.
     "gate.github": ("gate", "gate.errors", "gate.escape", "gate.judge", "gate.report", "gate.github"),
+    # The judgement of a pull request behind both front doors (rules and settings they share).
+    "gate.review": (
+        "gate",
+        "gate.errors",
+        "gate.escape",
+        "gate.git",
+        "gate.check",
+        "gate.judge",
+        "gate.maps.read",
+        "gate.maps.provenance",
+        "gate.report",
+        "gate.github",
+        "gate.review",
+    ),
     # The Action and the bot are two front doors over the same rooms; neither imports the other.
     "gate.action": (
         "gate",
@@ -68,6 +82,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "gate.maps",
         "gate.report",
         "gate.github",
+        "gate.review",
         "gate.action",
     ),
     "gate.bot": (
@@ -82,6 +97,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "gate.maps.provenance",
         "gate.report",
         "gate.github",
+        "gate.review",
         "gate.bot",
     ),
 }
@@ -97,6 +113,9 @@ PURE = {
     "action/events": frozenset(),
     "action/config": frozenset({"pathlib"}),
     "github/defaults": frozenset(),
+    "review/commands": frozenset(),
+    "review/bases": frozenset(),
+    "review/freshness": frozenset(),
 }
 # The modules of the front doors and gate.github that may call gate.report: the rendering module,
 # the summary's size cut, and the reading of a stored verdict.json.
@@ -219,6 +238,8 @@ def test_the_front_door_rule_can_fail() -> None:
     assert inside("gate.github.publisher", ALLOWED["gate.action"])
     assert not inside("gate.action.run", ALLOWED["gate.github"])
     assert not inside("gate.bot.judging", ALLOWED["gate.github"])
+    assert not inside("gate.action.run", ALLOWED["gate.review"])
+    assert not inside("gate.bot.judging", ALLOWED["gate.review"])
 
 
 def test_importing_the_verdict_loads_no_io_module() -> None:
