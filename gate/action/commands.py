@@ -18,10 +18,7 @@ from gate.errors import GateError
 from gate.exit_status import ExitStatus
 from gate.github import content
 from gate.github.publisher import PublishError
-
-#: Permission levels (repos/get-collaborator-permission-level) whose comments may command the bot.
-COMMAND_PERMISSIONS = frozenset({"admin", "maintain", "write"})
-ACCEPTED_REACTION, REFUSED_REACTION = "eyes", "-1"
+from gate.review.commands import may_command, reaction_for, refusal
 
 
 def answer(ctx: Context, cmd: Command) -> ExitStatus | Judge:
@@ -32,15 +29,12 @@ def answer(ctx: Context, cmd: Command) -> ExitStatus | Judge:
         return cannot_run(
             ctx, f"cannot check the permission of {cmd.user} for /oracle-gate {cmd.name}: {exc}"
         )
-    if permission not in COMMAND_PERMISSIONS:
-        react(ctx, cmd, REFUSED_REACTION)
-        ctx.log.notice(
-            f"/oracle-gate {cmd.name} by {cmd.user} ignored: their permission is '{permission}'; "
-            f"commands need {', '.join(sorted(COMMAND_PERMISSIONS))}"
-        )
+    permitted = may_command(permission)
+    react(ctx, cmd, reaction_for(permitted))
+    if not permitted:
+        ctx.log.notice(refusal(cmd.user, cmd.name, permission))
         ctx.write_outputs(verdict_outputs(None))
         return ExitStatus.OK
-    react(ctx, cmd, ACCEPTED_REACTION)
     ctx.log.line(f"oracle-gate: /oracle-gate {cmd.name} by {cmd.user} ({permission}) on #{cmd.pr.number}")
     if cmd.name == "rerun":
         return Judge(cmd.pr, use_event_sha=False)

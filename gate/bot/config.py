@@ -24,6 +24,10 @@
 | ``ORACLE_GATE_KEEP_MAPS`` | at most this many verified maps are kept, the most recently used (500) |
 | ``ORACLE_GATE_KEEP_EXPLANATIONS`` | at most this many explanations are kept, the newest (20000) |
 | ``ORACLE_GATE_PRUNE_MINUTES`` | how often the bounds above are applied (default 60) |
+
+The settings both front doors share (``ORACLE_GATE_ALLOWED_BASES``, ``ORACLE_GATE_COMMENT``,
+``ORACLE_GATE_MAX_ANNOTATIONS``) and the judgement's bounds (``ORACLE_GATE_MAX_CHANGED_BYTES``,
+``ORACLE_GATE_MERGE_WAIT_MS``) take their one default from :mod:`gate.review.settings`.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from gate.bot.backoff import DEFAULT_BASE_SECONDS, DEFAULT_CAP_SECONDS
@@ -45,7 +50,8 @@ from gate.bot.housekeeping import (
     Limits,
 )
 from gate.errors import UsageError
-from gate.github.defaults import DEFAULT_API_URL, DEFAULT_CHECK_NAME
+from gate.github.defaults import DEFAULT_API_URL, DEFAULT_CHECK_NAME, MAX_ANNOTATIONS_INPUT, CommentMode
+from gate.review.settings import SETTINGS, branch_names, comment_mode, count, default
 
 PREFIX = "ORACLE_GATE_"
 DEFAULT_STATE_DIR = Path("/var/lib/oracle-gate")
@@ -54,6 +60,7 @@ MAX_CONCURRENCY = 64
 DEFAULT_MAP_ARTIFACT = "oracle-gate-map"
 WORKFLOW_PATH = re.compile(r"\.github/workflows/[A-Za-z0-9_.-]+\.ya?ml")
 ARTIFACT_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")
+DEFAULT_COMMENT = CommentMode(default("comment"))
 
 
 @dataclass(frozen=True)
@@ -79,6 +86,12 @@ class BotConfig:
     retry_cap: float = DEFAULT_CAP_SECONDS
     keep: Limits = field(default_factory=Limits)
     prune_minutes: int = DEFAULT_PRUNE_MINUTES
+    # The judgement's settings, shared with the Action (gate.review.settings).
+    allowed_bases: tuple[str, ...] = ()  # empty: the repository's default branch
+    comment: CommentMode = DEFAULT_COMMENT
+    max_annotations: int = int(default("max-annotations"))
+    max_changed_bytes: int = int(default("max-changed-bytes"))
+    merge_wait: float = int(default("merge-wait-ms")) / 1000  # seconds between looks at a test merge
 
     @property
     def database(self) -> Path:
@@ -188,7 +201,27 @@ def from_environment(env: Mapping[str, str]) -> BotConfig:
         retry_cap=_int(env, "RETRY_CAP_MS", int(DEFAULT_CAP_SECONDS * 1000), 0, 3_600_000) / 1000,
         keep=_limits(env),
         prune_minutes=_int(env, "PRUNE_MINUTES", DEFAULT_PRUNE_MINUTES, 1, 7 * 24 * 60),
+        **_judgement_settings(env),
     )
+
+
+def _judgement_settings(env: Mapping[str, str]) -> dict[str, Any]:
+    """The settings the bot shares with the Action, each with its one default."""
+
+    def raw(name: str) -> str:
+        return env.get(SETTINGS[name].variable, "").strip() or default(name)
+
+    return {
+        "allowed_bases": branch_names(raw("allowed-bases"), SETTINGS["allowed-bases"].variable),
+        "comment": comment_mode(raw("comment"), SETTINGS["comment"].variable),
+        "max_annotations": count(
+            raw("max-annotations"), SETTINGS["max-annotations"].variable, 0, MAX_ANNOTATIONS_INPUT
+        ),
+        "max_changed_bytes": count(
+            raw("max-changed-bytes"), SETTINGS["max-changed-bytes"].variable, 1024, 4 * 1024**3
+        ),
+        "merge_wait": count(raw("merge-wait-ms"), SETTINGS["merge-wait-ms"].variable, 0, 60_000) / 1000,
+    }
 
 
 def _limits(env: Mapping[str, str]) -> Limits:

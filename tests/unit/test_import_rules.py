@@ -116,6 +116,7 @@ PURE = {
     "review/commands": frozenset(),
     "review/bases": frozenset(),
     "review/freshness": frozenset(),
+    "review/settings": frozenset(),
 }
 # The modules of the front doors and gate.github that may call gate.report: the rendering module,
 # the summary's size cut, and the reading of a stored verdict.json.
