@@ -47,3 +47,15 @@ def stored_verdict_distrusted(stored: Verdict, workflow_paths: Sequence[str], ga
     )
     protocol = Provenance(gate_version=gate_version)
     return Verdict(Outcome.FAIL, reasons, {}, {}, 0.0, stored.parent, stored.head, protocol)
+
+
+def change_too_large(parent: str, head: str, changed_bytes: int, budget: int, gate_version: str) -> Verdict:
+    """The verdict on a change larger than one judgement's budget of changed bytes (TRUST.md 8):
+    ``unscored`` (``oracle_incomplete``), its blobs never read. A limit reached is a verdict."""
+    reason = Reason(
+        ReasonCode.ORACLE_INCOMPLETE,
+        f"the change is {changed_bytes} bytes (both sides of every changed file), over the "
+        f"{budget}-byte budget of one judgement: it was not read",
+    )
+    protocol = Provenance(gate_version=gate_version)
+    return Verdict(Outcome.UNSCORED, (reason,), {}, {}, 0.0, parent, head, protocol)

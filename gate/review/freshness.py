@@ -75,7 +75,7 @@ def why_not_fresh(seen: Sighting) -> str | None:
 
 def fresh_merge(
     look: Callable[[], Sighting],
-    sleep: Callable[[float], None],
+    sleep: Callable[[float], object],
     *,
     looks: int = LOOKS,
     wait: float = WAIT_SECONDS,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from gate.judge.verdict import Outcome, ReasonCode
-from gate.judge.withheld import map_unavailable, stored_verdict_distrusted
+from gate.judge.withheld import change_too_large, map_unavailable, stored_verdict_distrusted
 from tests.support import verdicts
 
 
@@ -42,3 +42,13 @@ def test_a_stored_verdict_with_no_workflow_edit_or_already_fail_stands() -> None
     passing, failing = verdicts.passing(), verdicts.failing()
     assert stored_verdict_distrusted(passing, [], "1") is passing
     assert stored_verdict_distrusted(failing, [".github/workflows/a.yml"], "1") is failing
+
+
+def test_a_change_over_the_budget_is_unscored_and_says_by_how_much() -> None:
+    v = change_too_large("p" * 40, "h" * 40, 70_000_000, 67_108_864, "1.0")
+    assert v.verdict == Outcome.UNSCORED
+    (reason,) = v.reasons
+    assert reason.code == ReasonCode.ORACLE_INCOMPLETE
+    assert "70000000 bytes" in reason.detail
+    assert "67108864-byte budget" in reason.detail
+    assert (v.parent, v.head) == ("p" * 40, "h" * 40)
