@@ -153,7 +153,8 @@ class MergeFinder:
         """Poll ``pulls/get`` until ``mergeable`` is not null (bounded: MERGEABLE_POLLS x
         MERGEABLE_WAIT): GitHub recomputes refs/pull/N/merge asynchronously after a push, and asks
         clients to wait for ``mergeable`` before trusting it. ``False`` (conflicts) is a
-        :class:`MergeUnavailable`; still unknown after the polls, the second-parent check decides.
+        :class:`MergeUnavailable`; so is a ``mergeable`` still unknown after the polls (the bot's rule
+        too, gate.review.freshness: a merge GitHub has not finished is not judged).
         A ``pulls/get`` that fails is no reason to stop here: the fetch says what it finds.
         Returns the base branch ``pulls/get`` names (None when it could not be asked)."""
         publisher = self.publisher
@@ -171,8 +172,13 @@ class MergeFinder:
                     f"pull request #{pr.number} has merge conflicts (GitHub answers mergeable: false), "
                     f"so {pr.merge_ref} is not a test merge of its head; resolve them and push"
                 )
-            if mergeable is True or poll == MERGEABLE_POLLS:
+            if mergeable is True:
                 return base
+            if poll == MERGEABLE_POLLS:
+                raise MergeUnavailable(
+                    f"GitHub is still computing {pr.merge_ref} (mergeable is not known yet) after "
+                    f"{MERGEABLE_POLLS} look(s); not judged (a stale merge is never judged): re-run later"
+                )
             self.log.line(f"oracle-gate: GitHub is still computing {pr.merge_ref}; waiting")
             self.sleep(MERGEABLE_WAIT)
         return base
