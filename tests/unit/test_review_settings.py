@@ -92,3 +92,16 @@ def test_the_bot_reads_the_actions_settings(tmp_path: Path) -> None:
 def test_a_base_is_a_branch_name(bad: str) -> None:
     with pytest.raises(UsageError, match="input 'x'"):
         branch_names(bad, "input 'x'")
+
+
+def test_the_readme_lists_every_bot_setting_with_its_default() -> None:
+    readme = (ROOT / "README.md").read_text()
+    table = readme.split("**Every setting**", 1)[1].split("**What the server answers**", 1)[0]
+    for name in sorted(BOT_SETTINGS):
+        setting = SETTINGS[name]
+        row = next((line for line in table.splitlines() if f"`{setting.variable}`" in line), None)
+        assert row is not None, f"README's settings table lacks {setting.variable}"
+        if setting.default and name not in ("git-url",):
+            assert f"`{setting.default}`" in row, f"README gives another default for {setting.variable}"
+    for status in ("`202`", "`401`", "`413`"):
+        assert status in readme.split("**What the server answers**", 1)[1][:800]
