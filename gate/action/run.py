@@ -57,7 +57,8 @@ def run(
     log = Log(out, (config.token,))
     ctx = Context(config, git, publisher, log, map_builder, sleep, state if state is not None else RunState())
     try:
-        plan = plan_for(config.event_name, read_event(config.event_path), config.check_name)
+        ctx.event = read_event(config.event_path)  # the one read of the event file
+        plan = plan_for(config.event_name, dict(ctx.event), config.check_name)
     except EventError as exc:
         return cannot_run(ctx, str(exc))
     return follow(ctx, plan)
@@ -80,7 +81,7 @@ def follow(ctx: Context, plan: Plan) -> ExitStatus:
 def name_the_check_for_its_base(ctx: Context, pr: PullRequestRef) -> None:
     """Post the required check's name only for an allowed base (:mod:`gate.review.bases`)."""
     base = pr.base_ref or ctx.publisher.pull_request(pr.number).base_ref
-    allowed = allowed_bases(ctx.config.allowed_bases, default_branch_of(read_event(ctx.config.event_path)))
+    allowed = allowed_bases(ctx.config.allowed_bases, default_branch_of(ctx.event))
     name = check_name_for_base(ctx.config.check_name, base, allowed)
     if name != ctx.config.check_name:
         ctx.log.notice(

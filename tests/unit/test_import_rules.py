@@ -311,3 +311,15 @@ def test_building_a_map_loads_coverage_py_only_to_merge() -> None:
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_action_reads_its_event_file_once() -> None:
+    """Issue 17: the event file was parsed up to three times per run. ``run`` reads it into the
+    context; every other module takes the payload from there."""
+    readers = sorted(
+        module_name(path)
+        for path in ACTION.glob("*.py")
+        if "read_event(" in path.read_text() and path.name != "workflow_io.py"
+    )
+    assert readers == ["gate.action.run"]
+    assert (ACTION / "run.py").read_text().count("read_event(") == 1
