@@ -19,10 +19,11 @@ from typing import Any, cast
 import pytest
 
 from gate.github.defaults import DEFAULT_CHECK_NAME as NAME
-from tests.bot.harness import APP_ID, INSTALLATION, Bot, Origin, make_app_key
 from tests.github_fake import FakeGitHub
 from tests.github_fake.fixtures import FakeFactory
 from tests.support import events
+from tests.support.bot_app import APP_ID, INSTALLATION, Origin, make_app_key
+from tests.support.bot_process import Bot
 from tests.support.harness import Runner
 from tests.support.project import REPO, Project, git, seed_fake
 
