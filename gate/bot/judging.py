@@ -36,7 +36,7 @@ from gate.errors import GateError, RetryLater
 from gate.git import Git
 from gate.github.client import GitHubUnavailable, PublishError, RateLimited, RetrySettings
 from gate.github.content import check_content, error_check, explain_reply, sticky_comment
-from gate.github.publisher import CheckContent, Publisher, open_repo
+from gate.github.publisher import CheckContent, Publisher, PullInfo, open_repo
 from gate.judge.verdict import Verdict
 from gate.judge.withheld import change_too_large, map_unavailable
 from gate.review.bases import allowed_bases, check_name_for_base
@@ -204,7 +204,7 @@ def _judge(ctx: Context, claimed: ClaimedJob, number: int, *, explain: bool = Fa
     if job.head is not None and pull.head_sha != job.head:
         return Outcome(SUPERSEDED, f"the pull request's head is now {pull.head_sha}, not {job.head}")
     publisher.check_name = _check_name(ctx, job, pull.base_ref)
-    judged = _judge_fresh_merge(ctx, job, publisher, token, pull.head_sha)
+    judged = _judge_fresh_merge(ctx, job, publisher, token, pull)
     if isinstance(judged, Outcome):
         return judged
     if not ctx.store.is_newest(claimed.id, job.key):
@@ -225,13 +225,14 @@ class Judged:
 
 
 def _judge_fresh_merge(
-    ctx: Context, job: Job, publisher: Publisher, token: str, head: str
+    ctx: Context, job: Job, publisher: Publisher, token: str, pull: PullInfo
 ) -> Judged | Outcome:
     """The verdict on the pull request's fresh test merge, or the outcome of not making one (a
     failure check says why: a merge still stale after every look is never judged)."""
+    head = pull.head_sha
     try:
         git = mirror.open_mirror(ctx.config.mirrors, job.repo)
-        look = merges.looker(git, ctx.config.clone_url(job.repo), token, publisher, job.pr or 0)
+        look = merges.looker(git, ctx.config.clone_url(job.repo), token, publisher, pull)
         seen = fresh_merge(look, ctx.stopping.wait, wait=ctx.config.merge_wait, note=_note(job))
         if seen.head != head:
             return Outcome(SUPERSEDED, f"the pull request's head moved to {seen.head} while waiting")

@@ -12,19 +12,22 @@ from collections.abc import Callable
 from gate.bot import mirror
 from gate.errors import GateError
 from gate.git import Git
-from gate.github.publisher import Publisher
+from gate.github.publisher import Publisher, PullInfo
 from gate.review.freshness import Sighting
 
 NOT_IN_A_BRANCH_NAME = frozenset(" :^~?*[\\\t\n")
 
 
-def looker(git: Git, url: str, token: str, publisher: Publisher, number: int) -> Callable[[], Sighting]:
-    """A function that takes one look at pull request ``number``'s test merge."""
+def looker(git: Git, url: str, token: str, publisher: Publisher, first: PullInfo) -> Callable[[], Sighting]:
+    """A function that takes one look at pull request ``first.number``'s test merge; the first look
+    uses ``first`` (the job's own ``pulls/get``), each later one asks again."""
+    number = first.number
     merge_ref = f"refs/oracle-gate/pull/{number}/merge"
     base_ref = f"refs/oracle-gate/pull/{number}/base"
+    answers = [first]
 
     def look() -> Sighting:
-        pull = publisher.pull_request(number)
+        pull = answers.pop() if answers else publisher.pull_request(number)
         branch = pull.base_ref
         if not branch or branch.startswith("-") or NOT_IN_A_BRANCH_NAME & set(branch):
             raise GateError(f"pulls/get names the base branch {branch!r} of #{number}: not a branch name")
