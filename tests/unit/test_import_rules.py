@@ -199,7 +199,7 @@ def test_nothing_but_the_entry_points_imports_the_cli_or_the_action() -> None:
                 offenders.append(f"{module} -> {name}")
             if (
                 inside(name, ("gate.action",))
-                and not inside(module, ("gate.action", "gate.bot"))
+                and not inside(module, ("gate.action",))
                 and module != "gate.cli"
             ):
                 offenders.append(f"{module} -> {name}")
