@@ -126,3 +126,18 @@ def test_a_huge_comment_does_not_stall_the_server(bot: Bot, github: FakeGitHub, 
     assert time.monotonic() - started < 3.0
     bot.wait_idle()
     assert github.check_runs(REPO) == []
+
+
+def test_a_change_over_the_changed_bytes_budget_is_not_read(
+    bot_factory: BotFactory, github: FakeGitHub, origin: Origin
+) -> None:
+    """TRUST.md 8: judging holds about nine times the changed bytes; past the budget the verdict is
+    unscored (oracle_incomplete) and says so, and nothing of the change is read."""
+    bot = bot_factory(env={"ORACLE_GATE_MAX_CHANGED_BYTES": "1024"})
+    with_map(github, origin)
+    head = open_pull(github, origin, 1, "x" * 4096)
+    bot.deliver("pull_request", pull_request_event("opened", 1, head, origin.main))
+    bot.wait_idle()
+    (run,) = github.check_runs(REPO)
+    assert run.conclusion == "action_required"
+    assert "over the 1024-byte budget of one judgement" in (run.summary or "")
