@@ -170,6 +170,19 @@ def add_map(sub: argparse._SubParsersAction[Parser]) -> None:
     )
     p.add_argument("-v", "--verbose", action="store_true", help="show the test command's own output")
     p.add_argument(
+        "--previous",
+        type=Path,
+        metavar="MANIFEST",
+        help="the manifest of the last map of the default branch: report frozen tests whose observed "
+        "lines shrank by more than half while their files did not change, and live tests that "
+        "disappeared",
+    )
+    p.add_argument(
+        "--fail-on-drift",
+        action="store_true",
+        help="with --previous: drift (or drift that cannot be computed) makes the map flagged, exit 1",
+    )
+    p.add_argument(
         "args",
         nargs="*",
         metavar="COMMAND | SHARD",

@@ -24,14 +24,14 @@ from typing import Protocol
 import github
 
 from gate import __version__
-from gate.bot import merges, mirror, stale
+from gate.bot import bounded, merges, mirror, posting, stale
 from gate.bot.auth import AppAuth, installation_client
 from gate.bot.config import BotConfig
 from gate.bot.events import COMMAND, DEFAULT_PUSH, EXPLAIN, JUDGE, MAP_READY, Job
 from gate.bot.mapstore import MapLookup
 from gate.bot.ratelimit import Budgets
 from gate.bot.store import DONE, FAILED, NO_MAP, SUPERSEDED, ClaimedJob, Store
-from gate.check import CheckRequest, run_check
+from gate.check import CheckRequest
 from gate.errors import GateError, RetryLater
 from gate.git import Git
 from gate.github.client import GitHubUnavailable, PublishError, RateLimited, RetrySettings
@@ -192,6 +192,7 @@ def _publisher(ctx: Context, job: Job) -> tuple[Publisher, str]:
     publisher = Publisher(
         open_repo(client, job.repo), check_name=ctx.config.check_name, comment_author=ctx.auth.bot_login()
     )
+    publisher.check_app = ctx.auth.slug()
     return publisher, token
 
 
@@ -241,7 +242,9 @@ def _judge_fresh_merge(
             ctx, git, repo=job.repo, parent=parent, head=seen.merge or "", token=token
         )
     except GateError as exc:
+        publisher.external_id = posting.external_id(job.repo, pull.number, "error", head)
         return _post_error(publisher, head, str(exc))
+    publisher.external_id = posting.external_id(job.repo, pull.number, parent, head)
     return Judged(verdict, parent, head, had_map)
 
 
@@ -314,7 +317,7 @@ def _verdict(
         verdict = change_too_large(parent, head, size, ctx.config.max_changed_bytes, __version__)
     else:
         request = CheckRequest(repo=git.repo, base=parent, head=head, coverage=found.manifest)
-        verdict = run_check(request, git)
+        verdict = bounded.judge(request, ctx.config.job_memory_mb * bounded.MIB)
     if found.manifest is None:
         return map_unavailable(verdict, found.why), False
     return verdict, True
@@ -338,7 +341,9 @@ def _judge_group(ctx: Context, claimed: ClaimedJob) -> Outcome:
         head, base = git.commit(job.head), git.commit(job.base)
         verdict, _ = _verdict(ctx, git, repo=job.repo, parent=base, head=head, token=token)
     except GateError as exc:
+        publisher.external_id = posting.external_id(job.repo, job.group_ref, "error", job.head)
         return _post_error(publisher, job.head, str(exc))
+    publisher.external_id = posting.external_id(job.repo, job.group_ref, base, head)
     publisher.publish_check(check_content(verdict, ctx.config.max_annotations), head)
     return Outcome(DONE, f"{verdict.verdict} on merge group {head}")
 

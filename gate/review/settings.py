@@ -92,6 +92,8 @@ _BOT = [
         "max-changed-bytes", str(DEFAULT_MAX_CHANGED_BYTES), "changed bytes judged per job", action=False
     ),
     Setting("merge-wait-ms", "3000", "ms between two looks at a test merge not yet fresh", action=False),
+    Setting("max-recoveries", "3", "a job interrupted by crashes more often than this fails", action=False),
+    Setting("job-memory-mb", "1024", "one judgement's memory, MiB (0: no limit)", action=False),
 ]
 SETTINGS: dict[str, Setting] = {s.name: s for s in (*_BOTH, *_ACTION, *_BOT)}
 

@@ -127,6 +127,9 @@ class Fault:
     #: Apply the request, then answer ``status`` anyway: a write whose answer was lost (a 502 from a
     #: proxy, a read timeout), which a client must reconcile before re-sending.
     applied: bool = False
+    #: With ``applied``: seconds to wait after applying, before answering (a client killed meanwhile
+    #: never learns that its write landed).
+    after: float = 0.0
 
     def matches(self, method: str, path: str) -> bool:
         return (
@@ -470,6 +473,14 @@ class FakeGitHub:
             self.faults.append(fault)
         return fault
 
+    def hold_answer_next(self, method: str, path_pattern: str, seconds: float, *, times: int = 1) -> Fault:
+        """Apply the next matching request, then answer (502) only after ``seconds``: the window in
+        which a crash of the client leaves a write applied that it never saw answered."""
+        fault = Fault(method.upper(), path_pattern, 502, times, {}, None, 0.0, applied=True, after=seconds)
+        with self._lock:
+            self.faults.append(fault)
+        return fault
+
     def slow_next(self, method: str, path_pattern: str, delay: float, *, times: int = 1) -> Fault:
         """Answer normally, but only after ``delay`` seconds (to exercise client timeouts)."""
         return self.fail_next(method, path_pattern, None, times=times, delay=delay)
@@ -606,6 +617,7 @@ class FakeGitHub:
         if self.validate_responses and 200 <= reply.status < 300 and reply.body is not None:
             self._check_response(call, encoded, data, reply)
         if record.lost_answer is not None:
+            self._stopping.wait(record.lost_answer.after)
             return self._fault_reply(record.lost_answer)
         return reply
 

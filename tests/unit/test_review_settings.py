@@ -66,6 +66,8 @@ def test_the_bots_config_has_every_shared_setting_with_its_default(tmp_path: Pat
     assert str(int(config.pacing * 1000)) == default("request-pacing-ms")
     assert str(config.max_changed_bytes) == default("max-changed-bytes")
     assert str(int(config.merge_wait * 1000)) == default("merge-wait-ms")
+    assert str(config.max_recoveries) == default("max-recoveries")
+    assert str(config.job_memory_mb) == default("job-memory-mb")
 
 
 def test_the_bot_reads_the_actions_settings(tmp_path: Path) -> None:
