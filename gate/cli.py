@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import NoReturn
 
 from gate import __version__
-from gate.action.defaults import DEFAULT_API_URL, DEFAULT_CHECK_NAME, CommentMode, is_repository
 from gate.errors import GateError, OutputError
 from gate.exit_status import ExitStatus
+from gate.github.defaults import DEFAULT_API_URL, DEFAULT_CHECK_NAME, CommentMode, is_repository
 from gate.surface_cli import add_surface
 
 FORMATS = ("text", "json", "markdown")
@@ -274,8 +274,8 @@ def run_publish_command(args: argparse.Namespace) -> int:
 
     from gate import report
     from gate.action.publish_stored import publish_stored, read_stored_verdict
-    from gate.action.publisher import Publisher, make_client, open_repo
     from gate.errors import UsageError
+    from gate.github.publisher import Publisher, make_client, open_repo
 
     token = os.environ.get("GITHUB_TOKEN", "").strip()
     if not token:

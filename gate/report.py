@@ -603,7 +603,7 @@ def error_summary(why: str) -> str:
 
 
 class Unposted(TypingProtocol):
-    """Something the Action did not post, and why (``gate.action.publisher.NotPosted`` has this shape)."""
+    """Something the Action did not post, and why (``gate.github.publisher.NotPosted`` has this shape)."""
 
     @property
     def what(self) -> str: ...

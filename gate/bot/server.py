@@ -22,6 +22,7 @@ from starlette.routing import Route
 
 from gate.bot import events, signature
 from gate.bot.store import Store
+from gate.errors import Refused
 
 DELIVERY = re.compile(r"[A-Za-z0-9-]{1,100}")
 EVENT = re.compile(r"[a-z_]{1,64}")
@@ -36,8 +37,8 @@ PAGE_HEADERS = {
 _log = logging.getLogger("gate.bot")
 
 
-class TooLarge(Exception):
-    pass
+class TooLarge(Refused):
+    """The body is larger than the server's limit (answered 413)."""
 
 
 async def read_capped(request: Request, limit: int) -> bytes:
