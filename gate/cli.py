@@ -308,6 +308,9 @@ def build_parser() -> Parser:
     add_publish(sub)
     add_serve(sub)
     add_app_manifest(sub)
+    from gate.score.command import add_score
+
+    add_score(sub)
     return parser
 
 

@@ -20,6 +20,7 @@ POLICY_PATH = "oracle-gate.toml"
 DEFAULT_PROTECTED = ("seeds/**", "fixtures/**", "harness/**", "freeze.json", "fixture_lock.json")
 DEFAULT_TESTS = ("tests/**", "**/test_*.py", "**/*_test.py")
 ALWAYS_PROTECTED = (POLICY_PATH, ".github/workflows/**")
+DEFAULT_HARNESS = ("harness/**",)  # SCORING.md: test files whose tests the scoring run runs first
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,7 @@ class Policy:
     protect_runner_config: bool = True
     edited_observers: str = "unscored"  # v2: or "live", to let a test the change edits still count
     extra_protected: tuple[str, ...] = ()
+    harness: tuple[str, ...] = DEFAULT_HARNESS
     problems: tuple[Problem, ...] = field(default=())
 
     def with_extra_protected(self, globs: Iterable[str]) -> Policy:
@@ -70,7 +72,7 @@ def _literal_globs(paths: Iterable[str]) -> list[str]:
     return ["".join(f"[{c}]" if c in "*?[" else c for c in p) for p in paths]
 
 
-_LISTS = {"protected": DEFAULT_PROTECTED, "ignore": (), "tests": DEFAULT_TESTS}
+_LISTS = {"protected": DEFAULT_PROTECTED, "ignore": (), "tests": DEFAULT_TESTS, "harness": DEFAULT_HARNESS}
 _PATHS = {"freeze": "freeze.json", "fixture_lock": "fixture_lock.json"}
 _FLAGS = {"forbid_skip_markers": True, "protect_runner_config": True}
 _CHOICES = {"edited_observers": ("unscored", "live")}  # v2; a bad value keeps the first (the safe one)

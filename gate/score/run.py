@@ -1,0 +1,252 @@
+"""The I/O edge of ``oracle-gate score``: judge the diff, read the parent's facts, run head's tests
+twice in a checkout of head, and hand everything to the pure decision (:mod:`gate.score.decide`).
+
+Each run is one ``python -m pytest -p gate.score.pytest_score`` process in the head checkout, with
+``PYTHONHASHSEED`` pinned (another seed for the second run), ``TZ=UTC`` and ``LC_ALL=C.UTF-8``; no
+``ORACLE_GATE_*`` variable of the caller's reaches it (the map plugin stays inert). A run that is
+killed at the wall-clock limit or reports nothing makes the score ``unscored``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Mapping
+from contextlib import ExitStack, suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gate.check import CheckRequest, read_oracle, run_check
+from gate.errors import InputError
+from gate.git import Git
+from gate.judge.verdict import Outcome, Verdict
+from gate.maps.layout import src_layout_env
+from gate.maps.outcomes import OUTCOMES_KEY, PLUGINS_KEY, PYTHON_KEY, SKIP_REASONS_KEY, plugin_set
+from gate.maps.read import Manifest, locate
+from gate.maps.runner import RunReport
+from gate.score import pytest_score as plug
+from gate.score.decide import HeadRun, ParentRun, Score, decide, from_diff_verdict, incomplete, live_tests
+
+HASH_SEEDS = (1729, 4104)  # first run, second run
+DEFAULT_WALL_SECONDS = 3600.0
+Progress = Callable[[str, int, int | None], None]  # (phase, tests done, tests collected)
+
+
+@dataclass(frozen=True)
+class ScoreRequest:
+    repo: Path
+    base: str
+    head: str
+    coverage: Path
+    tree: Path | None = None  # an existing checkout of head (the sandbox's); else a temporary worktree
+    wall_seconds: float = DEFAULT_WALL_SECONDS
+    python: str = sys.executable
+
+
+@dataclass(frozen=True)
+class ScoreResult:
+    score: Score
+    verdict: Verdict
+    parent: str
+    head: str
+    manifest_sha256: str | None = None
+    parent_run: ParentRun | None = None
+    runs: tuple[HeadRun, ...] = ()
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def run_score(request: ScoreRequest, progress: Progress | None = None) -> ScoreResult:
+    """SCORING.md's Procedure: the diff verdict first; nothing runs unless it is ``pass_clean``."""
+    started = time.monotonic()
+    say = progress or (lambda phase, done, total: None)
+    say("diff verdict", 0, None)
+    verdict = run_check(
+        CheckRequest(repo=request.repo, base=request.base, head=request.head, coverage=request.coverage)
+    )
+    if verdict.verdict != Outcome.PASS_CLEAN:
+        score = from_diff_verdict(verdict.verdict, [(r.code.value, r.detail) for r in verdict.reasons])
+        return ScoreResult(score, verdict, verdict.parent, verdict.head)
+    manifest, digest = _parent_manifest(request.coverage)
+    parent_run = parent_facts(manifest)
+    if isinstance(parent_run, str):
+        return ScoreResult(incomplete(parent_run), verdict, verdict.parent, verdict.head, digest)
+    git = Git(request.repo)
+    oracle = read_oracle(git, verdict.parent)
+    gone = [c.old_path for c in git.changes(verdict.parent, verdict.head) if c.old_path and c.status in "DR"]
+    live = live_tests(parent_run.outcomes, oracle.freeze.is_frozen, gone)
+    freeze_bytes = git.read_blob(verdict.parent, oracle.policy.freeze)
+    runs: list[HeadRun] = []
+    seconds: dict[str, float] = {"diff": round(time.monotonic() - started, 3)}
+    with tempfile.TemporaryDirectory(prefix="oracle-gate-score-") as tmp, ExitStack() as stack:
+        scratch = Path(tmp)
+        tree = request.tree or stack.enter_context(git.worktree(verdict.head, scratch))
+        setup = RunSetup(
+            tree=tree,
+            scratch=scratch,
+            python=request.python,
+            harness=list(oracle.policy.harness),
+            freeze=_write(scratch / "freeze.json", freeze_bytes) if freeze_bytes is not None else None,
+            parent_ids=_write(scratch / "parent_ids.json", json.dumps(sorted(parent_run.outcomes)).encode()),
+            deadline=started + request.wall_seconds,
+        )
+        for index, label in enumerate(("first", "second")):
+            say(f"{label} run", 0, None)
+            run_started = time.monotonic()
+            run = run_once(setup, index, label, _phase_progress(say, f"{label} run"))
+            seconds[label] = round(time.monotonic() - run_started, 3)
+            runs.append(run)
+            if run.problem or run.leaked or run.harness_stopped:
+                break  # a run that stops the score: a second one would not change it
+    say("compare", 0, None)
+    score = decide(parent_run, live, tuple(runs))
+    seconds["total"] = round(time.monotonic() - started, 3)
+    return ScoreResult(score, verdict, verdict.parent, verdict.head, digest, parent_run, tuple(runs), seconds)
+
+
+def _phase_progress(say: Progress, phase: str) -> Callable[[int, int | None], None]:
+    return lambda done, total: say(phase, done, total)
+
+
+def _write(path: Path, data: bytes) -> Path:
+    path.write_bytes(data)
+    return path
+
+
+def _parent_manifest(coverage: Path) -> tuple[Manifest, str]:
+    _data, manifest = locate(coverage)
+    if manifest is None:
+        raise InputError(
+            str(coverage),
+            "no map manifest beside it: score needs the parent's outcomes from 'oracle-gate map'",
+        )
+    return manifest, hashlib.sha256(manifest.path.read_bytes()).hexdigest()
+
+
+def parent_facts(manifest: Manifest) -> ParentRun | str:
+    """The parent's outcomes and plugin set from its manifest, or why they cannot be used."""
+    outcomes, plugins = manifest.extra.get(OUTCOMES_KEY), manifest.extra.get(PLUGINS_KEY)
+    if not isinstance(outcomes, dict) or not outcomes:
+        return f"{manifest.path}: the parent's map manifest records no per-test outcomes (an older gate's?)"
+    if not isinstance(plugins, list) or not all(isinstance(p, dict) for p in plugins):
+        return f"{manifest.path}: the parent's map manifest records no pytest plugin set"
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in outcomes.items()):
+        return f"{manifest.path}: the parent's outcomes are not test id -> outcome strings"
+    python = manifest.extra.get(PYTHON_KEY)
+    return ParentRun(
+        outcomes=dict(outcomes),
+        plugins=plugin_set(plugins),
+        python=python if isinstance(python, str) else None,
+    )
+
+
+@dataclass(frozen=True)
+class RunSetup:
+    tree: Path
+    scratch: Path
+    python: str
+    harness: list[str]
+    freeze: Path | None
+    parent_ids: Path
+    deadline: float
+
+
+def run_env(
+    setup: RunSetup, index: int, report: Path, base: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The run's environment: the caller's without ``ORACLE_GATE_*`` and coverage settings, plus
+    the pinned determinism and the score plugin's settings."""
+    env = {
+        k: v
+        for k, v in (os.environ if base is None else base).items()
+        if not k.startswith(("ORACLE_GATE_", "COVERAGE_", "PYTEST_ADDOPTS", "PYTEST_PLUGINS"))
+    }
+    env.update(
+        {
+            "PYTHONHASHSEED": str(HASH_SEEDS[index]),
+            "TZ": "UTC",
+            "LC_ALL": "C.UTF-8",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            plug.ENV_REPORT: str(report),
+            plug.ENV_HARNESS: json.dumps(setup.harness),
+            plug.ENV_PARENT_IDS: str(setup.parent_ids),
+            plug.ENV_REVERSE: "1" if index == 1 else "0",
+        }
+    )
+    if setup.freeze is not None:
+        env[plug.ENV_FREEZE] = str(setup.freeze)
+    return src_layout_env(env, setup.tree)
+
+
+def run_once(setup: RunSetup, index: int, label: str, progress: Callable[[int, int | None], None]) -> HeadRun:
+    """One pytest process over head's tests; its report read back as a :class:`HeadRun`."""
+    report_path, log_path = setup.scratch / f"run{index + 1}.jsonl", setup.scratch / f"run{index + 1}.log"
+    argv = [setup.python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", plug.PLUGIN_MODULE]
+    report = RunReport()
+    with log_path.open("wb") as log:
+        try:
+            proc = subprocess.Popen(
+                argv,
+                cwd=setup.tree,
+                env=run_env(setup, index, report_path),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            return HeadRun(label, problem=f"cannot run pytest ({exc.strerror or exc})")
+        while True:
+            try:
+                proc.wait(timeout=0.2)
+                break
+            except subprocess.TimeoutExpired:
+                report.poll(report_path)
+                progress(report.done, report.selected)
+                if time.monotonic() > setup.deadline:
+                    _kill(proc)
+                    return HeadRun(label, problem="the wall-clock limit was reached; the run was killed")
+    report.poll(report_path)
+    return head_run(label, report.finish, proc.returncode, _tail(log_path))
+
+
+def _kill(proc: subprocess.Popen[bytes]) -> None:
+    import signal
+
+    with suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def _tail(path: Path, lines: int = 5) -> str:
+    try:
+        text = path.read_text("utf-8", "replace").strip().splitlines()
+    except OSError:
+        return ""
+    return " | ".join(text[-lines:])
+
+
+def head_run(label: str, finish: Mapping[str, Any] | None, exit_status: int, tail: str = "") -> HeadRun:
+    """A run's ``finish`` event as a :class:`HeadRun` (a missing or malformed one is a problem)."""
+    if not finish:
+        return HeadRun(
+            label, problem=f"pytest exited {exit_status} without the score plugin's report ({tail[-300:]})"
+        )
+    outcomes = finish.get(OUTCOMES_KEY)
+    if not isinstance(outcomes, dict):
+        return HeadRun(label, problem="the score plugin's report has no outcomes")
+    return HeadRun(
+        label=label,
+        outcomes={str(k): str(v) for k, v in outcomes.items()},
+        reasons={str(k): str(v) for k, v in (finish.get(SKIP_REASONS_KEY) or {}).items()},
+        plugins=plugin_set(finish.get("plugins") or []),
+        collected=tuple(str(t) for t in finish.get("collected") or ()),
+        harness=frozenset(str(t) for t in finish.get("harness") or ()),
+        harness_stopped=bool(finish.get("harness_stopped")),
+        leaked=tuple(str(t) for t in finish.get("leaked") or ()),
+    )
