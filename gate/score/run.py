@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from gate.check import CheckRequest, read_oracle, run_check
-from gate.errors import InputError
+from gate.errors import InputError, UsageError
 from gate.git import Git
 from gate.judge.verdict import Outcome, Verdict
 from gate.maps.layout import src_layout_env
@@ -61,18 +61,32 @@ class ScoreResult:
     seconds: dict[str, float] = field(default_factory=dict)
 
 
-def run_score(request: ScoreRequest, progress: Progress | None = None) -> ScoreResult:
-    """SCORING.md's Procedure: the diff verdict first; nothing runs unless it is ``pass_clean``."""
+def run_score(
+    request: ScoreRequest, progress: Progress | None = None, *, judged: Verdict | None = None
+) -> ScoreResult:
+    """SCORING.md's Procedure: the diff verdict first; nothing runs unless it is ``pass_clean``.
+
+    ``judged``: the diff verdict as the caller computed it itself (the bot, outside the sandbox;
+    tests that exercise the runtime rules on a change a later contract's diff rules may already
+    fail); it must be about the same (parent, head), else the gate cannot run.
+    """
     started = time.monotonic()
     say = progress or (lambda phase, done, total: None)
     say("diff verdict", 0, None)
-    verdict = run_check(
+    verdict = judged or run_check(
         CheckRequest(repo=request.repo, base=request.base, head=request.head, coverage=request.coverage)
     )
+    if judged is not None:
+        _same_pair(Git(request.repo), request, judged)
     if verdict.verdict != Outcome.PASS_CLEAN:
         score = from_diff_verdict(verdict.verdict, [(r.code.value, r.detail) for r in verdict.reasons])
         return ScoreResult(score, verdict, verdict.parent, verdict.head)
-    manifest, digest = _parent_manifest(request.coverage)
+    try:
+        manifest, digest = _parent_manifest(request.coverage)
+    except (InputError, OSError) as exc:
+        return ScoreResult(
+            incomplete(f"the parent's map manifest: {exc}"), verdict, verdict.parent, verdict.head
+        )
     parent_run = parent_facts(manifest)
     if isinstance(parent_run, str):
         return ScoreResult(incomplete(parent_run), verdict, verdict.parent, verdict.head, digest)
@@ -107,6 +121,11 @@ def run_score(request: ScoreRequest, progress: Progress | None = None) -> ScoreR
     score = decide(parent_run, live, tuple(runs))
     seconds["total"] = round(time.monotonic() - started, 3)
     return ScoreResult(score, verdict, verdict.parent, verdict.head, digest, parent_run, tuple(runs), seconds)
+
+
+def _same_pair(git: Git, request: ScoreRequest, verdict: Verdict) -> None:
+    if (git.commit(request.base), git.commit(request.head)) != (verdict.parent, verdict.head):
+        raise UsageError("the given diff verdict is about another (parent, head) pair")
 
 
 def _phase_progress(say: Progress, phase: str) -> Callable[[int, int | None], None]:
