@@ -50,8 +50,6 @@ def add_score(sub: Any) -> None:
 def run_score_command(args: argparse.Namespace) -> int:
     import json
 
-    from gate.cli import emit
-    from gate.files import write_atomically
     from gate.score.report import format_score, score_document
     from gate.score.run import ScoreRequest, run_score
 
@@ -66,9 +64,24 @@ def run_score_command(args: argparse.Namespace) -> int:
         ),
         progress=progress_printer(sys.stderr.isatty()),
     )
-    write_atomically(args.score_json, json.dumps(score_document(result), indent=2) + "\n")
-    emit(format_score(result, args.format), args.output)
+    _write(args.score_json, json.dumps(score_document(result), indent=2) + "\n")
+    text = format_score(result, args.format)
+    if args.output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        _write(args.output, text)
     return int(EXIT_STATUS[result.score.score])
+
+
+def _write(path: Path, text: str) -> None:
+    from gate.errors import OutputError
+    from gate.files import write_atomically
+
+    try:
+        write_atomically(path, text)
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from exc
 
 
 def progress_printer(

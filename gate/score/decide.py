@@ -16,8 +16,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from gate.judge.verdict import SEVERITY, Outcome
+from gate.judge.verdict import SEVERITY, Outcome, Verdict
 
+SCORE_KIND = "oracle-gate-score"  # score.json's "kind"
+SCORE_SCHEMA = 1
 SKIPPED = frozenset({"skipped", "xfailed"})
 FAILED = frozenset({"failed", "error"})
 NOT_RUN = "not run"  # how a test one run did not run is shown next to the other run's outcome
@@ -33,6 +35,7 @@ class ScoreCode(StrEnum):
     RUNNER_CONFIG_CHANGED = "runner_config_changed"
     NOT_REPLAYABLE = "not_replayable"
     SCORING_INCOMPLETE = "scoring_incomplete"  # the run could not check: crashed, a limit, no parent facts
+    SCORE_REPORT_REJECTED = "score_report_rejected"  # the trusted stage: an uploaded report does not check
     LIVE_TESTS_PASSED = "live_tests_passed"
 
 
@@ -45,6 +48,7 @@ SCORE_REASONS = {
     ScoreCode.RUNNER_CONFIG_CHANGED: Outcome.FAIL,
     ScoreCode.NOT_REPLAYABLE: Outcome.UNSCORED,
     ScoreCode.SCORING_INCOMPLETE: Outcome.UNSCORED,
+    ScoreCode.SCORE_REPORT_REJECTED: Outcome.UNSCORED,
     ScoreCode.LIVE_TESTS_PASSED: Outcome.PASS_CLEAN,
 }
 
@@ -89,6 +93,20 @@ class Score:
     @property
     def codes(self) -> list[str]:
         return list(dict.fromkeys(r.code for r in self.reasons))
+
+
+@dataclass(frozen=True)
+class ScoreResult:
+    """A score with everything it was made from (rendered by gate.score.report)."""
+
+    score: Score
+    verdict: Verdict
+    parent: str
+    head: str
+    manifest_sha256: str | None = None
+    parent_run: ParentRun | None = None
+    runs: tuple[HeadRun, ...] = ()
+    seconds: dict[str, float] = field(default_factory=dict)
 
 
 def live_tests(

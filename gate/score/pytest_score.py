@@ -28,13 +28,14 @@ from typing import Any
 import pytest
 
 from gate.maps.outcomes import OutcomeLog, loaded_plugins, python_version
-
-ENV_REPORT = "ORACLE_GATE_SCORE_REPORT"  # JSON-lines report file
-ENV_FREEZE = "ORACLE_GATE_SCORE_FREEZE"  # the parent's freeze manifest (absolute path), optional
-ENV_PARENT_IDS = "ORACLE_GATE_SCORE_PARENT_IDS"  # a file: JSON list of the test ids the parent ran
-ENV_HARNESS = "ORACLE_GATE_SCORE_HARNESS"  # JSON list of harness globs
-ENV_REVERSE = "ORACLE_GATE_SCORE_REVERSE"  # "1": reverse the order within each file
-PLUGIN_MODULE = "gate.score.pytest_score"
+from gate.score.settings import (
+    ENV_FREEZE,
+    ENV_HARNESS,
+    ENV_PARENT_IDS,
+    ENV_REPORT,
+    ENV_REVERSE,
+    PLUGIN_MODULE,
+)
 
 
 class ScorePlugin:

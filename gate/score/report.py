@@ -12,11 +12,8 @@ from typing import Any
 
 from gate.escape import log_line
 from gate.report import md_escape, to_json
-from gate.score.decide import HeadRun, Score
-from gate.score.run import ScoreResult
+from gate.score.decide import SCORE_KIND, SCORE_SCHEMA, HeadRun, Score, ScoreResult
 
-SCORE_KIND = "oracle-gate-score"
-SCORE_SCHEMA = 1
 ICONS = {"pass_clean": "✅", "fail": "❌", "unscored": "⚠️"}
 MEANINGS = {
     "pass_clean": "The diff verdict is pass_clean, and every live test the parent ran kept its outcome "

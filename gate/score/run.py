@@ -18,7 +18,7 @@ import tempfile
 import time
 from collections.abc import Callable, Mapping
 from contextlib import ExitStack, suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +30,16 @@ from gate.maps.layout import src_layout_env
 from gate.maps.outcomes import OUTCOMES_KEY, PLUGINS_KEY, PYTHON_KEY, SKIP_REASONS_KEY, plugin_set
 from gate.maps.read import Manifest, locate
 from gate.maps.runner import RunReport
-from gate.score import pytest_score as plug
-from gate.score.decide import HeadRun, ParentRun, Score, decide, from_diff_verdict, incomplete, live_tests
+from gate.score import settings as plug
+from gate.score.decide import (
+    HeadRun,
+    ParentRun,
+    ScoreResult,
+    decide,
+    from_diff_verdict,
+    incomplete,
+    live_tests,
+)
 
 HASH_SEEDS = (1729, 4104)  # first run, second run
 DEFAULT_WALL_SECONDS = 3600.0
@@ -47,18 +55,6 @@ class ScoreRequest:
     tree: Path | None = None  # an existing checkout of head (the sandbox's); else a temporary worktree
     wall_seconds: float = DEFAULT_WALL_SECONDS
     python: str = sys.executable
-
-
-@dataclass(frozen=True)
-class ScoreResult:
-    score: Score
-    verdict: Verdict
-    parent: str
-    head: str
-    manifest_sha256: str | None = None
-    parent_run: ParentRun | None = None
-    runs: tuple[HeadRun, ...] = ()
-    seconds: dict[str, float] = field(default_factory=dict)
 
 
 def run_score(

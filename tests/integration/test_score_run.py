@@ -21,7 +21,8 @@ import pytest
 
 from gate.check import CheckRequest, run_check
 from gate.judge.verdict import Outcome
-from gate.score.run import ScoreRequest, ScoreResult, run_score
+from gate.score.decide import ScoreResult
+from gate.score.run import ScoreRequest, run_score
 from tests.support.in_process import run_cli
 from tests.support.repo import Repo, clean_env
 

@@ -65,6 +65,20 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "gate.report",
         "gate.action",
     ),
+    # The scoring run (SCORING.md): the read side, the core, the map's run facts; its decision
+    # (gate.score.decide, gate.score.verify) is pure (tests/unit/test_score_decide.py).
+    "gate.score": (
+        "gate",
+        "gate.errors",
+        "gate.escape",
+        "gate.files",
+        "gate.git",
+        "gate.check",
+        "gate.judge",
+        "gate.maps",
+        "gate.report",
+        "gate.score",
+    ),
     # The bot reuses the read side, the core and the Action's rendering, posting and client; it does
     # not reach into the Action's run (events, config, judging, merge_commit ...).
     "gate.bot": (
