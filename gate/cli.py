@@ -308,9 +308,10 @@ def build_parser() -> Parser:
     add_publish(sub)
     add_serve(sub)
     add_app_manifest(sub)
-    from gate.score.command import add_score
+    from gate.score.command import add_score, add_score_verify
 
     add_score(sub)
+    add_score_verify(sub)
     return parser
 
 

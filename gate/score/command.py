@@ -74,6 +74,40 @@ def run_score_command(args: argparse.Namespace) -> int:
     return int(EXIT_STATUS[result.score.score])
 
 
+def add_score_verify(sub: Any) -> None:
+    p = sub.add_parser(
+        "score-verify",
+        help="check an uploaded score.json against what this (trusted) run knows, and print the score",
+        description="The trusted stage of the scoring run (TRUST.md 13): compute the diff verdict here, "
+        "read the parent's facts from --coverage, and accept the report only when it is about this "
+        "(parent, head, map manifest, diff verdict); the score is then recomputed from the report's "
+        "per-test outcomes. A report that does not check is unscored (score_report_rejected). Runs no "
+        "code of the change. Exit 0 pass_clean, 1 fail, 2 unscored, 3 could not run.",
+    )
+    p.add_argument("--report", type=Path, required=True, help="the uploaded score.json")
+    p.add_argument("--repo", type=Path, default=Path("."), help="the git repository (default: .)")
+    p.add_argument("--base", required=True, help="the parent commit")
+    p.add_argument("--head", required=True, help="the commit the report must be about")
+    p.add_argument("--coverage", type=Path, required=True, help="the parent's map from the trusted store")
+    p.add_argument("--format", choices=FORMATS, default="text", help="report format (default: text)")
+    p.add_argument("--output", type=Path, help="write the report to this file instead of standard output")
+    p.set_defaults(func=run_score_verify_command)
+
+
+def run_score_verify_command(args: argparse.Namespace) -> int:
+    from gate.score.report import format_score
+    from gate.score.trusted import verify_uploaded
+
+    result = verify_uploaded(args.report, args.repo, args.base, args.head, args.coverage)
+    text = format_score(result, args.format)
+    if args.output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        _write(args.output, text)
+    return int(EXIT_STATUS[result.score.score])
+
+
 def _write(path: Path, text: str) -> None:
     from gate.errors import OutputError
     from gate.files import write_atomically

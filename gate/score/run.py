@@ -9,7 +9,6 @@ killed at the wall-clock limit or reports nothing makes the score ``unscored``.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import subprocess
@@ -22,24 +21,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gate.check import CheckRequest, read_oracle, run_check
-from gate.errors import InputError, UsageError
+from gate.check import CheckRequest, run_check
+from gate.errors import UsageError
 from gate.git import Git
 from gate.judge.verdict import Outcome, Verdict
 from gate.maps.layout import src_layout_env
-from gate.maps.outcomes import OUTCOMES_KEY, PLUGINS_KEY, PYTHON_KEY, SKIP_REASONS_KEY, plugin_set
-from gate.maps.read import Manifest, locate
+from gate.maps.outcomes import OUTCOMES_KEY, SKIP_REASONS_KEY, plugin_set
 from gate.maps.runner import RunReport
 from gate.score import settings as plug
 from gate.score.decide import (
     HeadRun,
-    ParentRun,
     ScoreResult,
     decide,
     from_diff_verdict,
     incomplete,
-    live_tests,
 )
+from gate.score.parent import ParentProblem, parent_side
 
 HASH_SEEDS = (1729, 4104)  # first run, second run
 DEFAULT_WALL_SECONDS = 3600.0
@@ -77,19 +74,11 @@ def run_score(
     if verdict.verdict != Outcome.PASS_CLEAN:
         score = from_diff_verdict(verdict.verdict, [(r.code.value, r.detail) for r in verdict.reasons])
         return ScoreResult(score, verdict, verdict.parent, verdict.head)
-    try:
-        manifest, digest = _parent_manifest(request.coverage)
-    except (InputError, OSError) as exc:
-        return ScoreResult(
-            incomplete(f"the parent's map manifest: {exc}"), verdict, verdict.parent, verdict.head
-        )
-    parent_run = parent_facts(manifest)
-    if isinstance(parent_run, str):
-        return ScoreResult(incomplete(parent_run), verdict, verdict.parent, verdict.head, digest)
     git = Git(request.repo)
-    oracle = read_oracle(git, verdict.parent)
-    gone = [c.old_path for c in git.changes(verdict.parent, verdict.head) if c.old_path and c.status in "DR"]
-    live = live_tests(parent_run.outcomes, oracle.freeze.is_frozen, gone)
+    side = parent_side(git, verdict.parent, verdict.head, request.coverage)
+    if isinstance(side, ParentProblem):
+        return ScoreResult(incomplete(side.problem), verdict, verdict.parent, verdict.head, side.digest)
+    parent_run, digest, live, oracle = side.run, side.digest, side.live, side.oracle
     freeze_bytes = git.read_blob(verdict.parent, oracle.policy.freeze)
     runs: list[HeadRun] = []
     seconds: dict[str, float] = {"diff": round(time.monotonic() - started, 3)}
@@ -131,33 +120,6 @@ def _phase_progress(say: Progress, phase: str) -> Callable[[int, int | None], No
 def _write(path: Path, data: bytes) -> Path:
     path.write_bytes(data)
     return path
-
-
-def _parent_manifest(coverage: Path) -> tuple[Manifest, str]:
-    _data, manifest = locate(coverage)
-    if manifest is None:
-        raise InputError(
-            str(coverage),
-            "no map manifest beside it: score needs the parent's outcomes from 'oracle-gate map'",
-        )
-    return manifest, hashlib.sha256(manifest.path.read_bytes()).hexdigest()
-
-
-def parent_facts(manifest: Manifest) -> ParentRun | str:
-    """The parent's outcomes and plugin set from its manifest, or why they cannot be used."""
-    outcomes, plugins = manifest.extra.get(OUTCOMES_KEY), manifest.extra.get(PLUGINS_KEY)
-    if not isinstance(outcomes, dict) or not outcomes:
-        return f"{manifest.path}: the parent's map manifest records no per-test outcomes (an older gate's?)"
-    if not isinstance(plugins, list) or not all(isinstance(p, dict) for p in plugins):
-        return f"{manifest.path}: the parent's map manifest records no pytest plugin set"
-    if not all(isinstance(k, str) and isinstance(v, str) for k, v in outcomes.items()):
-        return f"{manifest.path}: the parent's outcomes are not test id -> outcome strings"
-    python = manifest.extra.get(PYTHON_KEY)
-    return ParentRun(
-        outcomes=dict(outcomes),
-        plugins=plugin_set(plugins),
-        python=python if isinstance(python, str) else None,
-    )
 
 
 @dataclass(frozen=True)

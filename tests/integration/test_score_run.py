@@ -140,8 +140,22 @@ def test_the_parent_manifest_records_outcomes_plugins_and_python(parent: Parent)
 def test_a_clean_change_passes_both_runs(parent: Parent, tmp_path: Path) -> None:
     repo = parent.branch("clean")
     repo.write("src/calc.py", CALC.replace("return a + b", "return b + a"))
-    status, doc = score(parent, repo.commit("clean"), tmp_path)
+    head = repo.commit("clean")
+    status, doc = score(parent, head, tmp_path)
     assert (status, doc["score"], codes(doc)) == (0, "pass_clean", ["live_tests_passed"])
+    # The trusted stage accepts the report it can check, and rejects it altered or about another head.
+    report = tmp_path / "score.json"
+    verify = ["score-verify", "--report", str(report), "--repo", str(parent.repo.root), "--base", parent.sha]
+    verify += ["--coverage", str(parent.coverage), "--format", "json"]
+    accepted = run_cli(*verify, "--head", head, env=clean_env())
+    assert (accepted.returncode, json.loads(accepted.stdout)["score"]) == (0, "pass_clean"), accepted.stderr
+    other = run_cli(*verify, "--head", repo.commit("another head"), env=clean_env())
+    assert json.loads(other.stdout)["reasons"][0]["code"] == "score_report_rejected"
+    altered = json.loads(report.read_text())
+    altered["runs"][1]["outcomes"]["tests/test_calc.py::test_add"] = "skipped"
+    report.write_text(json.dumps(altered))
+    forged = run_cli(*verify, "--head", head, env=clean_env())
+    assert (forged.returncode, json.loads(forged.stdout)["score"]) == (2, "unscored")
     runs = doc["runs"]
     assert isinstance(runs, list)
     assert [r["label"] for r in runs] == ["first", "second"]
