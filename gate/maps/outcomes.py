@@ -182,3 +182,18 @@ def plugin_set(entries: Iterable[Mapping[str, Any]]) -> dict[str, str | None]:
     return {
         str(e.get("name")): (None if e.get("version") is None else str(e.get("version"))) for e in entries
     }
+
+
+def combined_facts(parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The run facts of a map combined from shards: the outcomes and skip reasons of all parts; the
+    plugin set and Python version only when every part recorded the same (else none, and ``score``
+    refuses to compare with a parent whose runs differed)."""
+    facts: dict[str, Any] = {}
+    if parts and all(isinstance(p.get(OUTCOMES_KEY), dict) for p in parts):
+        facts[OUTCOMES_KEY] = dict(sorted(o for p in parts for o in p[OUTCOMES_KEY].items()))
+        facts[SKIP_REASONS_KEY] = {k: v for p in parts for k, v in (p.get(SKIP_REASONS_KEY) or {}).items()}
+    for key in (PLUGINS_KEY, PYTHON_KEY):
+        values = [p.get(key) for p in parts]
+        if values and values[0] is not None and all(v == values[0] for v in values):
+            facts[key] = values[0]
+    return facts
