@@ -21,6 +21,7 @@ import hashlib
 import json
 import os
 import random
+import sys
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
@@ -168,3 +169,17 @@ def _load_freeze(path: str | None) -> Any:
 def pytest_configure(config: pytest.Config) -> None:
     if os.environ.get(ENV_REPORT):
         config.pluginmanager.register(ScorePlugin(config), "oracle_gate_score-session")
+        for name in (ENV_REPORT, ENV_FREEZE, ENV_PARENT_IDS, ENV_HARNESS, ENV_REVERSE):
+            os.environ.pop(name, None)  # out of reach of a test's ``os.environ`` and its children
+
+
+def _append_checkout() -> None:
+    """The runner starts Python with ``-P`` (the checkout not first on ``sys.path``): append the
+    checkout and its ``src/`` at the end, before pytest loads entry points and collects."""
+    for path in (Path.cwd(), Path.cwd() / "src"):
+        if path.is_dir() and str(path) not in sys.path:
+            sys.path.append(str(path))
+
+
+if os.environ.get(ENV_REPORT):
+    _append_checkout()

@@ -25,7 +25,6 @@ from gate.check import CheckRequest, run_check
 from gate.errors import UsageError
 from gate.git import Git
 from gate.judge.verdict import Outcome, Verdict
-from gate.maps.layout import src_layout_env
 from gate.maps.outcomes import OUTCOMES_KEY, SKIP_REASONS_KEY, plugin_set
 from gate.maps.runner import RunReport
 from gate.score import settings as plug
@@ -157,13 +156,16 @@ def run_env(
     )
     if setup.freeze is not None:
         env[plug.ENV_FREEZE] = str(setup.freeze)
-    return src_layout_env(env, setup.tree)
+    return env
 
 
 def run_once(setup: RunSetup, index: int, label: str, progress: Callable[[int, int | None], None]) -> HeadRun:
     """One pytest process over head's tests; its report read back as a :class:`HeadRun`."""
     report_path, log_path = setup.scratch / f"run{index + 1}.jsonl", setup.scratch / f"run{index + 1}.log"
-    argv = [setup.python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", plug.PLUGIN_MODULE]
+    # -P: the checkout is not put first on sys.path, so a head module named like the standard
+    # library, pytest or an installed package (a root ``pytest.py``) cannot replace it; the plugin
+    # appends the checkout (and its src/) at the end instead, where its own modules still import.
+    argv = [setup.python, "-P", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", plug.PLUGIN_MODULE]
     report = RunReport()
     with log_path.open("wb") as log:
         try:
@@ -189,7 +191,29 @@ def run_once(setup: RunSetup, index: int, label: str, progress: Callable[[int, i
                     _kill(proc)
                     return HeadRun(label, problem="the wall-clock limit was reached; the run was killed")
     report.poll(report_path)
+    finishes = _finish_events(report_path)
+    if finishes != 1:
+        return HeadRun(
+            label, problem=f"the run's report holds {finishes} finish events: something else wrote to it"
+        )
     return head_run(label, report.finish, proc.returncode, _tail(log_path))
+
+
+def _finish_events(path: Path) -> int:
+    """How many ``finish`` events the report holds (the plugin writes exactly one; head's code,
+    which runs in the same process, could append a forged one)."""
+    try:
+        lines = path.read_bytes().splitlines()
+    except OSError:
+        return 0
+    count = 0
+    for line in lines:
+        try:
+            event = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        count += isinstance(event, dict) and event.get("event") == "finish"
+    return count
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:

@@ -221,6 +221,36 @@ def test_a_plugin_arriving_through_an_entry_point_changes_the_runner_config(pare
     assert result.score.score == Outcome.FAIL
 
 
+def test_head_code_cannot_replace_pytest_or_forge_the_run_report(parent: Parent) -> None:
+    """A root ``pytest.py`` would be what ``python -m pytest`` runs if the checkout came first on
+    ``sys.path``; and code of the change runs in the test process, where it can append to the
+    plugin's report. The runner starts Python with ``-P`` and counts the report's finish events."""
+    repo = parent.branch("forge")
+    forged = json.dumps({"event": "finish", "outcomes": {}, "plugins": []})
+    repo.write("pytest.py", "raise SystemExit('head replaced pytest')\n")
+    repo.write(
+        "src/calc.py",
+        CALC + "\nimport atexit, os\n\n"
+        "_path = os.environ.get('ORACLE_GATE_SCORE_REPORT') or next(\n"
+        "    (v for k, v in os.environ.items() if k.endswith('_REPORT')), None)\n"
+        f"atexit.register(lambda: _path and open(_path, 'a').write({forged!r} + '\\n'))\n",
+    )
+    result = score_forced(parent, repo.commit("forge"))
+    assert result.score.score == Outcome.PASS_CLEAN  # the real run: the forgery found no report path
+    repo.write(
+        "src/calc.py",
+        CALC + "\nimport gc, atexit\n\n"
+        "def _forge():\n"
+        "    for obj in gc.get_objects():\n"
+        "        if type(obj).__name__ == 'ScorePlugin':\n"
+        f"            open(obj.report, 'a').write({forged!r} + '\\n')\n\n"
+        "atexit.register(_forge)\n",
+    )
+    result = score_forced(parent, repo.commit("forge through the plugin object"))
+    assert result.score.codes == ["scoring_incomplete"]
+    assert "finish events" in result.score.reasons[0].detail
+
+
 def test_a_frozen_test_under_a_new_parameter_id_leaks_the_freeze(parent: Parent) -> None:
     repo = parent.branch("leak")
     repo.write("src/calc.py", CALC.replace("CASES = [1, 2]", "CASES = [11, 2]"))
