@@ -119,17 +119,21 @@ def _write(path: Path, text: str) -> None:
 
 
 def progress_printer(
-    tty: bool, write: Callable[[str], Any] = sys.stderr.write
+    tty: bool, write: Callable[[str], Any] | None = None
 ) -> Callable[[str, int, int | None], None]:
-    """A live line on a terminal; one line per phase otherwise."""
+    """A live line on a terminal; one line per phase otherwise (to standard error as it is when
+    the line is written)."""
     last: list[str] = []
+
+    def out(text: str) -> None:
+        (write or sys.stderr.write)(text)
 
     def show(phase: str, done: int, total: int | None) -> None:
         if tty:
             count = f" {done}/{total}" if total else (f" {done}" if done else "")
-            write(f"\r\x1b[2Koracle-gate score: {phase}{count}" + ("\n" if phase == "compare" else ""))
+            out(f"\r\x1b[2Koracle-gate score: {phase}{count}" + ("\n" if phase == "compare" else ""))
         elif not last or last[-1] != phase:
             last.append(phase)
-            write(f"oracle-gate score: {phase}\n")
+            out(f"oracle-gate score: {phase}\n")
 
     return show

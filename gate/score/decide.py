@@ -151,6 +151,8 @@ def decide(parent: ParentRun, live: frozenset[str], runs: tuple[HeadRun, ...]) -
     reasons: list[ScoreReason] = []
     if not runs:
         return incomplete("no run of head's tests reported")
+    if not live:
+        return incomplete("the parent ran no live test this change keeps: there is nothing to compare")
     reasons += _incomplete_runs(runs)
     reasons += _leaks(runs)
     reasons += _failures(runs)

@@ -104,6 +104,11 @@ def test_a_run_that_could_not_report_is_never_pass_clean() -> None:
     assert decide(PARENT, LIVE, ()).score == Outcome.UNSCORED
 
 
+def test_nothing_to_compare_is_not_a_pass() -> None:
+    score = decide(PARENT, frozenset(), two())
+    assert (score.score, score.codes) == (Outcome.UNSCORED, ["scoring_incomplete"])
+
+
 def test_a_single_complete_run_still_compares_but_one_run_is_not_a_replay() -> None:
     # decide() compares what it is given; the verify stage demands two runs (test_score_verify.py).
     assert decide(PARENT, LIVE, (run("first", **{"t.py::a": "-"}),)).codes == ["live_test_missing"]
