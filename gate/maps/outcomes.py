@@ -79,13 +79,15 @@ def skip_reason(report: Any) -> str:
     return str(longrepr or "")
 
 
-def loaded_plugins(config: Any) -> list[dict[str, str | None]]:
+def loaded_plugins(config: Any, own: Sequence[str] = ()) -> list[dict[str, str | None]]:
     """Every plugin distribution the run loaded: ``pytest11`` entry points (which pytest loaded, as
-    pluggy records them) and ``-p`` / ``PYTEST_PLUGINS`` names, sorted by name, each once."""
+    pluggy records them) and ``-p`` / ``PYTEST_PLUGINS`` names, sorted by name, each once. ``own``:
+    ``-p`` modules of the gate's own that the caller added (not part of the project's set)."""
     found: dict[str, str | None] = {}
     for _plugin, dist in config.pluginmanager.list_plugin_distinfo():
         found[_dist_name(dist)] = str(dist.version)
-    for module in named_plugins(config.invocation_params.args, os.environ.get("PYTEST_PLUGINS", "")):
+    named = named_plugins(config.invocation_params.args, os.environ.get("PYTEST_PLUGINS", ""))
+    for module in (m for m in named if m not in own):
         name, version = _module_distribution(module)
         found.setdefault(name, version)
     return [{"name": name, "version": found[name]} for name in sorted(found)]

@@ -54,6 +54,7 @@ class ScorePlugin:
         self.leaked: list[str] = []
         self.harness_failed = False
         self.stopped = False
+        self._handle: Any = None
         self._emit({"event": "start", "pid": os.getpid()})
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -114,6 +115,8 @@ class ScorePlugin:
         self._finish(int(exitstatus))
 
     def _finish(self, exit_status: int) -> None:
+        if self._handle is not None and self._handle.closed:
+            return  # finished already (a leak stops the session before sessionfinish)
         self._emit(
             {
                 "event": "finish",
@@ -122,15 +125,18 @@ class ScorePlugin:
                 "harness": sorted(self.harness),
                 "harness_stopped": self.stopped,
                 "leaked": self.leaked,
-                "plugins": [p for p in loaded_plugins(self.config) if p["name"] != f"module:{PLUGIN_MODULE}"],
+                "plugins": loaded_plugins(self.config, own=(PLUGIN_MODULE,)),
                 "python_version": python_version(),
                 **self.log.document(),
             }
         )
+        self._handle.close()
 
     def _emit(self, event: dict[str, Any]) -> None:
-        with self.report.open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps(event, sort_keys=True) + "\n")
+        if self._handle is None:
+            self._handle = self.report.open("a", encoding="utf-8")
+        self._handle.write(json.dumps(event, sort_keys=True) + "\n")
+        self._handle.flush()  # the runner polls the file for progress
 
 
 def ordered(items: list[pytest.Item], harness: set[str], *, reverse: bool) -> list[pytest.Item]:

@@ -135,19 +135,20 @@ class RunSetup:
 def run_env(
     setup: RunSetup, index: int, report: Path, base: Mapping[str, str] | None = None
 ) -> dict[str, str]:
-    """The run's environment: the caller's without ``ORACLE_GATE_*`` and coverage settings, plus
-    the pinned determinism and the score plugin's settings."""
+    """The run's environment: the caller's without ``ORACLE_GATE_*``, coverage and pytest settings
+    and without anything named like a secret (TRUST.md 9: head's tests never get a token), plus the
+    pinned determinism and the score plugin's settings."""
     env = {
         k: v
         for k, v in (os.environ if base is None else base).items()
         if not k.startswith(("ORACLE_GATE_", "COVERAGE_", "PYTEST_ADDOPTS", "PYTEST_PLUGINS"))
+        and not looks_secret(k)
     }
     env.update(
         {
             "PYTHONHASHSEED": str(HASH_SEEDS[index]),
             "TZ": "UTC",
             "LC_ALL": "C.UTF-8",
-            "PYTHONDONTWRITEBYTECODE": "1",
             plug.ENV_REPORT: str(report),
             plug.ENV_HARNESS: json.dumps(setup.harness),
             plug.ENV_PARENT_IDS: str(setup.parent_ids),
@@ -157,6 +158,14 @@ def run_env(
     if setup.freeze is not None:
         env[plug.ENV_FREEZE] = str(setup.freeze)
     return env
+
+
+SECRET_WORDS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "PRIVATE", "CREDENTIAL", "API_KEY")
+
+
+def looks_secret(name: str) -> bool:
+    upper = name.upper()
+    return any(word in upper for word in SECRET_WORDS) or upper.endswith("_KEY")
 
 
 def run_once(setup: RunSetup, index: int, label: str, progress: Callable[[int, int | None], None]) -> HeadRun:

@@ -22,7 +22,7 @@ import pytest
 from gate.check import CheckRequest, run_check
 from gate.judge.verdict import Outcome
 from gate.score.decide import ScoreResult
-from gate.score.run import ScoreRequest, run_score
+from gate.score.run import RunSetup, ScoreRequest, run_env, run_score
 from tests.support.in_process import run_cli
 from tests.support.repo import Repo, clean_env
 
@@ -135,6 +135,22 @@ def test_the_parent_manifest_records_outcomes_plugins_and_python(parent: Parent)
     assert names["oracle-gate"]
     assert names["pytest-cov"] == "7.1.0"
     assert doc["python_version"] == ".".join(map(str, sys.version_info[:3]))
+
+
+def test_the_test_runs_get_no_secret_and_no_gate_settings_from_the_caller(tmp_path: Path) -> None:
+    setup = RunSetup(tmp_path, tmp_path, sys.executable, ["harness/**"], None, tmp_path / "ids.json", 0.0)
+    caller = {"PATH": "/bin", "GITHUB_TOKEN": "t", "ORACLE_GATE_WEBHOOK_SECRET": "s", "APP_PRIVATE_KEY": "k"}
+    caller |= {
+        "ACTIONS_ID_TOKEN_REQUEST_TOKEN": "o",
+        "PYTEST_ADDOPTS": "-p evil",
+        "AWS_SECRET_ACCESS_KEY": "a",
+    }
+    first, second = (run_env(setup, index, tmp_path / "r", caller) for index in (0, 1))
+    assert first["PATH"] == "/bin"
+    assert not set(caller) - {"PATH"} & set(first)
+    assert (first["TZ"], first["LC_ALL"]) == ("UTC", "C.UTF-8")
+    assert first["PYTHONHASHSEED"] != second["PYTHONHASHSEED"]
+    assert (first["ORACLE_GATE_SCORE_REVERSE"], second["ORACLE_GATE_SCORE_REVERSE"]) == ("0", "1")
 
 
 def test_a_clean_change_passes_both_runs(parent: Parent, tmp_path: Path) -> None:
