@@ -123,7 +123,9 @@ def parametrization_leaks(
 ) -> list[str]:
     """Collected tests that are a frozen parametrized test under a new id: the freeze names
     ``f[old]``, head collects ``f[new]`` instead (a parameter renamed), and the parent never ran
-    ``f[new]``. The freeze no longer matches, so the frozen test would run under another name."""
+    ``f[new]``. The freeze no longer matches, so the frozen test would run under another name.
+    ``collected``: head's collection *before* the freeze filter (a frozen ``f[old]`` still there
+    means the entry still matches, and a new ``f[3]`` beside it is just a new case)."""
     collected_ids, ran = list(collected), frozenset(parent_ran)
     leaks: list[str] = []
     for entry in frozen:

@@ -51,6 +51,7 @@ class ScorePlugin:
         self.log = OutcomeLog()
         self.harness: set[str] = set()
         self.collected: list[str] = []
+        self.before_filter: list[str] = []  # collected, before the freeze filter
         self.leaked: list[str] = []
         self.harness_failed = False
         self.stopped = False
@@ -63,6 +64,7 @@ class ScorePlugin:
     ) -> Generator[None, None, None]:
         # The outermost wrapper: its code after ``yield`` runs after every other implementation.
         yield
+        self.before_filter = [i.nodeid for i in items]
         if self.freeze is not None:
             keep = [i for i in items if self.freeze.frozen_by(i.nodeid) is None]
             dropped = [i for i in items if self.freeze.frozen_by(i.nodeid) is not None]
@@ -79,9 +81,8 @@ class ScorePlugin:
         if self.freeze is not None:
             still = [t for t in self.collected if self.freeze.frozen_by(t) is not None]
             entries = [e.nodeid for e in self.freeze.entries]
-            self.leaked = sorted(
-                set(still) | set(parametrization_leaks(entries, self.collected, self.parent_ids))
-            )
+            leaks = parametrization_leaks(entries, self.before_filter, self.parent_ids)
+            self.leaked = sorted(set(still) | set(leaks))
         self._emit({"event": "collected", "tests": len(self.collected)})
         if self.leaked:
             self._finish(exit_status=4)

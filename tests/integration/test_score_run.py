@@ -274,7 +274,12 @@ def test_a_frozen_test_under_a_new_parameter_id_leaks_the_freeze(parent: Parent)
     assert result.score.codes == ["freeze_leaked"]
     assert result.score.reasons[0].tests == ("tests/test_calc.py::test_case[11]",)
     assert len(result.runs) == 1
-    assert not result.runs[0].outcomes
+    assert not result.runs[0].outcomes  # stopped before any test ran
+    # A case added beside the frozen one (which the freeze still matches) is no leak.
+    repo.write("src/calc.py", CALC.replace("CASES = [1, 2]", "CASES = [1, 2, 3]"))
+    added = score_forced(parent, repo.commit("a new case"))
+    assert added.score.codes == ["live_tests_passed"]
+    assert added.runs[0].outcomes["tests/test_calc.py::test_case[3]"] == "passed"
 
 
 def test_a_failing_harness_stops_before_the_tree_tests(parent: Parent) -> None:
