@@ -34,20 +34,27 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gate.errors import GateError
+from gate.errors import GateError, UsageError
 from gate.judge.verdict import Outcome
 from gate.score.decide import SCORE_KIND, ScoreCode
 
 # Inside the sandbox, on its own empty /tmp: the only writable place (a sized tmpfs).
 SCRATCH = "/tmp/oracle-gate-score"  # noqa: S108 - a path in the sandbox's private tmpfs
 MAX_REPORT_BYTES = 32 * 1024 * 1024
-#: The bot setting proposed for wiring this in (gate/bot is another helper's area).
-BOT_SETTING = "ORACLE_GATE_SCORE_SANDBOX"  # "bwrap": score pass_clean verdicts in this sandbox; unset: off
+#: The bot settings proposed for wiring this in (gate/bot is another helper's area): the switch,
+#: "bwrap" to score pass_clean verdicts in this sandbox (unset: off), and the limits.
+BOT_SETTING = "ORACLE_GATE_SCORE_SANDBOX"
+LIMIT_SETTINGS = {
+    "cpu_seconds": ("ORACLE_GATE_SCORE_CPU_SECONDS", 1, 86400, 1),
+    "memory_bytes": ("ORACLE_GATE_SCORE_MEMORY_MB", 64, 1024**2, 1024**2),
+    "disk_bytes": ("ORACLE_GATE_SCORE_DISK_MB", 16, 1024**2, 1024**2),
+    "wall_seconds": ("ORACLE_GATE_SCORE_WALL_SECONDS", 60, 86400, 1),
+}
 
 
 class SandboxUnavailable(GateError):
@@ -68,6 +75,20 @@ class Sandboxed:
     limit: str | None  # "cpu", "memory", "wall", "disk" when a limit ended it
     stdout: bytes
     stderr: str
+
+
+def limits_from_environment(env: Mapping[str, str]) -> Limits:
+    """The sandbox's limits from the bot's environment (each a whole number of seconds or MB;
+    anything else is refused with one line naming the variable)."""
+    values: dict[str, Any] = {}
+    for field_name, (name, low, high, unit) in LIMIT_SETTINGS.items():
+        raw = env.get(name, "").strip()
+        if not raw:
+            continue
+        if not (raw.isascii() and raw.isdigit()) or not low <= int(raw) <= high:
+            raise UsageError(f"{name} must be a whole number from {low} to {high}, got {raw!r}")
+        values[field_name] = int(raw) * unit
+    return Limits(**values)
 
 
 def bwrap() -> str:
