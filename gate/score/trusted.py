@@ -19,7 +19,7 @@ from gate.judge.verdict import Outcome
 from gate.report import to_json
 from gate.score.decide import Score, ScoreResult, from_diff_verdict, incomplete
 from gate.score.parent import ParentProblem, parent_side
-from gate.score.verify import KnownFacts, check_report
+from gate.score.verify import KnownFacts, check_report, rejected
 
 MAX_SCORE_BYTES = 64 * 1024 * 1024
 
@@ -43,7 +43,11 @@ def verify_uploaded(report: Path, repo: Path, base: str, head: str, coverage: Pa
         parent_run=side.run,
         live=side.live,
     )
-    checked: Score = check_report(_load(report), known)
+    try:
+        doc = _load(report)
+    except InputError as exc:  # no report, or not one: what stage 1 failed to give is not a pass
+        return ScoreResult(rejected(str(exc)), verdict, verdict.parent, verdict.head, side.digest, side.run)
+    checked: Score = check_report(doc, known)
     return ScoreResult(checked, verdict, verdict.parent, verdict.head, side.digest, side.run)
 
 

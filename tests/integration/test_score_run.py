@@ -172,6 +172,12 @@ def test_a_clean_change_passes_both_runs(parent: Parent, tmp_path: Path) -> None
     report.write_text(json.dumps(altered))
     forged = run_cli(*verify, "--head", head, env=clean_env())
     assert (forged.returncode, json.loads(forged.stdout)["score"]) == (2, "unscored")
+    report.unlink()  # stage 1 uploaded nothing: unscored, never an error that could read as a pass
+    missing = run_cli(*verify, "--head", head, env=clean_env())
+    assert (missing.returncode, json.loads(missing.stdout)["reasons"][0]["code"]) == (
+        2,
+        "score_report_rejected",
+    )
     runs = doc["runs"]
     assert isinstance(runs, list)
     assert [r["label"] for r in runs] == ["first", "second"]
