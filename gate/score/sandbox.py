@@ -223,6 +223,7 @@ def score_in_sandbox(
     it knows (:func:`gate.score.verify.check_report`): this only keeps head's code away from secrets.
     """
     tree = f"{SCRATCH}/head"
+    repo, coverage = repo.resolve(), coverage.resolve()  # the child starts in the scratch directory
     script = 'set -e; mkdir "$1"; git -C "$2" archive --format=tar "$3" | tar -x -C "$1"; shift 3; exec "$@"'
     command = ["sh", "-c", script, "sh", tree, str(repo), head, python, "-m", "gate", "score"]
     command += ["--repo", str(repo), "--base", base, "--head", head, "--coverage", str(coverage)]
