@@ -1,10 +1,15 @@
 # Oracle Gate as a Docker container action.
 # GitHub runs it as root with the workspace mounted at /github/workspace and
 # made the working directory, so there is no USER and no WORKDIR here.
+#
+# The base image is pinned by digest (the multi-arch index of python:3.11-slim-bookworm; it was
+# looked up, not pulled, on the machine that wrote this line; Dependabot's docker updates move it).
+# A tag alone is whatever the registry serves today. The container test tier builds this file with
+# only the digest removed, against a locally made stand-in (tests/support/container.py).
 
 # Stage 1: the package as a wheel, built with the hash-pinned build backend.
 # Nothing of this stage (sources, build/, egg-info) reaches the final image.
-FROM python:3.11-slim-bookworm AS wheel
+FROM python:3.11-slim-bookworm@sha256:a36c24f9cbdf4fd0f52d67f0823eeac19c2028c637cecc392d97f980d4fec56b AS wheel
 
 ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
@@ -17,7 +22,7 @@ COPY templates /src/templates
 RUN python -m pip wheel --no-deps --no-build-isolation --wheel-dir /wheels /src
 
 # Stage 2: the action.
-FROM python:3.11-slim-bookworm
+FROM python:3.11-slim-bookworm@sha256:a36c24f9cbdf4fd0f52d67f0823eeac19c2028c637cecc392d97f980d4fec56b
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \

@@ -18,6 +18,7 @@ from gate import __version__
 from gate.action.defaults import DEFAULT_API_URL, DEFAULT_CHECK_NAME, CommentMode, is_repository
 from gate.errors import GateError, OutputError
 from gate.exit_status import ExitStatus
+from gate.surface_cli import add_surface
 
 FORMATS = ("text", "json", "markdown")
 
@@ -32,13 +33,19 @@ def say(message: str) -> None:
     """One line on standard error, prefixed with the program's name. Messages quote paths and
     answers the pull request controls, so no line break, ``::`` or ``##[`` in them reaches the
     runner as a workflow command (:func:`gate.escape.log_line`)."""
+    from gate import colour
     from gate.escape import log_line
 
-    print(f"oracle-gate: {log_line(message)}", file=sys.stderr)
+    line = f"oracle-gate: {log_line(message)}"
+    print(colour.message(line) if colour.wanted(sys.stderr) else line, file=sys.stderr)
 
 
-def emit(text: str, output: Path | None) -> None:
+def emit(text: str, output: Path | None, *, fmt: str = "") -> None:
     if output is None:
+        from gate import colour
+
+        if fmt == "text" and colour.wanted(sys.stdout):
+            text = colour.verdicts(text)
         sys.stdout.write(text)
         sys.stdout.flush()
     else:
@@ -67,7 +74,8 @@ def add_check(sub: argparse._SubParsersAction[Parser]) -> None:
         "--coverage",
         type=Path,
         help="the parent's per-test coverage map: a coverage.py data "
-        "file with test contexts, a JSON map, or a map manifest from 'oracle-gate map'",
+        "file with test contexts, a JSON map, or a map manifest from 'oracle-gate map' (default: the "
+        "map 'oracle-gate map' wrote for --base in its default store, ~/.cache/oracle-gate/maps)",
     )
     p.add_argument("--coverage-sha", help="the commit the map was measured on (when it has no manifest)")
     p.add_argument(
@@ -84,12 +92,26 @@ def add_check(sub: argparse._SubParsersAction[Parser]) -> None:
     )
     p.add_argument("--format", choices=FORMATS, default="text", help="report format (default: text)")
     p.add_argument("--output", type=Path, help="write the report to this file instead of standard output")
+    for name in FORMATS:
+        p.add_argument(
+            f"--{name}",
+            type=Path,
+            metavar="FILE",
+            dest=f"{name}_file",
+            help=f"also write the {name} report to FILE (several formats in one run)",
+        )
     p.set_defaults(func=run_check_command)
 
 
 def run_check_command(args: argparse.Namespace) -> int:
     from gate.maps.mapbytes import EarlyHash
 
+    if args.coverage is None:
+        from gate.maps.store import stored_map
+
+        args.coverage = stored_map(args.repo, args.base)
+        if args.coverage is not None:
+            say(f"using the map of {args.base} from the map store: {args.coverage}")
     # Hashing a large map takes a core for a while: start it before importing the gate (~40 ms).
     early_hash = EarlyHash(args.coverage) if args.coverage is not None else None
     from gate.check import CheckRequest, run_check
@@ -112,7 +134,11 @@ def run_check_command(args: argparse.Namespace) -> int:
             say(reason.detail)
     from gate.report import format_verdict
 
-    emit(format_verdict(verdict, args.format), args.output)
+    emit(format_verdict(verdict, args.format), args.output, fmt=args.format)
+    for name in FORMATS:
+        target = getattr(args, f"{name}_file")
+        if target is not None:
+            emit(format_verdict(verdict, name), target)
     return verdict.exit_status
 
 
@@ -166,9 +192,23 @@ def add_map(sub: argparse._SubParsersAction[Parser]) -> None:
         "--progress",
         choices=("auto", "always", "never"),
         default="auto",
-        help="progress indicator (default auto: on a terminal, not in CI)",
+        help="progress: tests done of collected and the time elapsed (default auto: a live line on a "
+        "terminal, else a line every 30 s; never: none)",
     )
     p.add_argument("-v", "--verbose", action="store_true", help="show the test command's own output")
+    p.add_argument(
+        "--previous",
+        type=Path,
+        metavar="MANIFEST",
+        help="the manifest of the last map of the default branch: report frozen tests whose observed "
+        "lines shrank by more than half while their files did not change, and live tests that "
+        "disappeared",
+    )
+    p.add_argument(
+        "--fail-on-drift",
+        action="store_true",
+        help="with --previous: drift (or drift that cannot be computed) makes the map flagged, exit 1",
+    )
     p.add_argument(
         "args",
         nargs="*",
@@ -214,6 +254,12 @@ def add_publish(sub: argparse._SubParsersAction[Parser]) -> None:
         help=f"sticky comment mode, as the action's input (default: {CommentMode.ON_CHANGE})",
     )
     p.add_argument("--api-url", help=f"GitHub's API URL (default: $GITHUB_API_URL, else {DEFAULT_API_URL})")
+    p.add_argument(
+        "--comment-author",
+        metavar="LOGIN",
+        help="the login the token comments as, as the action's input: only its marker comment is the "
+        "sticky one. Set it to <slug>[bot] for a GitHub App installation token (GET /user names no one)",
+    )
     p.set_defaults(func=run_publish_command)
 
 
@@ -237,7 +283,11 @@ def run_publish_command(args: argparse.Namespace) -> int:
         raise UsageError(f"--pr must be a pull request number, got {args.pr}")
     stored = read_stored_verdict(args.verdict)
     api_url = args.api_url or os.environ.get("GITHUB_API_URL") or DEFAULT_API_URL
-    publisher = Publisher(open_repo(make_client(token, api_url), args.repo), check_name=args.check_name)
+    publisher = Publisher(
+        open_repo(make_client(token, api_url), args.repo),
+        check_name=args.check_name,
+        comment_author=args.comment_author or None,
+    )
     verdict, result = publish_stored(
         publisher,
         stored,
@@ -308,6 +358,11 @@ def build_parser() -> Parser:
     add_publish(sub)
     add_serve(sub)
     add_app_manifest(sub)
+    add_surface(sub)
+    from gate.adopt.commands import add_doctor, add_init
+
+    add_init(sub)
+    add_doctor(sub)
     from gate.score.command import add_score, add_score_verify
 
     add_score(sub)

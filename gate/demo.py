@@ -19,9 +19,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from gate import colour
 from gate.check import CheckRequest, run_check
 from gate.judge.verdict import Outcome
-from gate.report import format_verdict
+from gate.report import format_verdict, to_json
 
 RETRY_PY = '''\
 """Retry with exponential backoff and jitter."""
@@ -280,12 +281,19 @@ def run_demo(keep: Path | None = None, fmt: str = "text") -> int:
 
 
 def _demo_in(workdir: Path, fmt: str) -> int:
+    """Text and markdown go to standard output with the narration; with ``json`` standard output is
+    one JSON document (each scenario's title, expected verdict and contract verdict) and the
+    narration goes to standard error."""
+
+    def narrate(text: str) -> None:
+        print(text, file=sys.stderr if fmt == "json" else sys.stdout)
+
     repo = DemoRepo(workdir / "repo")
     repo.root.mkdir()
     parent = build_parent(repo)
     coverage_file = workdir / "parent.coverage"
     measure(repo, coverage_file)
-    print(
+    narrate(
         textwrap.dedent(f"""\
         Oracle Gate demo
           example repository: {repo.root}
@@ -295,6 +303,7 @@ def _demo_in(workdir: Path, fmt: str) -> int:
         """)
     )
     surprises = 0
+    documents = []
     for scenario in SCENARIOS:
         repo.git("checkout", "-q", "-b", scenario.branch, parent)
         scenario.edit(repo.root)
@@ -302,12 +311,20 @@ def _demo_in(workdir: Path, fmt: str) -> int:
         verdict = run_check(
             CheckRequest(repo=repo.root, base=parent, head=head, coverage=coverage_file, coverage_sha=parent)
         )
-        print(f"== {scenario.title} (git diff {parent[:7]} {head[:7]})")
-        print(format_verdict(verdict, fmt))
+        narrate(f"== {scenario.title} (git diff {parent[:7]} {head[:7]})")
+        if fmt == "json":
+            documents.append(
+                {"scenario": scenario.title, "expected": scenario.expected, "result": to_json(verdict)}
+            )
+        else:
+            text = format_verdict(verdict, fmt)
+            print(colour.verdicts(text) if fmt == "text" and colour.wanted(sys.stdout) else text)
         if verdict.verdict != scenario.expected:
             surprises += 1
-            print(f"!! expected {scenario.expected}, got {verdict.verdict}\n")
-    print(
+            narrate(f"!! expected {scenario.expected}, got {verdict.verdict}\n")
+    if fmt == "json":
+        print(json.dumps(documents, indent=2))
+    narrate(
         "All three verdicts came out as expected."
         if not surprises
         else f"{surprises} verdict(s) differed from what the demo expects."

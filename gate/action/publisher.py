@@ -225,6 +225,11 @@ class Publisher:
         self.check_name = check_name
         self.details_url = details_url
         self.comment_author = comment_author
+        #: Set by a caller that may run again after a crash (the bot): the check run's stable
+        #: ``external_id``, by which a later attempt finds and finishes the run instead of adding one
+        #: (:meth:`_adopt_check_run`); ``check_app`` is the App slug such a run must be posted by.
+        self.external_id: str | None = None
+        self.check_app: str | None = None
 
     def __repr__(self) -> str:
         return f"Publisher(check_name={self.check_name!r})"
@@ -278,6 +283,9 @@ class Publisher:
         Falls back to a commit status when the token may not write check runs.
         Raises :class:`PublishError` only when neither could be posted.
         """
+        adopted = self._adopt_check_run(head_sha, content)
+        if adopted is not None:
+            return self._finish_adopted(adopted[0], content, adopted[1])
         batches = _batches(content.annotations, MAX_ANNOTATIONS_PER_REQUEST)
         try:
             run, content = self._create_check_run_or_minimal(head_sha, content, batches[0] if batches else [])
@@ -327,17 +335,73 @@ class Publisher:
         keys), so before each new attempt the head's check runs are re-listed and one carrying this
         attempt's ``external_id`` is adopted instead of creating a second one.
         """
-        external_id = f"oracle-gate:{uuid.uuid4().hex}"
+        external_id = self.external_id or f"oracle-gate:{uuid.uuid4().hex}"
         return _post_exactly_once(
             lambda: self._create_check_run(head_sha, content, annotations, external_id),
             lambda: self._find_check_run(head_sha, external_id),
             "check runs",
         )
 
+    def _adopt_check_run(self, head_sha: str, content: CheckContent) -> tuple[CheckRun, int] | None:
+        """The check run an earlier attempt of the same job posted (same :attr:`external_id`, posted
+        by :attr:`check_app`, same conclusion and title), and how many annotations it already has.
+
+        Only with a stable ``external_id``. A run of another App is never adopted (a pull request's
+        workflow can post a run with any ``external_id``; and it could not be updated). A run of a
+        different verdict is not adopted either: annotations cannot be removed from a run, so a new
+        verdict gets a new run (the newest run of a name is the one GitHub shows)."""
+        if self.external_id is None:
+            return None
+        with github_call(f"list the check runs of {head_sha[:12]}"):
+            for run in self._repo.get_commit(head_sha).get_check_runs(
+                check_name=self.check_name, filter="all"
+            ):
+                if (
+                    run.external_id == self.external_id
+                    and self._posted_by_us(run)
+                    and run.conclusion == content.conclusion
+                    and run.output.title == content.title
+                ):
+                    return run, int(run.output.annotations_count or 0)
+        return None
+
+    def _finish_adopted(self, run: CheckRun, content: CheckContent, already: int) -> CheckResult:
+        """Bring an adopted run up to ``content``: summary and link again, then the annotations it
+        does not have yet (a crash may have come between two batches)."""
+        rest = content.annotations[already:]
+        batches = _batches(rest, MAX_ANNOTATIONS_PER_REQUEST) or [[]]
+        extra: dict[str, Any] = {"details_url": self.details_url} if self.details_url else {}
+        with self._write("update the check run an earlier attempt posted"):
+            run.edit(conclusion=content.conclusion, output=_output(content, batches[0]), **extra)
+        posted = already + len(batches[0])
+        not_posted: list[NotPosted] = []
+        for batch in batches[1:]:
+            try:
+                self._append_annotations(run, content, batch)
+            except PublishError as err:
+                missing = f"annotations {posted + 1}-{len(content.annotations)} of {len(content.annotations)}"
+                not_posted.append(_not_posted(missing, err))
+                break
+            posted += len(batch)
+        return CheckResult(
+            conclusion=content.conclusion,
+            check_run_id=run.id,
+            annotations_total=len(content.annotations),
+            annotations_posted=posted,
+            summary_truncated=content.summary_truncated,
+            not_posted=tuple(not_posted),
+        )
+
     def _find_check_run(self, head_sha: str, external_id: str) -> CheckRun | None:
         with github_call(f"list the check runs of {head_sha[:12]}"):
             runs = self._repo.get_commit(head_sha).get_check_runs(check_name=self.check_name, filter="all")
-            return next((run for run in runs if run.external_id == external_id), None)
+            return next(
+                (run for run in runs if run.external_id == external_id and self._posted_by_us(run)), None
+            )
+
+    def _posted_by_us(self, run: CheckRun) -> bool:
+        """Posted by :attr:`check_app` (when it is known): an ``external_id`` alone can be imitated."""
+        return self.check_app is None or run.app.slug == self.check_app
 
     def _create_check_run(
         self,

@@ -53,6 +53,7 @@ def shape_problems(v: Verdict) -> Iterable[str]:
     yield from _reason_problems(v)
     yield from _lines_problems(v.overlap, "overlap")
     yield from _lines_problems(v.touched, "touched")
+    yield from _guidance_problems(v)
     if v.reasons and v.verdict != derived_word(v):
         yield f"'verdict' is {v.verdict} but its reason codes make it {derived_word(v)}"
 
@@ -75,6 +76,22 @@ def _lines_problems(by_path: Mapping[str, list[int]], what: str) -> Iterable[str
             yield f"{what!r} names a path that is not repository-relative"
         if any(not 1 <= n <= MAX_LINE for n in lines):
             yield f"{what!r} holds a line number out of range"
+
+
+#: A login (v3.7's shape) or an org/team slug, with the optional ``@`` of the policy's ``oracle``.
+_APPROVER = re.compile(r"@?[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}(\[bot\]|/[A-Za-z0-9_.-]{1,100})?")
+
+
+def _guidance_problems(v: Verdict) -> Iterable[str]:
+    """Issue 18's additive keys: frozen observers only of overlap lines, approvers shaped as logins."""
+    for path, by_line in v.overlap_observers.items():
+        if not set(by_line) <= set(v.overlap.get(path, ())):
+            yield "'overlap_observers' names a line that is not in 'overlap'"
+        tests = [t for ts in by_line.values() for t in ts]
+        if any(not t or len(t) > MAX_PATH_CHARS or _CONTROL.search(t) for t in tests):
+            yield "'overlap_observers' holds a test id no map could have given"
+    if any(not _APPROVER.fullmatch(a) for a in v.approvers):
+        yield "'approvers' holds an entry that is neither a login nor an org/team slug"
 
 
 def is_repo_path(path: str) -> bool:

@@ -1,7 +1,8 @@
 """The App's identity, through PyGithub's App auth: a JWT for the App, tokens per installation.
 
-Installation tokens live an hour; each is cached until :data:`REFRESH_MARGIN` before it expires, so
-a burst of jobs for one installation asks GitHub once. The token is handed to the publisher's client
+Installation tokens live an hour; each is cached until :data:`REFRESH_MARGIN` before it expires, and
+minted by one thread at a time per installation, so a burst of jobs for one installation asks GitHub
+once. The token is handed to the publisher's client
 and to one git fetch's environment; it is never logged, never written to disk or to git config.
 """
 
@@ -52,17 +53,20 @@ class AppAuth:
         )
         self._tokens: dict[int, InstallationToken] = {}
         self._lock = threading.Lock()
+        self._mint_locks: dict[int, threading.Lock] = {}
         self._slug: str | None = None
+        self._slug_lock = threading.Lock()
 
     def __repr__(self) -> str:
         return "AppAuth(...)"
 
     def slug(self) -> str:
         """The App's slug (``GET /app``); its comments are by ``<slug>[bot]``."""
-        if self._slug is None:
-            with github_call("read the App (GET /app)"):
-                self._slug = str(self._integration.get_app().slug)
-        return self._slug
+        with self._slug_lock:  # one GET /app however many jobs of a cold start ask at once
+            if self._slug is None:
+                with github_call("read the App (GET /app)"):
+                    self._slug = str(self._integration.get_app().slug)
+            return self._slug
 
     def app_requester(self) -> Any:
         """PyGithub's requester authenticated with the App's JWT (for ``/app/...`` endpoints)."""
@@ -72,20 +76,39 @@ class AppAuth:
         return f"{self.slug()}[bot]"
 
     def token(self, installation: int) -> str:
-        """A valid installation token, from the cache or freshly created."""
+        """A valid installation token, from the cache or freshly created.
+
+        Single flight per installation: the jobs of a cold start all ask at once, and without this
+        each of them minted its own token (6-7 of them for one installation). The first asks GitHub
+        while holding the installation's lock; the others wait on it and take the cached token."""
+        cached = self._cached(installation)
+        if cached is not None:
+            return cached
+        with self._minting(installation):
+            cached = self._cached(installation)
+            if cached is not None:
+                return cached
+            with github_call(f"create an installation token for installation {installation}"):
+                answer = self._integration.get_access_token(installation)
+            expires = answer.expires_at
+            fresh = InstallationToken(
+                answer.token, expires.timestamp() if isinstance(expires, datetime) else time.time() + 3600
+            )
+            with self._lock:
+                self._tokens[installation] = fresh
+            return fresh.token
+
+    def _cached(self, installation: int) -> str | None:
         with self._lock:
             cached = self._tokens.get(installation)
-            if cached is not None and cached.expires_at - REFRESH_MARGIN > time.time():
-                return cached.token
-        with github_call(f"create an installation token for installation {installation}"):
-            answer = self._integration.get_access_token(installation)
-        expires = answer.expires_at
-        fresh = InstallationToken(
-            answer.token, expires.timestamp() if isinstance(expires, datetime) else time.time() + 3600
-        )
+        if cached is not None and cached.expires_at - REFRESH_MARGIN > time.time():
+            return cached.token
+        return None
+
+    def _minting(self, installation: int) -> threading.Lock:
+        """The lock one installation's token is minted under (installations do not wait on each other)."""
         with self._lock:
-            self._tokens[installation] = fresh
-        return fresh.token
+            return self._mint_locks.setdefault(installation, threading.Lock())
 
     def cached_tokens(self) -> int:
         with self._lock:

@@ -24,6 +24,8 @@
 | ``ORACLE_GATE_KEEP_MAPS`` | at most this many verified maps are kept, the most recently used (500) |
 | ``ORACLE_GATE_KEEP_EXPLANATIONS`` | at most this many explanations are kept, the newest (20000) |
 | ``ORACLE_GATE_PRUNE_MINUTES`` | how often the bounds above are applied (default 60) |
+| ``ORACLE_GATE_JOB_MEMORY_MB`` | one judgement's memory; past it: unscored (1024; 0: no limit) |
+| ``ORACLE_GATE_MAX_RECOVERIES`` | a job crashes interrupted more often than this fails, with a check (3) |
 """
 
 from __future__ import annotations
@@ -79,6 +81,8 @@ class BotConfig:
     retry_cap: float = DEFAULT_CAP_SECONDS
     keep: Limits = field(default_factory=Limits)
     prune_minutes: int = DEFAULT_PRUNE_MINUTES
+    max_recoveries: int = 3  # gate.bot.recovery
+    job_memory_mb: int = 1024  # gate.bot.bounded
 
     @property
     def database(self) -> Path:
@@ -188,6 +192,8 @@ def from_environment(env: Mapping[str, str]) -> BotConfig:
         retry_cap=_int(env, "RETRY_CAP_MS", int(DEFAULT_CAP_SECONDS * 1000), 0, 3_600_000) / 1000,
         keep=_limits(env),
         prune_minutes=_int(env, "PRUNE_MINUTES", DEFAULT_PRUNE_MINUTES, 1, 7 * 24 * 60),
+        max_recoveries=_int(env, "MAX_RECOVERIES", 3, 0, 100),
+        job_memory_mb=_int(env, "JOB_MEMORY_MB", 1024, 0, 1_048_576),
     )
 
 

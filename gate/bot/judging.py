@@ -23,14 +23,14 @@ from gate.action.client import GitHubUnavailable, PublishError, RateLimited, Ret
 from gate.action.content import check_content, error_check, explain_reply, sticky_comment
 from gate.action.defaults import CommentMode
 from gate.action.publisher import CheckContent, Publisher, PullInfo, open_repo
-from gate.bot import mirror, stale
+from gate.bot import bounded, mirror, posting, stale
 from gate.bot.auth import AppAuth, installation_client
 from gate.bot.config import BotConfig
 from gate.bot.events import DEFAULT_PUSH, EXPLAIN, JUDGE, MAP_READY, Job
 from gate.bot.mapstore import MapLookup
 from gate.bot.ratelimit import Budgets
 from gate.bot.store import DONE, FAILED, NO_MAP, SUPERSEDED, ClaimedJob, Store
-from gate.check import CheckRequest, run_check
+from gate.check import CheckRequest
 from gate.errors import GateError
 from gate.git import Git
 from gate.judge.verdict import Outcome as Conclusion
@@ -151,6 +151,7 @@ def _publisher(ctx: Context, job: Job) -> tuple[Publisher, str]:
     publisher = Publisher(
         open_repo(client, job.repo), check_name=ctx.config.check_name, comment_author=ctx.auth.bot_login()
     )
+    publisher.check_app = ctx.auth.slug()
     return publisher, token
 
 
@@ -167,7 +168,9 @@ def _judge(ctx: Context, claimed: ClaimedJob, number: int) -> Outcome:
         parent, judged = _fetch_pull(git, ctx.config.clone_url(job.repo), pull, token)
         verdict, had_map = _verdict(ctx, git, repo=job.repo, parent=parent, head=judged, token=token)
     except GateError as exc:
+        publisher.external_id = posting.external_id(job.repo, number, "error", pull.head_sha)
         return _post_error(publisher, pull.head_sha, str(exc))
+    publisher.external_id = posting.external_id(job.repo, number, parent, pull.head_sha)
     if not ctx.store.is_newest(claimed.id, job.key):
         return Outcome(SUPERSEDED, "a newer event for this pull request is queued")
     if job.kind == EXPLAIN:
@@ -230,7 +233,7 @@ def _verdict(
 ) -> tuple[Verdict, bool]:
     found = ctx.maps.find(repo, parent, token)
     request = CheckRequest(repo=git.repo, base=parent, head=head, coverage=found.manifest)
-    verdict = run_check(request, git)
+    verdict = bounded.judge(request, ctx.config.job_memory_mb * bounded.MIB)
     if found.manifest is None:
         return without_map(verdict, found.why), False
     return verdict, True
@@ -261,7 +264,9 @@ def _judge_group(ctx: Context, claimed: ClaimedJob) -> Outcome:
         head, base = git.commit(job.head), git.commit(job.base)
         verdict, _ = _verdict(ctx, git, repo=job.repo, parent=base, head=head, token=token)
     except GateError as exc:
+        publisher.external_id = posting.external_id(job.repo, job.group_ref, "error", job.head)
         return _post_error(publisher, job.head, str(exc))
+    publisher.external_id = posting.external_id(job.repo, job.group_ref, base, head)
     publisher.publish_check(check_content(verdict), head)
     return Outcome(DONE, f"{verdict.verdict} on merge group {head}")
 

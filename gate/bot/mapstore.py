@@ -25,6 +25,7 @@ import logging
 import os
 import shutil
 import tempfile
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,11 +79,26 @@ class ArtifactMapStore:
         self.pacing = pacing
         # told of each API client it makes, so its requests count in the installation's rate limit
         self.track: Callable[[Any], None] | None = None
+        self._locks: dict[tuple[str, str], threading.Lock] = {}
+        self._locks_guard = threading.Lock()
 
     def find(self, repo: str, parent: str, token: str) -> MapLookup:
+        """The parent's map: kept, or downloaded and verified by one job while the other jobs that
+        need the same map wait for it (one download per map, however many pull requests share it)."""
         cached = self._cached(repo, parent)
         if cached is not None:
             return MapLookup(cached)
+        with self._lock_for(repo, parent):
+            cached = self._cached(repo, parent)
+            if cached is not None:
+                return MapLookup(cached)
+            return self._download(repo, parent, token)
+
+    def _lock_for(self, repo: str, parent: str) -> threading.Lock:
+        with self._locks_guard:
+            return self._locks.setdefault((repo, parent), threading.Lock())
+
+    def _download(self, repo: str, parent: str, token: str) -> MapLookup:
         client = installation_client(token, self.api_url, retry=self.retry, pacing=self.pacing)
         if self.track is not None:
             self.track(client)

@@ -13,13 +13,14 @@ import time
 
 import uvicorn
 
-from gate.bot import logs
+from gate.bot import bounded, logs
 from gate.bot.auth import AppAuth
 from gate.bot.backoff import Backoff
 from gate.bot.config import BotConfig
 from gate.bot.housekeeping import keep_pruning
 from gate.bot.judging import Context, run_job
 from gate.bot.mapstore import ArtifactMapStore, StoreSettings
+from gate.bot.recovery import run_or_give_up
 from gate.bot.redeliver import redeliver_failed
 from gate.bot.server import make_app
 from gate.bot.store import Store
@@ -42,7 +43,9 @@ def serve(config: BotConfig, *, grace: float | None = None) -> int:
     ctx = Context(config=config, auth=auth, store=store, maps=maps, pacing=config.pacing)
     maps.track = ctx.track_for_job  # the map store's requests spend the job's installation's budget
     backoff = Backoff(config.retry_base, config.retry_cap)
-    pool = Pool(store, lambda claimed: run_job(ctx, claimed), config.concurrency, backoff)
+    pool = Pool(store, lambda claimed: run_or_give_up(ctx, claimed, run_job), config.concurrency, backoff)
+    if config.job_memory_mb:
+        bounded.start_fork_server()
     pool.start()
     keep_pruning(store, config.maps, config.keep, config.prune_minutes * 60.0, ctx.stopping)
     _log.info("serving", extra={"detail": f"{config!r}; {recovered} interrupted job(s) queued again"})

@@ -6,7 +6,11 @@
 * **Jobs.** ``queued -> running -> done | failed | superseded``. A queued job whose key (one pull
   request) gets a newer job is superseded at once; a key never has two running jobs
   (:meth:`Store.claim` skips busy keys), so the jobs of one pull request run in order. Jobs left
-  ``running`` by a crash are queued again by :meth:`Store.recover` when the server starts.
+  ``running`` by a crash are queued again by :meth:`Store.recover` when the server starts, which
+  counts it in the job's ``recoveries`` (:mod:`gate.bot.recovery` ends a job recovered too often).
+* **Transactions.** Every change is one transaction (``BEGIN IMMEDIATE``: SQLite's write lock at
+  once), so a job is never claimed twice, even by two processes sharing the file.
+* **Schema.** Versioned and migrated explicitly on open (:mod:`gate.bot.schema`).
 * **Verdicts.** The last verdict per (repository, pull request, parent, head), and which pull
   requests wait for a parent's map.
 
@@ -19,43 +23,34 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 
+from gate.bot import schema
 from gate.bot.events import Job
+from gate.errors import UsageError
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS deliveries (id TEXT PRIMARY KEY, event TEXT NOT NULL, received REAL NOT NULL);
-CREATE TABLE IF NOT EXISTS jobs (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    delivery TEXT NOT NULL,
-    key TEXT NOT NULL,
-    spec TEXT NOT NULL,
-    state TEXT NOT NULL,
-    attempts INTEGER NOT NULL DEFAULT 0,
-    detail TEXT,
-    created REAL NOT NULL,
-    updated REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS jobs_state ON jobs (state, id);
-CREATE INDEX IF NOT EXISTS jobs_key ON jobs (key, state);
-CREATE TABLE IF NOT EXISTS verdicts (
-    repo TEXT NOT NULL, pr INTEGER NOT NULL, parent TEXT NOT NULL, head TEXT NOT NULL,
-    verdict TEXT NOT NULL, check_run_id INTEGER, installation INTEGER NOT NULL, at REAL NOT NULL,
-    PRIMARY KEY (repo, pr, parent, head)
-);
-"""
-SCHEMA_EXPLANATIONS = """
-CREATE TABLE IF NOT EXISTS explanations (
-    token TEXT PRIMARY KEY, repo TEXT NOT NULL, pr INTEGER NOT NULL, head TEXT NOT NULL,
-    body TEXT NOT NULL, at REAL NOT NULL
-);
-"""
-SCHEMA_INSTALLATIONS = """
-CREATE TABLE IF NOT EXISTS installations (id INTEGER PRIMARY KEY, state TEXT NOT NULL, at REAL NOT NULL);
-"""
-QUEUED, RUNNING, DONE, FAILED, SUPERSEDED = "queued", "running", "done", "failed", "superseded"
+
+class JobState(StrEnum):
+    """Where a job is; stored as its value (a ``StrEnum`` compares equal to the text in the database)."""
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+    SUPERSEDED = "superseded"
+
+
+QUEUED, RUNNING, DONE, FAILED, SUPERSEDED = (
+    JobState.QUEUED,
+    JobState.RUNNING,
+    JobState.DONE,
+    JobState.FAILED,
+    JobState.SUPERSEDED,
+)
 NO_MAP = "no_map"  # the verdict value recorded when a pull request waits for its parent's map
 MAX_ATTEMPTS = 3
 
@@ -66,28 +61,44 @@ class ClaimedJob:
     delivery: str
     job: Job
     attempts: int
+    #: how many starts found this job left running by a crash and queued it again
+    recoveries: int = 0
 
 
 class Store:
     def __init__(self, path: Path, clock: Callable[[], float] = time.time) -> None:
-        """``clock`` decides when a delayed retry is due (tests pass their own)."""
+        """``clock`` decides when a delayed retry is due (tests pass their own). The schema is
+        migrated to :data:`gate.bot.schema.VERSION` (:class:`UsageError` for a newer database)."""
         self._clock = clock
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
         self._lock = threading.Lock()
-        with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(SCHEMA)
-            self._db.executescript(SCHEMA_EXPLANATIONS)
-            self._db.executescript(SCHEMA_INSTALLATIONS)
-            self._add_due_column()
+        try:
+            with self._lock:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=NORMAL")
+                self.migrated_from = schema.migrate(self._db, path)
+        except sqlite3.DatabaseError as exc:
+            self._db.close()
+            raise UsageError(f"{path}: not a usable database: {exc}") from exc
+        except BaseException:
+            self._db.close()
+            raise
 
-    def _add_due_column(self) -> None:
-        """``jobs.due``: not claimed before this time (a retry's backoff); added to older databases."""
-        columns = {row[1] for row in self._db.execute("PRAGMA table_info(jobs)")}
-        if "due" not in columns:
-            self._db.execute("ALTER TABLE jobs ADD COLUMN due REAL NOT NULL DEFAULT 0")
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction under the lock: every statement in it lands, or none does.
+        ``BEGIN IMMEDIATE`` takes SQLite's write lock at once, so two processes sharing the file
+        cannot both read the same queued row and then both claim it."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                if self._db.in_transaction:  # SQLite may have rolled back itself (disk full, I/O error)
+                    self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
 
     def close(self) -> None:
         with self._lock:
@@ -101,22 +112,16 @@ class Store:
         """Record the delivery and queue its jobs (and an installation's new state); False (nothing
         done) when it was seen before."""
         now = time.time()
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                try:
-                    self._db.execute("INSERT INTO deliveries VALUES (?, ?, ?)", (delivery, event, now))
-                except sqlite3.IntegrityError:
-                    self._db.execute("ROLLBACK")
-                    return False
-                for job in jobs:
-                    self._enqueue(delivery, job, now)
-                if installation is not None:
-                    self._record_installation(*installation, now)
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+        with self._transaction() as db:
+            inserted = db.execute(
+                "INSERT OR IGNORE INTO deliveries VALUES (?, ?, ?)", (delivery, event, now)
+            ).rowcount
+            if not inserted:
+                return False
+            for job in jobs:
+                self._enqueue(delivery, job, now)
+            if installation is not None:
+                self._record_installation(*installation, now)
         return True
 
     def _record_installation(self, ident: int, state: str, now: float) -> None:
@@ -138,8 +143,8 @@ class Store:
     def save_explanation(self, repo: str, pr: int, head: str, body: str) -> str:
         """Keep a verdict's explanation under a new unguessable token (its page's address)."""
         token = secrets.token_urlsafe(24)
-        with self._lock:
-            self._db.execute(
+        with self._transaction() as db:
+            db.execute(
                 "INSERT INTO explanations VALUES (?, ?, ?, ?, ?, ?)",
                 (token, repo, pr, head, body, self._clock()),
             )
@@ -148,8 +153,8 @@ class Store:
     def prune_explanations(self, max_age: float, max_count: int, now: float) -> int:
         """Forget explanations older than ``max_age`` seconds or beyond the ``max_count`` newest
         (their pages then answer 404); how many."""
-        with self._lock:
-            cur = self._db.execute(
+        with self._transaction() as db:
+            cur = db.execute(
                 "DELETE FROM explanations WHERE at < ? OR token NOT IN "
                 "(SELECT token FROM explanations ORDER BY at DESC LIMIT ?)",
                 (now - max_age, max_count),
@@ -173,11 +178,9 @@ class Store:
     def enqueue(self, delivery: str, jobs: Iterable[Job]) -> None:
         """Queue follow-up jobs a running job found (no delivery record: it is not a delivery)."""
         now = time.time()
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
+        with self._transaction():
             for job in jobs:
                 self._enqueue(delivery, job, now)
-            self._db.execute("COMMIT")
 
     def _enqueue(self, delivery: str, job: Job, now: float) -> None:
         """A newer job for a key supersedes the queued ones (a newer head makes them pointless)."""
@@ -200,37 +203,36 @@ class Store:
 
     def claim(self) -> ClaimedJob | None:
         """The oldest queued job whose key has no running job, now marked running."""
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            row = self._db.execute(
-                "SELECT id, delivery, spec, attempts FROM jobs AS j WHERE state = ? AND due <= ? "
-                "AND NOT EXISTS (SELECT 1 FROM jobs AS r WHERE r.key = j.key AND r.state = ?) "
+        with self._transaction() as db:
+            row = db.execute(
+                "SELECT id, delivery, spec, attempts, recoveries FROM jobs AS j WHERE state = ? "
+                "AND due <= ? AND NOT EXISTS (SELECT 1 FROM jobs AS r WHERE r.key = j.key AND r.state = ?) "
                 "ORDER BY id LIMIT 1",
                 (QUEUED, self._clock(), RUNNING),
             ).fetchone()
             if row is None:
-                self._db.execute("COMMIT")
                 return None
-            self._db.execute(
-                "UPDATE jobs SET state = ?, attempts = attempts + 1, updated = ? WHERE id = ?",
-                (RUNNING, time.time(), row[0]),
+            db.execute(
+                "UPDATE jobs SET state = ?, attempts = attempts + 1, updated = ? WHERE id = ? AND state = ?",
+                (RUNNING, time.time(), row[0], QUEUED),
             )
-            self._db.execute("COMMIT")
-        return ClaimedJob(row[0], row[1], Job.from_json(row[2]), row[3] + 1)
+        return ClaimedJob(row[0], row[1], Job.from_json(row[2]), row[3] + 1, row[4])
 
     def finish(self, job_id: int, state: str, detail: str = "") -> None:
-        with self._lock:
-            self._db.execute(
+        """The end of a running job (``state`` one of :class:`JobState`'s final states)."""
+        final = JobState(state)
+        with self._transaction() as db:
+            db.execute(
                 "UPDATE jobs SET state = ?, detail = ?, updated = ? WHERE id = ?",
-                (state, detail[:1000], time.time(), job_id),
+                (final, detail[:1000], time.time(), job_id),
             )
 
     def requeue(self, job_id: int, detail: str, delay: float = 0.0) -> None:
         """Back to the queue (a shutdown interrupted it, or a transient failure), not claimed for
         ``delay`` seconds; failed after :data:`MAX_ATTEMPTS` attempts so a job that always crashes
         cannot loop forever."""
-        with self._lock:
-            self._db.execute(
+        with self._transaction() as db:
+            db.execute(
                 "UPDATE jobs SET state = CASE WHEN attempts >= ? THEN ? ELSE ? END, detail = ?, updated = ?, "
                 "due = ? WHERE id = ?",
                 (MAX_ATTEMPTS, FAILED, QUEUED, detail[:1000], time.time(), self._clock() + delay, job_id),
@@ -243,11 +245,15 @@ class Store:
         return None if row is None or row[0] is None else float(row[0])
 
     def recover(self) -> int:
-        """Queue again the jobs a crash left running; how many."""
-        with self._lock:
-            cur = self._db.execute(
-                "UPDATE jobs SET state = ?, detail = 'interrupted; retried on start', updated = ? "
-                "WHERE state = ?",
+        """Queue again the jobs a crash left running, counting it in their ``recoveries``; how many.
+
+        A job that crashes the process itself (memory, a native crash) would otherwise run again on
+        every start for ever; the worker ends one recovered more often than the bot's limit with a
+        failure check instead (:mod:`gate.bot.recovery`)."""
+        with self._transaction() as db:
+            cur = db.execute(
+                "UPDATE jobs SET state = ?, detail = 'interrupted; retried on start', updated = ?, "
+                "recoveries = recoveries + 1 WHERE state = ?",
                 (QUEUED, time.time(), RUNNING),
             )
             return cur.rowcount
@@ -282,8 +288,8 @@ class Store:
     ) -> None:
         if job.pr is None:
             return
-        with self._lock:
-            self._db.execute(
+        with self._transaction() as db:
+            db.execute(
                 "INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (job.repo, job.pr, parent, head, verdict, check_run_id, job.installation, time.time()),
             )

@@ -17,6 +17,8 @@ from gate.judge.changes import ChangeSet, FileChange, FileStatus, Kind
 from gate.judge.freeze import Freeze
 from gate.judge.globs import GlobSet
 from gate.judge.lock import FixtureLock, lock_breaks
+from gate.judge.measurement import GATE_IMPORT_PACKAGE
+from gate.judge.modules import ModuleIndex
 from gate.judge.observer_rules import (
     ParsedFiles,
     TouchedObservers,
@@ -27,6 +29,7 @@ from gate.judge.observer_rules import (
 from gate.judge.observers import ParentCoverage
 from gate.judge.policy import Policy
 from gate.judge.problems import Problem
+from gate.judge.rebinding import dynamic_rebinding_sites
 from gate.judge.runner_config import runner_config_changes
 from gate.judge.skip_markers import added_skip_markers, addopts_words
 from gate.judge.symlinks import LinkResolution, resolve_link
@@ -52,7 +55,15 @@ class ReasonCode(StrEnum):
     FREEZE_OVERLAP = "freeze_overlap"
     OBSERVER_EDITED = "observer_edited"  # contract v2
     LIVE_SURFACE_COVERS_DIFF = "live_surface_covers_diff"
+    DYNAMIC_REBINDING = "dynamic_rebinding"  # contract v3.2
 
+
+#: Which oracle input an ``oracle_incomplete`` reason is about (``Reason.oracle_input``).
+ORACLE_INPUT_POLICY = "policy"
+ORACLE_INPUT_FREEZE = "freeze"
+ORACLE_INPUT_LOCK = "lock"
+ORACLE_INPUT_MAP = "map"
+ORACLE_INPUTS = (ORACLE_INPUT_POLICY, ORACLE_INPUT_FREEZE, ORACLE_INPUT_LOCK, ORACLE_INPUT_MAP)
 
 EXIT_STATUS = {
     Outcome.PASS_CLEAN: ExitStatus.OK,
@@ -71,6 +82,7 @@ REASONS = {
     ReasonCode.NO_ADDED_LINES: Outcome.UNSCORED,
     ReasonCode.FREEZE_OVERLAP: Outcome.UNSCORED,
     ReasonCode.OBSERVER_EDITED: Outcome.UNSCORED,
+    ReasonCode.DYNAMIC_REBINDING: Outcome.UNSCORED,
     ReasonCode.LIVE_SURFACE_COVERS_DIFF: Outcome.PASS_CLEAN,
 }
 
@@ -81,6 +93,9 @@ class Reason:
     detail: str
     path: str | None = None
     line: int | None = None
+    #: ``oracle_incomplete`` only: which oracle input the problem is in ("policy", "freeze", "lock",
+    #: "map"), so a report can say how to fix it (issue 18; an additive key of the JSON).
+    oracle_input: str | None = None
 
 
 @dataclass(frozen=True)
@@ -117,6 +132,9 @@ class Verdict:
     edited_test_lines: dict[str, int] = field(default_factory=dict)  # test id -> its parent def line
     # Not in the JSON: overlap lines no test runs, whose observers are those of the function around them.
     inherited: dict[str, list[int]] = field(default_factory=dict)
+    #: v3.5: the policy's ``[approvals]`` ``oracle`` entries (logins, org/team slugs), empty when the
+    #: policy names none, so a report can say who may approve an oracle change (additive in the JSON).
+    approvers: tuple[str, ...] = ()
 
     @property
     def codes(self) -> list[ReasonCode]:
@@ -154,6 +172,8 @@ class Evidence:
     # v2: where each added or re-pointed symlink leads through head's links (gate.check.read_links);
     # a link missing here is resolved textually.
     links: Mapping[str, LinkResolution] = field(default_factory=dict)
+    # v3.2/v3.3: the parent tree's .py files (gate.check.read_module_index), to resolve module names.
+    modules: ModuleIndex = field(default_factory=ModuleIndex)
 
 
 @dataclass(frozen=True)
@@ -176,12 +196,13 @@ def evaluate(ev: Evidence) -> Verdict:
     reasons = [
         *oracle_edit_forbidden(ev.changes, protected, ev.links),
         *fixture_lock_broken(ev.lock, ev.locked_blobs),
-        *runner_config_changed(ev.changes, ev.policy),
+        *runner_config_changed(ev.changes, ev.policy, ev.modules),
         *skip_marker_added(ev.changes, ev.policy, ev.addopts),
         *oracle_incomplete(ev.policy, ev.freeze, ev.lock, ev.coverage),
         *no_added_lines(ev.changes, ev.policy),
         *freeze_overlap(overlap, ev.coverage),
         *observer_edited(surfaces, ev.coverage),
+        *dynamic_rebinding(ev.changes, ev.policy, ev.modules),
     ]
     if not reasons:
         reasons.append(live_surface_covers_diff(ev.changes))
@@ -288,13 +309,29 @@ def fixture_lock_broken(lock: FixtureLock, locked_blobs: Mapping[str, bytes | No
     ]
 
 
-def runner_config_changed(changes: ChangeSet, policy: Policy) -> list[Reason]:
+def runner_config_changed(
+    changes: ChangeSet, policy: Policy, modules: ModuleIndex | None = None
+) -> list[Reason]:
     if not policy.protect_runner_config:
         return []
+    own = [GATE_IMPORT_PACKAGE] if modules is not None and modules.has_top_level(GATE_IMPORT_PACKAGE) else []
     return [
         Reason(ReasonCode.RUNNER_CONFIG_CHANGED, f"{path}: {what}", path=path)
         for change in changes.files
-        for path, what in runner_config_changes(change)
+        for path, what in runner_config_changes(change, own)
+    ]
+
+
+def dynamic_rebinding(changes: ChangeSet, policy: Policy, modules: ModuleIndex) -> list[Reason]:
+    """v3.2: added lines of non-test files that rebind code the gate cannot name."""
+    return [
+        Reason(
+            ReasonCode.DYNAMIC_REBINDING,
+            f"{path}:{line}: {what}: the gate cannot see what this replaces",
+            path=path,
+            line=line,
+        )
+        for path, line, what in dynamic_rebinding_sites(changes, policy.test_files(), modules)
     ]
 
 
@@ -318,9 +355,18 @@ def skip_marker_added(changes: ChangeSet, policy: Policy, addopts: str = "") -> 
 def oracle_incomplete(
     policy: Policy, freeze: Freeze, lock: FixtureLock, coverage: ParentCoverage
 ) -> list[Reason]:
-    problems = [*policy.problems, *freeze.problems, *lock.problems, *coverage.problems]
-    problems += freeze_visibility_problems(freeze, coverage)
-    return [Reason(ReasonCode.ORACLE_INCOMPLETE, str(p), path=p.source) for p in problems]
+    groups = (
+        (ORACLE_INPUT_POLICY, policy.problems),
+        (ORACLE_INPUT_FREEZE, freeze.problems),
+        (ORACLE_INPUT_LOCK, lock.problems),
+        (ORACLE_INPUT_MAP, coverage.problems),
+        (ORACLE_INPUT_FREEZE, freeze_visibility_problems(freeze, coverage)),
+    )
+    return [
+        Reason(ReasonCode.ORACLE_INCOMPLETE, str(p), path=p.source, oracle_input=kind)
+        for kind, problems in groups
+        for p in problems
+    ]
 
 
 def no_added_lines(changes: ChangeSet, policy: Policy) -> list[Reason]:

@@ -275,7 +275,8 @@ def _adopt(raw: Path, built: Path) -> list[str]:
     shutil.copyfile(raw, built)
     try:
         with closing(SqliteCoverageMap(built)) as reader:
-            return sorted(path for path in reader.measured_files() if os.path.isabs(path))
+            absolute = [path for path in reader.measured_files() if os.path.isabs(path)]
+            return sorted(path for path in absolute if not is_the_gates_own(path))
     except sqlite3.Error as exc:
         raise MapError(f"cannot read the coverage data the test command wrote: {exc}") from exc
 
@@ -316,14 +317,23 @@ def _merge(raw_files: Sequence[Path], built: Path, tree: Path) -> list[str]:
         merge_parts(merged, raw_files, relative)
         # The gate's own plugin runs inside the tests' contexts and, from an editable install, is
         # measured too: it is the measuring tool, not the parent's code, so it is left out.
-        tool = str(Path(__file__).resolve().parent) + os.sep
-        own = sorted(path for path in outside if path.startswith(tool))
+        own = sorted(path for path in outside if is_the_gates_own(path))
         if own:
             merged.purge_files(own)
         merged.close()
     except (CoverageException, sqlite3.Error) as exc:
         raise MapError(f"cannot read the coverage data the test command wrote: {exc}") from exc
     return sorted(outside - set(own))
+
+
+GATE_ROOT = str(Path(__file__).resolve().parents[1]) + os.sep
+
+
+def is_the_gates_own(path: str) -> bool:
+    """A file of the gate's own package (``gate/``, wherever it is installed: an editable install of
+    the gate puts it in another checkout). The gate is the measuring tool, never the parent's code,
+    so its files are no reason for the "outside the worktree" warning."""
+    return os.path.realpath(path).startswith(GATE_ROOT) or path.startswith(GATE_ROOT)
 
 
 def _outside_warning(outside: Sequence[str]) -> tuple[str, ...]:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from gate.errors import UsageError
+from gate.errors import InputError, UsageError
 from gate.git import Git
 from gate.maps.choice import chosen_collector, map_command
 from gate.maps.combine import combine_maps
@@ -44,17 +44,52 @@ class TerminalProgress:
         self.stream.flush()
 
 
+class PeriodicProgress:
+    """Progress for a log (CI, a pipe): one plain line every ``every`` seconds, never redrawn, so a
+    long map shows it is alive and how far it got without flooding the log."""
+
+    def __init__(self, stream: TextIO, every: float = 30.0) -> None:
+        self.stream = stream
+        self.every = every
+        self.next_at = every
+
+    def __call__(self, done: int, total: int | None, seconds: float) -> None:
+        if seconds < self.next_at:
+            return
+        while self.next_at <= seconds:
+            self.next_at += self.every
+        clock = f"{int(seconds) // 60:02d}:{int(seconds) % 60:02d}"
+        of = f"/{total}" if total else ""
+        self.stream.write(f"oracle-gate: map: {done}{of} tests done, {clock} elapsed\n")
+        self.stream.flush()
+
+    def clear(self) -> None:
+        """Nothing to clear: every line stays in the log."""
+
+
+def choose_progress(
+    mode: str, verbose: bool, stream: TextIO = sys.stderr
+) -> TerminalProgress | PeriodicProgress | None:
+    """A live line on a terminal; a line every 30 s otherwise (CI, a pipe, --verbose); none with never."""
+    if mode == "never":
+        return None
+    live = mode == "always" or (stream.isatty() and not verbose and not os.environ.get("CI"))
+    return TerminalProgress(stream) if live else PeriodicProgress(stream)
+
+
 def run_map_cli(args: Any, say: Callable[[str], None]) -> int:
     """``oracle-gate map``: exit 0 map written, 1 map written but flagged (tests failed), 3 no map."""
     rest = list(args.args)
     if rest[:1] == ["--"]:
         rest = rest[1:]
     if args.combine is not None:
-        if args.sha or args.out or args.shard:
-            raise UsageError("--combine OUT SHARD...: --sha, --out and --shard do not apply")
+        if args.sha or args.out or args.shard or args.previous:
+            raise UsageError("--combine OUT SHARD...: --sha, --out, --shard and --previous do not apply")
         return _combine_cli(args.combine, [Path(p) for p in rest], say)
     if not args.sha:
         raise UsageError("map needs --sha REV [--out FILE] (or --combine OUT SHARD...)")
+    if args.fail_on_drift and args.previous is None:
+        raise UsageError("--fail-on-drift needs --previous MANIFEST")
     try:
         shard = parse_shard(args.shard) if args.shard else None
     except ValueError as exc:
@@ -67,10 +102,7 @@ def run_map_cli(args: Any, say: Callable[[str], None]) -> int:
     shown = " ".join(map_command(command, chosen_collector(command)))
     where = f" shard {shard[0]}/{shard[1]}" if shard else ""
     say(f"mapping {sha} ({args.sha}){where} in a temporary worktree: {shown}")
-    use_bar = args.progress == "always" or (
-        args.progress == "auto" and sys.stderr.isatty() and not args.verbose and not os.environ.get("CI")
-    )
-    bar = TerminalProgress(sys.stderr) if use_bar else None
+    bar = choose_progress(args.progress, args.verbose)
     # Imported here, not at the top: gate.maps.build re-exports this command.
     from gate.maps.build import build_map
 
@@ -92,7 +124,31 @@ def run_map_cli(args: Any, say: Callable[[str], None]) -> int:
     finally:
         if bar is not None:
             bar.clear()
-    return _report_build(result, say, show_tail=not args.verbose)
+    status = _report_build(result, say, show_tail=not args.verbose)
+    if args.previous is not None:
+        status = max(status, _report_drift(git, args.previous, result, say, fail=args.fail_on_drift))
+    return status
+
+
+def _report_drift(
+    git: Git, previous: Path, result: MapResult, say: Callable[[str], None], *, fail: bool
+) -> int:
+    """``--previous``: say what drifted since the last map; 1 when ``fail`` and there is drift, or
+    when drift could not be computed (that is not "no drift")."""
+    from gate.maps.drift import drift_since
+    from gate.maps.read import read_manifest
+
+    try:
+        drift = drift_since(previous, read_manifest(result.manifest), git)
+    except InputError as exc:
+        say(f"{'error' if fail else 'warning'}: cannot compare with the previous map: {exc}")
+        return 1 if fail else 0
+    for line in drift.lines():
+        say(line)
+    if not drift.found:
+        say(f"no drift since the map of {drift.previous_sha[:12]}")
+        return 0
+    return 1 if fail else 0
 
 
 def _combine_cli(out: Path, inputs: list[Path], say: Callable[[str], None]) -> int:

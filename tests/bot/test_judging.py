@@ -91,13 +91,16 @@ def test_a_new_head_supersedes_the_queued_judgement_of_the_old_one(
 
 
 def test_the_rerun_button_judges_again(bot: Bot, github: FakeGitHub, origin: Origin) -> None:
+    """Judged again, and the same verdict on the same parent and head updates the run it posted
+    (GitHub's description of check_run ``rerequested``: the App decides whether to reset or update
+    the run) rather than adding a second one."""
     head = open_pull(github, origin, 1, "one")
     bot.deliver("pull_request", pull_request_event("opened", 1, head, origin.main))
     bot.wait_idle()
     assert bot.deliver("check_run", check_run_rerequested(1, head)).status_code == 202
-    bot.wait_idle()
-    runs = github.check_runs(REPO)
-    assert [r.head_sha for r in runs] == [head, head]
+    assert bot.wait_idle()["jobs"] == {"done": 2}
+    (run,) = github.check_runs(REPO)
+    assert (run.head_sha, run.updates) == (head, 1)
 
 
 def test_a_merge_group_is_judged_on_the_groups_commit(bot: Bot, github: FakeGitHub, origin: Origin) -> None:

@@ -223,3 +223,26 @@ def test_a_verdict_of_a_commit_github_does_not_know_is_rejected(
     (run,) = fake.check_runs(REPO)
     assert run.conclusion == "failure"
     assert fake.take_violations() == []
+
+
+def test_with_an_app_token_only_the_apps_own_marker_comment_is_adopted(
+    runner: Runner, project: Project, fake: FakeGitHub, tmp_path: Path
+) -> None:
+    """Seen on main: ``publish`` had no --comment-author, so with an App installation token (GET /user
+    names no one) it took github-actions[bot] as its own identity: a marker comment any pull
+    request's own workflow can post with GITHUB_TOKEN."""
+    from gate.report import STICKY_MARKER
+
+    pr = project.pulls[2]
+    stored = stage_one(runner, project, fake, pr, tmp_path)
+    fake.add_pull_files(REPO, 2, ["src/frozen_area.py"])
+    app_token = "ghs_AcmeGateInstallation000000000000000"  # noqa: S105  # the fake's, not a secret
+    fake.add_token(app_token, app="acme-gate")
+    forged = fake.add_comment(REPO, 2, f"{STICKY_MARKER}\nall clear", user="github-actions[bot]")
+    args = ["--verdict", str(stored), "--repo", REPO, "--pr", "2", "--head-sha", pr.head]
+    proc = publish(fake, *args, "--comment-author", "acme-gate[bot]", token=app_token)
+    assert proc.returncode == 2, proc.stderr
+    comments = fake.comments(REPO, 2)
+    assert [c.user for c in comments] == ["github-actions[bot]", "acme-gate[bot]"]
+    assert comments[0].body == forged.body  # untouched
+    assert "`unscored`" in comments[1].body

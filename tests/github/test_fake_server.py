@@ -291,10 +291,13 @@ def test_a_separate_process_is_served_from_the_test_process_state(fake: FakeGitH
 
 
 def test_slashes_in_path_parameters_are_routed_and_validated(fake: FakeGitHub) -> None:
-    """The percent-encoding gotcha: ``/contents/src/a.py`` reaches repos/get-content (not implemented)."""
+    """The percent-encoding gotcha: ``/contents/src/a.py`` reaches repos/get-content with its slashes."""
+    fake.settings.put_file(REPO, "main", "src/pkg/a.py", b"x = 1\n")
     response = call(fake, "GET", f"/repos/{REPO}/contents/src/pkg/a.py", ref="main")
-    rejected(fake, response, 501, "repos/get-content is in the subset but not implemented")
+    assert response.status_code == 200
+    assert response.json()["path"] == "src/pkg/a.py"
     assert fake.log()[-1].operation_id == "repos/get-content"
+    assert not fake.violations
 
 
 def test_the_fixture_teardown_fails_a_test_that_left_violations() -> None:

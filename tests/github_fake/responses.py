@@ -250,6 +250,9 @@ def check_run(run: CheckRunState, pulls: list[PullState], api: str) -> dict[str,
     )
     template = data["pull_requests"][0] if data["pull_requests"] else None
     data["pull_requests"] = [_pull_ref(template, p, api) for p in pulls if template is not None]
+    if isinstance(data.get("app"), dict):  # the App that posted it (a client may check whose run it is)
+        data["app"] = dict(data["app"], slug=run.app_login, name=run.app_login)
+        data["app"]["html_url"] = f"{HTML}/apps/{run.app_login}"
     return data
 
 

@@ -40,7 +40,7 @@ from urllib.parse import urlencode
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 from werkzeug.wrappers import Request, Response
 
-from tests.github_fake import responses, rules, spec
+from tests.github_fake import responses, rules, settings, spec
 from tests.github_fake.state import (
     PERMISSIONS,
     ArtifactState,
@@ -76,6 +76,10 @@ _FAULT_MESSAGES = {
     503: "Service Unavailable",
     422: "Validation Failed",
 }
+
+
+# App endpoints any token may read (GitHub: "You can use this endpoint without authentication").
+ANY_TOKEN = frozenset({"apps/get-by-slug"})
 
 
 class TokenKind(StrEnum):
@@ -127,6 +131,9 @@ class Fault:
     #: Apply the request, then answer ``status`` anyway: a write whose answer was lost (a 502 from a
     #: proxy, a read timeout), which a client must reconcile before re-sending.
     applied: bool = False
+    #: With ``applied``: seconds to wait after applying, before answering (a client killed meanwhile
+    #: never learns that its write landed).
+    after: float = 0.0
 
     def matches(self, method: str, path: str) -> bool:
         return (
@@ -221,6 +228,8 @@ class FakeGitHub:
         self.installation_tokens: list[str] = []
         #: overrides of the X-RateLimit-* headers of every answer (e.g. a nearly spent budget)
         self.rate_limit_headers: dict[str, str] = {}
+        #: repository settings doctor reads (branches, protection, rulesets, environments ...)
+        self.settings = settings.Settings()
         self._lock = threading.RLock()
         self._stopping = threading.Event()
         self._server: BaseWSGIServer | None = None
@@ -229,6 +238,9 @@ class FakeGitHub:
     # -- lifecycle -----------------------------------------------------------------------------
 
     def start(self) -> Self:
+        # Load the OpenAPI description before serving (seconds, once per process): a client's first
+        # request must not wait for it, since some tests give their client a 1 s timeout.
+        spec.warm()
         self._server = make_server("127.0.0.1", 0, self._wsgi, threaded=True, request_handler=_QuietHandler)
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-github", daemon=True
@@ -470,6 +482,14 @@ class FakeGitHub:
             self.faults.append(fault)
         return fault
 
+    def hold_answer_next(self, method: str, path_pattern: str, seconds: float, *, times: int = 1) -> Fault:
+        """Apply the next matching request, then answer (502) only after ``seconds``: the window in
+        which a crash of the client leaves a write applied that it never saw answered."""
+        fault = Fault(method.upper(), path_pattern, 502, times, {}, None, 0.0, applied=True, after=seconds)
+        with self._lock:
+            self.faults.append(fault)
+        return fault
+
     def slow_next(self, method: str, path_pattern: str, delay: float, *, times: int = 1) -> Fault:
         """Answer normally, but only after ``delay`` seconds (to exercise client timeouts)."""
         return self.fail_next(method, path_pattern, None, times=times, delay=delay)
@@ -606,6 +626,7 @@ class FakeGitHub:
         if self.validate_responses and 200 <= reply.status < 300 and reply.body is not None:
             self._check_response(call, encoded, data, reply)
         if record.lost_answer is not None:
+            self._stopping.wait(record.lost_answer.after)
             return self._fault_reply(record.lost_answer)
         return reply
 
@@ -668,7 +689,8 @@ class FakeGitHub:
             token = self._app_jwt(value.strip())
         if token is None:
             return Reply(401, responses.error("Bad credentials", 401))
-        if token.app_jwt != (record.operation_id or "").startswith("apps/"):
+        app_only = (record.operation_id or "").startswith("apps/") and record.operation_id not in ANY_TOKEN
+        if token.app_jwt != app_only:
             # GitHub: an App's JWT reaches only the App endpoints; installation tokens the others.
             return Reply(401, responses.error("A JSON web token could not be decoded", 401))
         return token
@@ -1085,3 +1107,4 @@ _HANDLERS: dict[str, Callable[[FakeGitHub, Call], Reply]] = {
     "apps/list-webhook-deliveries": FakeGitHub._hook_deliveries_list,
     "apps/redeliver-webhook-delivery": FakeGitHub._hook_redeliver,
 }
+_HANDLERS.update(settings.HANDLERS)

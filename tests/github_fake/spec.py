@@ -76,6 +76,12 @@ def _api() -> OpenAPI:
     return OpenAPI.from_dict(document())
 
 
+def warm() -> None:
+    """Build the validator and the routes now (cached for the process)."""
+    _api()
+    routes()
+
+
 def example(name: str) -> dict[str, Any]:
     """A deep copy of ``components/examples/<name>``, completed where the official one is invalid."""
     value: dict[str, Any] = copy.deepcopy(document()["components"]["examples"][name]["value"])

@@ -68,11 +68,17 @@ def cache_key(template: str, values: dict[str, Any]) -> str:
     return EXPRESSION.sub(lambda m: str(values[m.group(1)]), template)
 
 
-def restore_key_templates(workflow: dict[str, Any]) -> list[str]:
-    """The ``key:`` of every ``actions/cache/restore`` (or ``actions/cache``) step of a workflow."""
+PUSH_ONLY = "github.event_name == 'push'"
+
+
+def restore_key_templates(workflow: dict[str, Any], *, push_jobs: bool = False) -> list[str]:
+    """The ``key:`` of every ``actions/cache/restore`` (or ``actions/cache``) step of a workflow's
+    judging jobs; with ``push_jobs``, of its jobs that run only on a push (``if:`` exactly
+    :data:`PUSH_ONLY`), whose cache scope is the pushed branch's alone."""
     return [
         str(step["with"]["key"])
         for job in workflow["jobs"].values()
+        if (str(job.get("if", "")).strip() == PUSH_ONLY) == push_jobs
         for step in job.get("steps", [])
         if str(step.get("uses", "")).startswith(("actions/cache/restore@", "actions/cache@"))
     ]

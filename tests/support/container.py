@@ -12,6 +12,10 @@ What was found to work here (Debian bookworm, root, buildah 1.28):
   Its rootfs tarball is cached in ``${TMPDIR:-/tmp}/oracle-gate-container-cache/<sha256 of the
   recipe>.tar``; the image carries the recipe's hash as a label and is not re-imported when it
   matches.
+* The ``Dockerfile`` pins its base by digest, which no local image can carry (a digest is the
+  registry's manifest's, and ``buildah tag`` refuses digest references). So the build reads a copy
+  of the ``Dockerfile`` with exactly the ``@sha256:...`` of each ``FROM`` removed
+  (:func:`without_base_digests`, which refuses a ``FROM`` that is not pinned); nothing else changes.
 * The package proxy presents its own CA. The host's bundle is bind-mounted read-only at the
   standard path during the build (``-v /etc/ssl/certs/ca-certificates.crt:...:ro``); Debian's pip
   reads that path, so nothing about it goes into the Dockerfile. buildah runs with a minimal
@@ -29,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -167,12 +172,36 @@ class Build:
     log: str
 
 
+FROM_LINE = re.compile(
+    r"^FROM\s+(?P<image>\S+?)(?P<digest>@sha256:[0-9a-f]{64})?(?P<rest>\s.*)?$", re.MULTILINE
+)
+
+
+def without_base_digests(dockerfile: str) -> str:
+    """``dockerfile`` with the digest of each ``FROM`` removed, so the local stand-in (tagged with
+    the same name) is used; a ``FROM`` of a registry image without a digest is an error."""
+    stages: set[str] = set()
+    for match in FROM_LINE.finditer(dockerfile):
+        rest = (match["rest"] or "").split()
+        if match["image"] not in stages and not match["digest"]:
+            raise ContainerError(f"Dockerfile: FROM {match['image']} is not pinned by digest")
+        if len(rest) == 2 and rest[0].upper() == "AS":
+            stages.add(rest[1])
+    return FROM_LINE.sub(lambda m: f"FROM {m['image']}{m['rest'] or ''}", dockerfile)
+
+
 def build_image(context: Path, tag: str) -> Build:
-    """``buildah bud`` of ``context``'s own Dockerfile, never pulling, with the host CA mounted."""
+    """``buildah bud`` of ``context``'s own Dockerfile (its base digests removed, see the module's
+    docstring), never pulling, with the host CA mounted."""
     started = time.monotonic()
+    local = Path(tempfile.mkdtemp(prefix="oracle-gate-dockerfile-")) / "Dockerfile"
+    local.write_text(without_base_digests((context / "Dockerfile").read_text()))
     args = ["buildah", "bud", "--isolation=chroot", "--pull-never", "--network=host", "--layers=false"]
-    args += ["-v", f"{CA_BUNDLE}:{CA_BUNDLE}:ro", "-f", str(context / "Dockerfile"), "-t", tag, str(context)]
-    proc = subprocess.run(args, env=tool_environment(), capture_output=True, text=True, check=False)
+    args += ["-v", f"{CA_BUNDLE}:{CA_BUNDLE}:ro", "-f", str(local), "-t", tag, str(context)]
+    try:
+        proc = subprocess.run(args, env=tool_environment(), capture_output=True, text=True, check=False)
+    finally:
+        shutil.rmtree(local.parent, ignore_errors=True)
     log = proc.stdout + proc.stderr
     if proc.returncode != 0:
         raise ContainerError(f"the image did not build (exit {proc.returncode}); last lines:\n{tail(log)}")

@@ -12,7 +12,17 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from gate import report
-from gate.judge.verdict import Outcome, Provenance, Reason, ReasonCode, Verdict
+from gate.judge.verdict import (
+    ORACLE_INPUT_FREEZE,
+    ORACLE_INPUT_LOCK,
+    ORACLE_INPUT_MAP,
+    ORACLE_INPUT_POLICY,
+    Outcome,
+    Provenance,
+    Reason,
+    ReasonCode,
+    Verdict,
+)
 
 PARENT = "0123456789abcdef0123456789abcdef01234567"
 HEAD = "fedcba9876543210fedcba9876543210fedcba98"
@@ -128,12 +138,15 @@ def unscored_overlap() -> Verdict:
 def unscored_incomplete() -> Verdict:
     """The oracle could not be read whole: one reason per problem, no overlap computed."""
     problems = (
-        "oracle-gate.toml: unknown key 'tets' (ignored)",
-        "freeze.json: entry 2 has no 'reason'",
-        "fixture_lock.json: sha256 of 'seeds/base.sql' is not a 64-digit hex digest",
-        "no coverage map for the parent commit 0123456789ab",
+        ("oracle-gate.toml", "unknown key 'tets' (ignored)", ORACLE_INPUT_POLICY),
+        ("freeze.json", "entry 2 has no 'reason'", ORACLE_INPUT_FREEZE),
+        ("fixture_lock.json", "sha256 of 'seeds/base.sql' is not a 64-digit hex digest", ORACLE_INPUT_LOCK),
+        (None, "no coverage map for the parent commit 0123456789ab", ORACLE_INPUT_MAP),
     )
-    reasons = tuple(Reason(ReasonCode.ORACLE_INCOMPLETE, p) for p in problems)
+    reasons = tuple(
+        Reason(ReasonCode.ORACLE_INCOMPLETE, f"{path}: {text}" if path else text, path, None, kind)
+        for path, text, kind in problems
+    )
     return _verdict(Outcome.UNSCORED, reasons, {}, {"src/pkg/mod.py": [5, 6]})
 
 
@@ -174,7 +187,32 @@ def unscored_edited() -> Verdict:
     )
 
 
+#: v3.5: the policy's ``[approvals]`` entries (a login and a team, one with its optional ``@``).
+APPROVERS = ("alice", "@octo-org/oracle-owners")
+
+
+def fail_approvers() -> Verdict:
+    """An oracle edit under a policy that names approvers: the guidance names them."""
+    reasons = (
+        Reason(
+            ReasonCode.ORACLE_EDIT_FORBIDDEN,
+            "freeze.json: edited (protected by 'freeze.json')",
+            "freeze.json",
+        ),
+    )
+    verdict = _verdict(Outcome.FAIL, reasons, {}, {"src/pkg/mod.py": [5]})
+    return replace(verdict, approvers=APPROVERS)
+
+
+def unscored_no_added_lines() -> Verdict:
+    """A deletion-only change: nothing to score."""
+    reasons = (Reason(ReasonCode.NO_ADDED_LINES, "the change adds no line to any scored file"),)
+    return _verdict(Outcome.UNSCORED, reasons, {}, {"src/pkg/mod.py": [5, 6]})
+
+
 VERDICT_KINDS = {
+    "fail_approvers": fail_approvers,
+    "unscored_no_added_lines": unscored_no_added_lines,
     "pass_clean": pass_clean,
     "fail": fail,
     "unscored_overlap": unscored_overlap,

@@ -84,3 +84,15 @@ def test_the_model_follows_the_shared_facts() -> None:
     assert scope_of("workflow_run", default_branch="main") == "refs/heads/main"
     with pytest.raises(ValueError, match="no cache scope"):
         scope_of("pull_request_review", default_branch="main")
+
+
+def test_the_previous_map_for_drift_is_restored_only_by_the_push_job() -> None:
+    """The primary example's map job restores the previous default-branch map (``map --previous``)
+    only in its push-only job: a push to main restores from main's scope alone, which no pull
+    request's run can write."""
+    doc = load("oracle-gate.yml")
+    (template,) = restore_key_templates(doc, push_jobs=True)
+    assert template == "oracle-gate-map-${{ github.event.before }}"
+    key = template.replace("${{ github.event.before }}", PARENT)
+    store = poisoned(key)
+    assert store.restore(scope_of("push", default_branch="main", ref="refs/heads/main"), key) is None

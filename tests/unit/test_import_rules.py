@@ -43,15 +43,42 @@ IO_MODULES = frozenset(
 ALLOWED: dict[str, tuple[str, ...]] = {
     "gate.judge": ("gate.errors", "gate.exit_status", "gate.judge"),
     "gate.maps": ("gate", "gate.errors", "gate.files", "gate.git", "gate.check", "gate.judge", "gate.maps"),
-    "gate.report": ("gate", "gate.errors", "gate.escape", "gate.judge"),
+    "gate.report": ("gate", "gate.errors", "gate.escape", "gate.guidance", "gate.judge"),
+    # What to do next after a verdict (issue 18): values from the verdict, for the templates.
+    "gate.guidance": ("gate.judge",),
+    # The freeze surface report (issue 18): the read side around gate.judge.surface, and its CLI.
+    "gate.surface": (
+        "gate",
+        "gate.errors",
+        "gate.git",
+        "gate.check",
+        "gate.judge",
+        "gate.maps.read",
+        "gate.report",
+    ),
+    "gate.surface_cli": ("gate", "gate.errors", "gate.files", "gate.surface", "gate.judge"),
     "gate.check": ("gate", "gate.errors", "gate.git", "gate.judge", "gate.maps.read", "gate.maps.mapbytes"),
     "gate.git": ("gate.errors", "gate.judge.changes"),
     "gate.files": (),
     # One escaping function per sink (TRUST.md invariant 7): pure string functions.
     "gate.escape": (),
+    # Colour for a terminal: pure string functions and an isatty() question.
+    "gate.colour": (),
     "gate.errors": (),
     "gate.exit_status": (),
-    "gate.demo": ("gate.check", "gate.judge", "gate.report"),
+    "gate.demo": ("gate", "gate.check", "gate.colour", "gate.judge", "gate.report"),
+    # The release workflow's file rewrites (python -m gate.release): text in, text out.
+    "gate.release": ("gate.errors",),
+    # init and doctor: they render and compare files, and read GitHub's API with requests.
+    "gate.adopt": (
+        "gate",
+        "gate.errors",
+        "gate.files",
+        "gate.judge.policy",
+        "gate.judge.freeze",
+        "gate.judge.problems",
+        "gate.adopt",
+    ),
     "gate.action": (
         "gate",
         "gate.errors",

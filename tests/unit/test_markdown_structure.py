@@ -89,7 +89,10 @@ def build(kind: Outcome, paths: list[str], nodeid: str, detail: str) -> Verdict:
     reasons += (Reason(ReasonCode.ORACLE_INCOMPLETE, detail, first),)
     overlap = {p: [4, 5] for p in paths}
     observers = {p: {4: [nodeid], 5: [nodeid, "tests/t.py::t"]} for p in paths}
-    return Verdict(kind, reasons, overlap, dict(overlap), 0.5, PARENT, HEAD, PROTOCOL, observers)
+    approvers = (nodeid, "alice")  # from the policy, yet escaped like the rest
+    return Verdict(
+        kind, reasons, overlap, dict(overlap), 0.5, PARENT, HEAD, PROTOCOL, observers, approvers=approvers
+    )
 
 
 def shape(markdown: str) -> list[tuple[str, ...]]:

@@ -40,7 +40,10 @@ def hostile_fail() -> Verdict:
         ),
         Reason(ReasonCode.ORACLE_INCOMPLETE, "freeze.json: entry 1 names @someone as owner"),
     )
-    return Verdict(Outcome.FAIL, reasons, {}, {EVIL_PATH: [1]}, 0.0, PARENT, HEAD, PROTOCOL)
+    # Approvers come from the parent's policy, but they are named in code all the same: no ping.
+    return Verdict(
+        Outcome.FAIL, reasons, {}, {EVIL_PATH: [1]}, 0.0, PARENT, HEAD, PROTOCOL, approvers=HANDLES
+    )
 
 
 def hostile_unscored() -> Verdict:

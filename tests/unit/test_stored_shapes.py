@@ -69,3 +69,38 @@ def test_a_path_git_allows_is_accepted_and_left_to_escaping(tmp_path: Path) -> N
     """A carriage return is legal in a git path: the shape check keeps it, the renderers escape it."""
     doc = forged(reasons__0__path="src/a\rb.py")
     assert read_stored_verdict(write(tmp_path, doc)).reasons[0].path == "src/a\rb.py"
+
+
+OVERLAP = to_json(VERDICT_KINDS["unscored_overlap"]())
+
+
+@pytest.mark.parametrize(
+    ("changes", "problem"),
+    [
+        (
+            {"overlap_observers": {"src/pkg/mod.py": {"tests/t.py::t": [99]}}},
+            "'overlap_observers' names a line that is not in 'overlap'",
+        ),
+        (
+            {"overlap_observers": {"src/pkg/util.py": {"t\r\n### ✅ pass_clean": [5]}}},
+            "'overlap_observers' holds a test id no map could have given",
+        ),
+        ({"approvers": ["<img src=x>"]}, "'approvers' holds an entry that is neither a login nor"),
+        ({"approvers": ["alice bob"]}, "'approvers' holds an entry that is neither a login nor"),
+    ],
+)
+def test_forged_guidance_fields_reject_the_file(
+    tmp_path: Path, changes: dict[str, Any], problem: str
+) -> None:
+    """Issue 18's keys are held to their shapes too: observers only of overlap lines, approvers that
+    are logins or org/team slugs."""
+    doc = {**json.loads(json.dumps(OVERLAP)), **changes}
+    with pytest.raises(StoredVerdictError) as caught:
+        read_stored_verdict(write(tmp_path, doc))
+    assert problem in str(caught.value)
+
+
+def test_approvers_of_every_shape_the_policy_allows_are_accepted(tmp_path: Path) -> None:
+    approvers = ["alice", "@octo-org/oracle-owners", "octo-org/qa", "renovate[bot]", "a_b.c-d"]
+    doc = {**json.loads(json.dumps(OVERLAP)), "approvers": approvers}
+    assert read_stored_verdict(write(tmp_path, doc)).approvers == tuple(approvers)

@@ -62,6 +62,16 @@ OPERATIONS = (
     # the bot's redelivery of failed webhook deliveries on start (App JWT)
     "apps/list-webhook-deliveries",
     "apps/redeliver-webhook-delivery",
+    # oracle-gate doctor: what makes the check real (required check and its source, the App key's
+    # environment, the App's permissions and events, the default branch's map)
+    "repos/get-branch",
+    "repos/get-branch-protection",
+    "repos/get-branch-rules",
+    "repos/get-environment",
+    "repos/list-deployment-branch-policies",
+    "actions/list-environment-secrets",
+    "apps/get-by-slug",
+    "actions/get-actions-cache-list",
 )
 
 

@@ -1,0 +1,82 @@
+"""``oracle-gate doctor``: is the check real? Read through the API, one line per check, with the fix.
+
+Run from the repository's checkout (as ``init``): the workflows ``init`` would write are rendered
+from it and compared with the default branch's. Exit 0 only when nothing is missing, 1 when
+something is, 3 when doctor could not run (no token, no such repository).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+from gate.adopt import DEFAULT_API_URL, DEFAULT_CHECK_NAME
+from gate.adopt.api import Api
+from gate.adopt.detect import detect
+from gate.adopt.doctor_checks import CHECKS, Context, pinned_ref
+from gate.adopt.init import plan
+from gate.adopt.render import POLICY, SETUPS, WORKFLOWS, read_header
+from gate.errors import UsageError
+
+REPOSITORY = re.compile(r"[A-Za-z0-9-]+/[A-Za-z0-9._-]+")
+
+
+def origin_repository(checkout: Path) -> str | None:
+    """OWNER/NAME of the checkout's ``origin`` on GitHub, if it has one."""
+    proc = subprocess.run(
+        ["git", "-C", str(checkout), "remote", "get-url", "origin"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    found = re.search(r"github\.com[:/]([^/\s]+/[^/\s]+?)(?:\.git)?/?$", proc.stdout.strip())
+    return found[1] if found else None
+
+
+def run_doctor(
+    checkout: Path,
+    *,
+    token: str,
+    api_url: str | None,
+    repo: str | None,
+    setup: str | None,
+    app_slug: str | None,
+    check_name: str = DEFAULT_CHECK_NAME,
+    out: Callable[[str], None],
+) -> int:
+    if not token:
+        raise UsageError("GITHUB_TOKEN is not set (the token is read from the environment, never a flag)")
+    full_name = repo or origin_repository(checkout)
+    if full_name is None or not REPOSITORY.fullmatch(full_name):
+        raise UsageError(f"--repo must be OWNER/NAME (no GitHub origin in {checkout}), got {full_name!r}")
+    api = Api(token, api_url or DEFAULT_API_URL)
+    info = api.get(api.repo(full_name))
+    if not info.ok or not isinstance(info.body, dict):
+        raise UsageError(f"cannot read the repository {full_name}: {info.problem}")
+    branch = str(info.body.get("default_branch") or "main")
+    ctx = Context(api, full_name, branch, check_name, setup or "primary", app_slug, {})
+    data, _ = ctx.file(POLICY)
+    header = read_header(data.decode("utf-8", "replace")) if data else None
+    ctx.setup = setup or (header.setup if header and header.setup in SETUPS else "primary")
+    ctx.app_slug = app_slug or (header.app_slug if header else None)
+    first, _ = ctx.file(f"{WORKFLOWS}/{SETUPS[ctx.setup][0]}")
+    ref = pinned_ref(first.decode("utf-8", "replace")) if first else None
+    ctx.expected = {
+        p.path: p.text for p in plan(detect(checkout), ctx.setup, ctx.app_slug, ref) if p.path != POLICY
+    }
+    out(f"oracle-gate doctor: {full_name}, default branch {branch!r}, setup {ctx.setup}")
+    missing = 0
+    for check in CHECKS:
+        finding = check(ctx)
+        first_line, _, rest = finding.detail.partition("\n")
+        if finding.ok:
+            out(f"  ok       {finding.what}: {first_line}")
+        else:
+            missing += 1
+            out(f"  MISSING  {finding.what}: {first_line} -> fix: {finding.fix}")
+            if rest:
+                out("\n".join(f"           {line}" for line in rest.splitlines()))
+    out("Nothing is missing." if not missing else f"{missing} thing(s) missing.")
+    return 0 if missing == 0 else 1

@@ -1,0 +1,155 @@
+"""``oracle-gate init``: write a setup's workflows and ``oracle-gate.toml``, then say what is left.
+
+Idempotent by construction: each file is rendered from the repository's detected values, and a file
+already holding exactly that text is left alone and reported unchanged. A file is rewritten only
+when ``init`` wrote it and nobody edited it since (its header's digest still matches,
+:mod:`gate.adopt.render`); a file without our header, or one edited by hand, is kept unless
+``--force`` says otherwise. What cannot be done from a checkout (the App, the environment, the
+required check) ends the run as numbered steps.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from gate.adopt.detect import Detected, detect
+from gate.adopt.render import (
+    PLACEHOLDER,
+    POLICY,
+    SETUPS,
+    WORKFLOWS,
+    read_header,
+    render_policy,
+    render_workflow,
+    values_for,
+    with_header,
+)
+from gate.errors import UsageError
+from gate.files import write_atomically
+
+DISTRIBUTION = "pr-oracle-gate"
+
+
+@dataclass(frozen=True)
+class Planned:
+    path: str  # relative to the repository
+    text: str  # with its header
+
+
+@dataclass(frozen=True)
+class Outcome:
+    path: str
+    status: str  # written, updated, unchanged, overwritten, kept
+    why: str = ""
+
+
+def installed_commit() -> str | None:
+    """The commit the running gate was installed from (PEP 610 ``direct_url.json``), if any."""
+    from importlib import metadata
+
+    try:
+        text = metadata.distribution(DISTRIBUTION).read_text("direct_url.json")
+        commit = json.loads(text or "{}").get("vcs_info", {}).get("commit_id")
+    except (metadata.PackageNotFoundError, ValueError, AttributeError):
+        return None
+    return commit if isinstance(commit, str) and re.fullmatch(r"[0-9a-f]{40}", commit) else None
+
+
+def plan(detected: Detected, setup: str, app_slug: str | None, ref: str | None) -> list[Planned]:
+    values = values_for(detected, ref)
+    files = [
+        Planned(f"{WORKFLOWS}/{name}", with_header(render_workflow(name, values), setup, app_slug))
+        for name in SETUPS[setup]
+    ]
+    files.append(Planned(POLICY, with_header(render_policy(), setup, app_slug)))
+    return files
+
+
+def apply(repo: Path, planned: Planned, force: bool) -> Outcome:
+    target = repo / planned.path
+    if target.is_symlink() or (target.exists() and not target.is_file()):
+        return Outcome(planned.path, "kept", "not a regular file")
+    if not target.exists():
+        status = "written"
+    else:
+        current = target.read_text(encoding="utf-8", errors="replace")
+        if current == planned.text:
+            return Outcome(planned.path, "unchanged")
+        header = read_header(current)
+        if header is not None and header.intact:
+            status = "updated"
+        elif not force:
+            why = "edited since init wrote it" if header else "not written by oracle-gate init"
+            return Outcome(planned.path, "kept", f"{why}; --force replaces it")
+        else:
+            status = "overwritten"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_atomically(target, planned.text)
+    return Outcome(planned.path, status)
+
+
+def manual_steps(setup: str, detected: Detected, app_slug: str | None, ref: str) -> list[str]:
+    branch = detected.default_branch
+    app = f"`{app_slug}`" if app_slug else "your App"
+    steps = []
+    if ref == PLACEHOLDER:
+        steps.append(
+            "Pin the gate: run init again with --ref <full commit SHA of the release you reviewed> "
+            "(it replaces the 0000... placeholders in the workflows)."
+        )
+    if setup == "bot":
+        steps += [
+            "Create the bot's App: oracle-gate app-manifest --hook-url https://<your host>/webhook, "
+            "then run oracle-gate serve (README, 'Run the bot').",
+            f"Install the App on this repository; commit and push these files to {branch!r}.",
+        ]
+    else:
+        steps += [
+            "Create a GitHub App (permissions: checks write, contents read, pull requests write; "
+            "no webhook) and install it on this repository.",
+            f"Create the environment 'oracle-gate' (Settings > Environments): deployment branches "
+            f"'Selected branches' = {branch} only (plus gh-readonly-queue/{branch}/* with a merge "
+            "queue); add the secrets ORACLE_GATE_APP_ID and ORACLE_GATE_APP_KEY (the App's private key).",
+            f"Commit and push these files to {branch!r}: the judging workflow runs from the default "
+            "branch, and the push builds the first map.",
+        ]
+    steps += [
+        f"Require the check 'Oracle Gate' on {branch!r} (a ruleset or branch protection: require "
+        f"status checks) with its expected source set to {app}, not 'GitHub Actions'.",
+        "Check it: GITHUB_TOKEN=<a token that may read the repository's administration> "
+        "oracle-gate doctor --repo OWNER/NAME" + (f" --app-slug {app_slug}" if app_slug else ""),
+    ]
+    return steps
+
+
+def run_init(
+    repo: Path,
+    *,
+    setup: str,
+    app_slug: str | None,
+    ref: str | None,
+    force: bool,
+    out: Callable[[str], None],
+) -> int:
+    """Exit 0 when every file is as init renders it, 1 when one was kept (its line says why)."""
+    if app_slug is not None and not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,33}", app_slug):
+        raise UsageError(f"--app-slug must be an App's slug (lowercase letters, digits, -), got {app_slug!r}")
+    if ref is not None and not re.fullmatch(r"[0-9a-f]{40}", ref):
+        raise UsageError(f"--ref must be a full 40-character commit SHA, got {ref!r}")
+    detected = detect(repo)
+    pinned = ref or installed_commit() or PLACEHOLDER
+    outcomes = [apply(repo, planned, force) for planned in plan(detected, setup, app_slug, pinned)]
+    for note in detected.notes:
+        out(f"  detected: {note}")
+    for outcome in outcomes:
+        out(f"  {outcome.status:<11} {outcome.path}" + (f" ({outcome.why})" if outcome.why else ""))
+    if all(outcome.status == "unchanged" for outcome in outcomes):
+        out("Nothing changed: every file is already as oracle-gate init writes it.")
+    out("\nWhat is left to do by hand:")
+    for number, step in enumerate(manual_steps(setup, detected, app_slug, pinned), 1):
+        out(f"  {number}. {step}")
+    return 1 if any(outcome.status == "kept" for outcome in outcomes) else 0

@@ -1,0 +1,151 @@
+"""The files ``oracle-gate init`` writes, rendered; ``doctor`` renders them again to compare.
+
+The workflow templates (``gate/adopt/workflows/``) are the example workflows with a few ``@@NAME@@``
+tokens; ``examples/`` is what they render to with the examples' values, and a test keeps the two
+the same (``python -m gate.adopt.render EXAMPLES_DIR`` rewrites the examples).
+
+Each written file starts with a header line naming the gate's version, the setup and the SHA-256 of
+the body below it. A file whose header is ours and whose body still has that digest is ours to
+rewrite; anything else (no header, or a body someone edited) is the maintainer's, and ``init``
+leaves it alone unless told ``--force``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sys
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from gate import __version__
+from gate.adopt.detect import Detected, install_line
+
+SETUPS: dict[str, tuple[str, ...]] = {
+    "primary": ("oracle-gate.yml", "oracle-gate-commands.yml"),
+    "fork-safe": (
+        "oracle-gate-fork-safe.yml",
+        "oracle-gate-fork-safe-publish.yml",
+        "oracle-gate-sharded-map.yml",
+    ),
+    "bot": ("oracle-gate-map.yml",),
+}
+WORKFLOWS = ".github/workflows"
+POLICY = "oracle-gate.toml"
+PLACEHOLDER = "0" * 40
+HEADER = re.compile(
+    r"# oracle-gate init (?P<version>\S+) setup=(?P<setup>[a-z-]+)(?: app-slug=(?P<slug>[a-z0-9-]+))?"
+    r" sha256=(?P<digest>[0-9a-f]{64})\n"
+)
+
+
+@dataclass(frozen=True)
+class Values:
+    branch: str
+    python: str
+    install: str  # from the workspace root
+    install_repo: str  # with the checkout at repo/
+    ref: str  # the gate's commit to pin, or PLACEHOLDER
+
+
+def values_for(detected: Detected, ref: str | None) -> Values:
+    return Values(
+        detected.default_branch,
+        detected.python,
+        install_line(detected),
+        install_line(detected, "repo/"),
+        ref or PLACEHOLDER,
+    )
+
+
+def render_workflow(name: str, values: Values) -> str:
+    """The body of workflow ``name`` (no header)."""
+    text = resources.files("gate.adopt").joinpath("workflows", name).read_text(encoding="utf-8")
+    if values.ref == PLACEHOLDER:
+        uses_ref = f"{PLACEHOLDER} # placeholder: the full SHA of the release you reviewed"
+        env_ref = f"{PLACEHOLDER} # placeholder: the release commit you reviewed"
+    else:
+        uses_ref = env_ref = f"{values.ref} # pinned by oracle-gate init {__version__}"
+    for token, value in (
+        ("@@USES_REF@@", uses_ref),
+        ("@@ENV_REF@@", env_ref),
+        ("@@BRANCH@@", values.branch),
+        ("@@PYTHON@@", values.python),
+        ("@@INSTALL_REPO@@", values.install_repo),
+        ("@@INSTALL@@", values.install),
+    ):
+        text = text.replace(token, value)
+    return text
+
+
+def render_policy() -> str:
+    """``oracle-gate.toml`` with every key at its default, spelled out (gate.judge.policy)."""
+    from gate.judge.policy import Policy
+
+    policy = Policy()
+
+    def strings(values: tuple[str, ...]) -> str:
+        return "[" + ", ".join(f'"{v}"' for v in values) + "]"
+
+    return (
+        "# Oracle Gate's policy: which paths are the oracle. The gate reads this file from the PARENT\n"
+        "# commit, and it is always protected itself (as is .github/workflows/**): a pull request that\n"
+        "# edits it fails. Every key below is at its default; see the README's 'The verdict'.\n"
+        f"protected = {strings(policy.protected)}\n"
+        f'freeze = "{policy.freeze}"\n'
+        f'fixture_lock = "{policy.fixture_lock}"\n'
+        f"ignore = {strings(policy.ignore)}\n"
+        f"tests = {strings(policy.tests)}\n"
+        f"forbid_skip_markers = {str(policy.forbid_skip_markers).lower()}\n"
+        f"protect_runner_config = {str(policy.protect_runner_config).lower()}\n"
+        f'edited_observers = "{policy.edited_observers}"\n'
+    )
+
+
+def with_header(body: str, setup: str, app_slug: str | None) -> str:
+    digest = hashlib.sha256(body.encode()).hexdigest()
+    slug = f" app-slug={app_slug}" if app_slug else ""
+    return f"# oracle-gate init {__version__} setup={setup}{slug} sha256={digest}\n{body}"
+
+
+@dataclass(frozen=True)
+class Header:
+    version: str
+    setup: str
+    app_slug: str | None
+    intact: bool  # the body below still has the digest the header names
+
+
+def read_header(text: str) -> Header | None:
+    """The header of a file ``init`` wrote, None for any other file."""
+    found = HEADER.match(text)
+    if found is None:
+        return None
+    body = text[found.end() :]
+    intact = hashlib.sha256(body.encode()).hexdigest() == found["digest"]
+    return Header(found["version"], found["setup"], found["slug"], intact)
+
+
+def strip_header(text: str) -> str:
+    found = HEADER.match(text)
+    return text[found.end() :] if found else text
+
+
+EXAMPLE_VALUES = Values(
+    branch="main",
+    python="3.12",
+    install="python -m pip install -r requirements-test.txt",
+    install_repo="python -m pip install -r repo/requirements-test.txt",
+    ref=PLACEHOLDER,
+)
+
+
+def write_examples(directory: Path) -> None:
+    for names in SETUPS.values():
+        for name in names:
+            (directory / name).write_text(render_workflow(name, EXAMPLE_VALUES), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    write_examples(Path(sys.argv[1]))

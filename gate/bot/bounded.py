@@ -1,0 +1,90 @@
+"""Judging in a child process under a memory limit (TRUST.md invariant 8: a limit reached is a verdict).
+
+The pull request decides how big its change is, and judging holds several copies of what it changed
+(about 9 times the changed bytes: 4 files of 15 MiB cost 568 MiB). In the server's own process that
+is every job's memory and the webhook endpoint's too; the kernel's answer to running out is to kill
+the whole server, and the job then crashes it again on every start. So each judgement runs in a
+child process (forked from a small fork server that has imported the judging code, so a job does
+not pay for imports) whose address space is capped with ``RLIMIT_AS``. Past the cap the child gets
+``MemoryError`` (or dies): the verdict is ``unscored`` with ``oracle_incomplete`` saying so -- never a
+pass, never a crash of the server. ``limit_bytes`` 0 judges in-process, unbounded.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import resource
+import threading
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from multiprocessing import forkserver
+from multiprocessing.context import BaseContext
+from pathlib import Path
+
+from gate import __version__
+from gate.check import CheckRequest, run_check
+from gate.git import Git
+from gate.judge.verdict import Outcome, Provenance, Reason, ReasonCode, Verdict
+
+MIB = 1024 * 1024
+DEFAULT_LIMIT_MIB = 1024
+_contexts: list[BaseContext] = []  # the fork server's context, once made
+_context_guard = threading.Lock()
+
+
+def judge(request: CheckRequest, limit_bytes: int) -> Verdict:
+    """``run_check(request)`` in a child process limited to ``limit_bytes`` of address space."""
+    if limit_bytes <= 0:
+        return run_check(request, Git(request.repo))
+    with ProcessPoolExecutor(
+        1, mp_context=_fork_server(), initializer=_limit, initargs=(limit_bytes,)
+    ) as pool:
+        try:
+            return pool.submit(_judge_in_child, request).result()
+        except MemoryError:
+            return limit_reached(request, f"judging needed more than the job's {limit_bytes // MIB} MiB")
+        except BrokenProcessPool:
+            return limit_reached(
+                request,
+                f"the judging process died (the job's memory limit is {limit_bytes // MIB} MiB)",
+            )
+
+
+def limit_reached(request: CheckRequest, why: str) -> Verdict:
+    """The verdict when a limit stopped the judgement: unscored, saying which limit (never a pass)."""
+    reason = Reason(ReasonCode.ORACLE_INCOMPLETE, f"{why} (ORACLE_GATE_JOB_MEMORY_MB): nothing was judged")
+    return Verdict(
+        verdict=Outcome.UNSCORED,
+        reasons=(reason,),
+        overlap={},
+        touched={},
+        overlap_ratio=0.0,
+        parent=request.base,
+        head=request.head,
+        protocol=Provenance(gate_version=__version__),
+    )
+
+
+def _fork_server() -> BaseContext:
+    """The fork server's context (started on first use; forking a multi-threaded server directly is
+    unsafe, and spawning a fresh interpreter per job costs its imports every time)."""
+    with _context_guard:
+        if not _contexts:
+            context = multiprocessing.get_context("forkserver")
+            context.set_forkserver_preload(["gate.check", "gate.bot.bounded"])
+            _contexts.append(context)
+        return _contexts[0]
+
+
+def start_fork_server() -> None:
+    """Start the fork server now (at the server's start), so the first job does not wait for it."""
+    _fork_server()
+    forkserver.ensure_running()
+
+
+def _limit(limit_bytes: int) -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
+
+
+def _judge_in_child(request: CheckRequest) -> Verdict:
+    return run_check(request, Git(Path(request.repo)))

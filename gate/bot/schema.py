@@ -1,0 +1,98 @@
+"""The bot database's schema, its version (``PRAGMA user_version``) and the explicit steps between versions.
+
+The version is recorded in the database itself, so a server started on an older database migrates it
+one step at a time, each step in the same transaction as the new version number (a crash during a
+migration leaves the old version, whole); and a server older than the database it is given (a
+rollback of the deployment) refuses to start with one line instead of writing rows it does not
+understand. Version 0 is every database written before the version was recorded: its tables are
+created if missing, so version 0 is either empty or the pre-versioning schema.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+from gate.errors import UsageError
+
+_V1 = """
+CREATE TABLE IF NOT EXISTS deliveries (id TEXT PRIMARY KEY, event TEXT NOT NULL, received REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS jobs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    delivery TEXT NOT NULL,
+    key TEXT NOT NULL,
+    spec TEXT NOT NULL,
+    state TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    detail TEXT,
+    created REAL NOT NULL,
+    updated REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS jobs_state ON jobs (state, id);
+CREATE INDEX IF NOT EXISTS jobs_key ON jobs (key, state);
+CREATE TABLE IF NOT EXISTS verdicts (
+    repo TEXT NOT NULL, pr INTEGER NOT NULL, parent TEXT NOT NULL, head TEXT NOT NULL,
+    verdict TEXT NOT NULL, check_run_id INTEGER, installation INTEGER NOT NULL, at REAL NOT NULL,
+    PRIMARY KEY (repo, pr, parent, head)
+);
+CREATE TABLE IF NOT EXISTS explanations (
+    token TEXT PRIMARY KEY, repo TEXT NOT NULL, pr INTEGER NOT NULL, head TEXT NOT NULL,
+    body TEXT NOT NULL, at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS installations (id INTEGER PRIMARY KEY, state TEXT NOT NULL, at REAL NOT NULL);
+"""
+
+
+def _columns(db: sqlite3.Connection, table: str) -> set[str]:
+    return {str(row[1]) for row in db.execute(f"PRAGMA table_info({table})")}
+
+
+def _to_1(db: sqlite3.Connection) -> None:
+    """The tables of the unversioned schema, and ``jobs.due`` (a retry's backoff), which its later
+    releases added on start."""
+    for statement in _V1.split(";"):
+        if statement.strip():
+            db.execute(statement)
+    if "due" not in _columns(db, "jobs"):
+        db.execute("ALTER TABLE jobs ADD COLUMN due REAL NOT NULL DEFAULT 0")
+
+
+def _to_2(db: sqlite3.Connection) -> None:
+    """``jobs.recoveries``: how often a crash left the job running (a start then queued it again)."""
+    db.execute("ALTER TABLE jobs ADD COLUMN recoveries INTEGER NOT NULL DEFAULT 0")
+
+
+#: Step ``i`` takes a database from version ``i`` to ``i + 1``.
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_to_1, _to_2)
+VERSION = len(MIGRATIONS)
+
+
+def version_of(db: sqlite3.Connection) -> int:
+    return int(db.execute("PRAGMA user_version").fetchone()[0])
+
+
+def migrate(db: sqlite3.Connection, path: Path) -> int:
+    """Bring the database to :data:`VERSION`, one transaction per step; the version it had.
+
+    :class:`UsageError` (one line, naming the file) for a database a newer release wrote.
+    ``db`` is in autocommit mode (``isolation_level=None``), so the transactions are the ones here.
+    """
+    found = version_of(db)
+    if found > VERSION:
+        raise UsageError(
+            f"{path}: the database is at schema version {found}, newer than this release's {VERSION}; "
+            "run the release that wrote it (or a newer one)"
+        )
+    for step in range(found, VERSION):
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if version_of(db) == step:  # another process may have migrated meanwhile
+                MIGRATIONS[step](db)
+                db.execute(f"PRAGMA user_version = {step + 1}")
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+    return found

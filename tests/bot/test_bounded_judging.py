@@ -1,0 +1,51 @@
+"""A judgement runs in a child process under a memory limit: past it the verdict is ``unscored`` with
+``oracle_incomplete`` saying which limit, and the server's own memory does not grow with the change."""
+
+from __future__ import annotations
+
+import resource
+from pathlib import Path
+
+from gate.bot import bounded
+from gate.check import CheckRequest, run_check
+from gate.git import Git
+from gate.judge.verdict import Outcome, ReasonCode
+from tests.support.repo import Repo
+
+LINE = "x = 1  # " + "a" * 60 + "\n"
+
+
+def change(tmp_path: Path, files: int, mib: int) -> CheckRequest:
+    repo = Repo(tmp_path / "repo")
+    repo.write("oracle-gate.toml", "")
+    repo.write("src/app.py", "def f():\n    return 1\n")
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "base")
+    base = repo.git("rev-parse", "HEAD")
+    for i in range(files):
+        repo.write(f"src/big{i}.py", LINE * (mib * 1024 * 1024 // len(LINE)))
+    repo.write("src/app.py", "def f():\n    return 2\n")
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "change")
+    return CheckRequest(repo=repo.root, base=base, head=repo.git("rev-parse", "HEAD"))
+
+
+def test_a_change_within_the_limit_gets_the_same_verdict_as_in_process(tmp_path: Path) -> None:
+    request = change(tmp_path, files=0, mib=0)
+    assert bounded.judge(request, bounded.DEFAULT_LIMIT_MIB * bounded.MIB) == run_check(
+        request, Git(request.repo)
+    )
+
+
+def test_past_the_memory_limit_the_verdict_is_unscored_and_the_server_does_not_grow(tmp_path: Path) -> None:
+    request = change(tmp_path, files=4, mib=8)  # about 290 MiB to judge in-process
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    verdict = bounded.judge(request, 192 * bounded.MIB)
+    assert verdict.verdict == Outcome.UNSCORED
+    ((code, detail),) = [(r.code, r.detail) for r in verdict.reasons]
+    assert code == ReasonCode.ORACLE_INCOMPLETE
+    assert "192 MiB" in detail
+    assert "ORACLE_GATE_JOB_MEMORY_MB" in detail
+    assert (verdict.parent, verdict.head) == (request.base, request.head)
+    grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+    assert grown_kib < 64 * 1024  # the copies were made in the child, not here

@@ -1,0 +1,210 @@
+"""``oracle-gate doctor`` against the fake GitHub: a fresh repository goes from nothing to a
+required, App-pinned check with ``init``, the numbered manual steps, and doctor reporting nothing."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.github_fake import FakeGitHub
+from tests.github_fake.settings import Environment
+from tests.support.in_process import run_cli
+from tests.support.repo import Repo, clean_env
+
+REPO = "acme/widgets"
+SLUG = "acme-gate"
+APP_ID = 4242
+RELEASE = "c" * 40
+HEAD = "d" * 40
+ACTION_PERMISSIONS = {"checks": "write", "contents": "read", "pull_requests": "write", "metadata": "read"}
+
+
+def fresh_repository(root: Path) -> Repo:
+    repo = Repo(root)
+    repo.write("src/widgets/__init__.py", "")
+    repo.write("tests/test_widgets.py", "def test_w():\n    assert True\n")
+    repo.write("requirements-test.txt", "pytest\npytest-cov\n")
+    repo.commit("widgets")
+    repo.git("remote", "add", "origin", f"https://github.com/{REPO}.git")
+    return repo
+
+
+def doctor(fake: FakeGitHub, repo: Repo, *args: str) -> tuple[int, str]:
+    env = clean_env(GITHUB_TOKEN=fake.token, **fake.env())
+    result = run_cli("doctor", *args, cwd=repo.root, env=env)
+    assert result.returncode in (0, 1), result.stderr
+    return result.returncode, result.stdout
+
+
+def push(fake: FakeGitHub, repo: Repo, branch: str = "main") -> None:
+    """What `git push` of init's files does, as the contents API then answers."""
+    for path in repo.git("ls-files").splitlines():
+        fake.settings.put_file(REPO, branch, path, (repo.root / path).read_bytes())
+
+
+def do_the_manual_steps(fake: FakeGitHub, repo: Repo) -> None:
+    fake.settings.publish_app(SLUG, APP_ID, ACTION_PERMISSIONS, [])
+    fake.settings.add_environment(
+        REPO, "oracle-gate", Environment(["main"], secrets=["ORACLE_GATE_APP_ID", "ORACLE_GATE_APP_KEY"])
+    )
+    repo.git("add", "-A")
+    repo.commit("oracle-gate init")
+    push(fake, repo)
+    fake.settings.set_branch(REPO, "main", HEAD)
+    fake.settings.add_cache(REPO, f"oracle-gate-map-{HEAD}", "refs/heads/main")
+    fake.settings.require_check(REPO, "main", "Oracle Gate", APP_ID)
+
+
+def missing_lines(out: str) -> list[str]:
+    return re.findall(r"^  MISSING  ([^:]+):", out, re.MULTILINE)
+
+
+def test_from_nothing_to_a_required_app_pinned_check(github_fake: FakeGitHub, tmp_path: Path) -> None:
+    fake = github_fake
+    fake.add_repo(REPO)
+    repo = fresh_repository(tmp_path / "widgets")
+    init = run_cli("init", "--app-slug", SLUG, "--ref", RELEASE, cwd=repo.root)
+    assert init.returncode == 0, init.stderr
+    assert len(re.findall(r"^  \d+\. ", init.stdout, re.MULTILINE)) == 5
+
+    status, out = doctor(fake, repo)
+    assert status == 1
+    assert missing_lines(out) == [
+        "required check",
+        "environment 'oracle-gate'",
+        "App permissions",
+        "map of the default branch's head",
+        "workflows",
+    ]
+    assert all("-> fix: " in line for line in out.splitlines() if "MISSING" in line)
+
+    do_the_manual_steps(fake, repo)
+    status, out = doctor(fake, repo)
+    assert (status, missing_lines(out)) == (0, []), out
+    assert out.rstrip().endswith("Nothing is missing.")
+    assert "'Oracle Gate' required by branch protection, source acme-gate" in out
+    assert not fake.violations
+
+
+@pytest.fixture
+def set_up(github_fake: FakeGitHub, tmp_path: Path) -> tuple[FakeGitHub, Repo]:
+    github_fake.add_repo(REPO)
+    repo = fresh_repository(tmp_path / "widgets")
+    assert run_cli("init", "--app-slug", SLUG, "--ref", RELEASE, cwd=repo.root).returncode == 0
+    do_the_manual_steps(github_fake, repo)
+    return github_fake, repo
+
+
+def test_a_required_check_any_app_may_post_is_missing(set_up: tuple[FakeGitHub, Repo]) -> None:
+    fake, repo = set_up
+    fake.settings.protection.clear()
+    fake.settings.require_check(REPO, "main", "Oracle Gate", None)  # "any source"
+    status, out = doctor(fake, repo)
+    assert (status, missing_lines(out)) == (1, ["required check"])
+    assert "its source is not acme-gate (any App could post it)" in out
+
+
+def test_a_ruleset_pinned_to_the_app_counts(set_up: tuple[FakeGitHub, Repo]) -> None:
+    fake, repo = set_up
+    fake.settings.protection.clear()
+    fake.settings.require_check(REPO, "main", "Oracle Gate", APP_ID, ruleset=True)
+    status, out = doctor(fake, repo)
+    assert status == 0, out
+    assert "required by ruleset" in out
+
+
+@pytest.mark.parametrize(
+    ("environment", "detail"),
+    [
+        (Environment(None), "every branch may use it"),
+        (Environment(None, protected_branches=True), "protected branches may use it"),
+        (Environment(["main", "release/*"]), "others: release/*"),
+        (Environment(["main"], secrets=["ORACLE_GATE_APP_ID"]), "no secret ORACLE_GATE_APP_KEY"),
+    ],
+)
+def test_an_environment_other_branches_may_use_is_missing(
+    set_up: tuple[FakeGitHub, Repo], environment: Environment, detail: str
+) -> None:
+    fake, repo = set_up
+    if environment.branch_policies is not None and not environment.secrets:
+        environment.secrets = ["ORACLE_GATE_APP_ID", "ORACLE_GATE_APP_KEY"]
+    fake.settings.add_environment(REPO, "oracle-gate", environment)
+    status, out = doctor(fake, repo)
+    assert (status, missing_lines(out)) == (1, ["environment 'oracle-gate'"])
+    assert detail in out
+
+
+def test_a_map_cached_by_another_ref_is_not_the_default_branchs(set_up: tuple[FakeGitHub, Repo]) -> None:
+    fake, repo = set_up
+    fake.settings.caches.clear()
+    fake.settings.add_cache(REPO, f"oracle-gate-map-{HEAD}", "refs/pull/7/merge")
+    status, out = doctor(fake, repo)
+    assert (status, missing_lines(out)) == (1, ["map of the default branch's head"])
+
+
+def test_an_edited_workflow_and_a_bad_freeze_are_shown(set_up: tuple[FakeGitHub, Repo]) -> None:
+    fake, repo = set_up
+    workflow = ".github/workflows/oracle-gate.yml"
+    edited = (repo.root / workflow).read_text().replace("comment: on-change", "comment: never")
+    fake.settings.put_file(REPO, "main", workflow, edited.encode())
+    fake.settings.put_file(REPO, "main", "freeze.json", b'{"schema": 2, "frozen": []}')
+    status, out = doctor(fake, repo)
+    assert (status, missing_lines(out)) == (1, ["policy and freeze", "workflows"])
+    assert "freeze.json: 'schema' must be 1" in out
+    assert "-          comment: on-change" not in out  # the diff reads installed -> init
+    assert "+          comment: on-change" in out
+    assert "-          comment: never" in out
+
+
+def test_no_token_is_one_line_and_exit_3(tmp_path: Path) -> None:
+    repo = fresh_repository(tmp_path / "widgets")
+    result = run_cli("doctor", cwd=repo.root, env=clean_env(GITHUB_TOKEN=""))
+    assert result.returncode == 3
+    assert result.stderr.count("\n") == 1
+    assert "GITHUB_TOKEN is not set" in result.stderr
+
+
+BOT_PERMISSIONS = {
+    "checks": "write",
+    "contents": "read",
+    "pull_requests": "write",
+    "issues": "write",
+    "actions": "read",
+    "metadata": "read",
+}
+BOT_EVENTS = [
+    "pull_request",
+    "check_suite",
+    "check_run",
+    "merge_group",
+    "issue_comment",
+    "push",
+    "workflow_run",
+]
+
+
+def test_the_bot_setup_needs_its_events_and_a_map_run_not_an_environment(
+    github_fake: FakeGitHub, tmp_path: Path
+) -> None:
+    fake = github_fake
+    fake.add_repo(REPO)
+    repo = fresh_repository(tmp_path / "widgets")
+    assert (
+        run_cli("init", "--setup", "bot", "--app-slug", SLUG, "--ref", RELEASE, cwd=repo.root).returncode == 0
+    )
+    fake.settings.publish_app(SLUG, APP_ID, BOT_PERMISSIONS, BOT_EVENTS[:-1])  # no workflow_run
+    repo.git("add", "-A")
+    repo.commit("oracle-gate init")
+    push(fake, repo)
+    fake.settings.set_branch(REPO, "main", HEAD)
+    fake.settings.require_check(REPO, "main", "Oracle Gate", APP_ID, ruleset=True)
+    status, out = doctor(fake, repo)
+    assert (status, missing_lines(out)) == (1, ["App permissions", "map of the default branch's head"])
+    assert "no events workflow_run" in out
+    assert "setup bot" in out  # read from the header init wrote
+    fake.settings.publish_app(SLUG, APP_ID, BOT_PERMISSIONS, BOT_EVENTS)
+    fake.add_workflow_run(REPO, ".github/workflows/oracle-gate-map.yml", HEAD)
+    status, out = doctor(fake, repo)
+    assert (status, missing_lines(out)) == (0, []), out

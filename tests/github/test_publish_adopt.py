@@ -1,0 +1,67 @@
+"""A stable ``external_id`` (the bot's): a second attempt at the same job finds the check run the first
+posted and finishes it -- no second run, no annotation twice -- but never adopts another App's run."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from github import Github
+
+from gate.action.content import check_content
+from gate.action.publisher import Publisher, make_client, open_repo
+from tests.github.clients import FAST, HEAD_SHA, REPO
+from tests.github_fake import FakeGitHub
+from tests.support import verdicts
+
+EXTERNAL_ID = "oracle-gate:" + "e" * 40
+OURS = "github-actions"  # the App the fake's default token posts as
+PLANTED = "planted-token"
+
+
+def client_for(fake: FakeGitHub, token: str | None = None) -> Github:
+    """The production client, with a timeout that a validated listing of 120 annotations on a busy
+    machine fits in (the listing is what this file tests)."""
+    slow_ok = replace(FAST, timeout=20)
+    return make_client(token or fake.token, fake.url, retry=slow_ok, seconds_between_requests=0)
+
+
+def attempt(fake: FakeGitHub, token: str | None = None) -> Publisher:
+    publisher = Publisher(open_repo(client_for(fake, token=token), REPO))
+    publisher.external_id = EXTERNAL_ID
+    publisher.check_app = OURS
+    return publisher
+
+
+def test_a_second_attempt_updates_the_run_and_adds_no_annotation_twice(fake: FakeGitHub) -> None:
+    content = check_content(verdicts.with_many_reasons(120))
+    assert len(content.annotations) > 100
+    fake.fail_next("PATCH", "/repos/*/check-runs/*", 422)  # the first attempt stops after 50
+    first = attempt(fake).publish_check(content, HEAD_SHA)
+    assert first.annotations_posted == 50
+    second = attempt(fake).publish_check(content, HEAD_SHA)
+    (run,) = fake.check_runs()
+    assert second.check_run_id == run.id
+    assert len(run.annotations) == len(content.annotations)
+    assert run.annotations == content.annotations
+    attempt(fake).publish_check(content, HEAD_SHA)  # a third: nothing left to add
+    (run,) = fake.check_runs()
+    assert len(run.annotations) == len(content.annotations)
+
+
+def test_another_apps_run_with_the_same_external_id_is_not_adopted(fake: FakeGitHub) -> None:
+    """A pull request's workflow can post a run named like ours with our (derivable) external_id."""
+    fake.add_token(PLANTED, app="someone-else")
+    content = check_content(verdicts.passing())
+    planted = Publisher(open_repo(client_for(fake, token=PLANTED), REPO))
+    planted.external_id = EXTERNAL_ID
+    planted.publish_check(content, HEAD_SHA)
+    ours = attempt(fake).publish_check(content, HEAD_SHA)
+    runs = fake.check_runs()
+    assert [r.app_login for r in runs] == ["someone-else", OURS]
+    assert ours.check_run_id == runs[1].id
+
+
+def test_a_different_verdict_gets_a_new_run(fake: FakeGitHub) -> None:
+    attempt(fake).publish_check(check_content(verdicts.failing()), HEAD_SHA)
+    attempt(fake).publish_check(check_content(verdicts.passing()), HEAD_SHA)
+    assert [r.conclusion for r in fake.check_runs()] == ["failure", "success"]
