@@ -132,8 +132,8 @@ def test_the_parent_manifest_records_outcomes_plugins_and_python(parent: Parent)
         "tests/test_calc.py::test_mul": "passed",
     }
     names = {p["name"]: p["version"] for p in doc["pytest_plugins"]}
-    assert names["oracle-gate"]
     assert names["pytest-cov"] == "7.1.0"
+    assert any("oracle-gate" in name and version for name, version in names.items())  # the gate's own
     assert doc["python_version"] == ".".join(map(str, sys.version_info[:3]))
 
 
