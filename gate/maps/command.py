@@ -50,8 +50,8 @@ def run_map_cli(args: Any, say: Callable[[str], None]) -> int:
     if rest[:1] == ["--"]:
         rest = rest[1:]
     if args.combine is not None:
-        if args.sha or args.out or args.shard:
-            raise UsageError("--combine OUT SHARD...: --sha, --out and --shard do not apply")
+        if args.sha or args.out or args.shard or getattr(args, "copy_ignored", None):
+            raise UsageError("--combine OUT SHARD...: --sha, --out, --shard and --copy-ignored do not apply")
         return _combine_cli(args.combine, [Path(p) for p in rest], say)
     if not args.sha:
         raise UsageError("map needs --sha REV [--out FILE] (or --combine OUT SHARD...)")
@@ -84,6 +84,7 @@ def run_map_cli(args: Any, say: Callable[[str], None]) -> int:
             progress=bar,
             show_output=args.verbose,
             producer=Producer.from_environ(os.environ),
+            copy_ignored_paths=list(getattr(args, "copy_ignored", None) or []),
         )
     except MapError as exc:
         if exc.output_tail and not args.verbose:
