@@ -12,9 +12,9 @@ end) the collector checks that
 * the trace function (``sys.gettrace()``) is the one it started with;
 
 and, between boundaries, the module-level functions of ``sys.monitoring`` that could switch it off
-(``set_local_events``, ``set_events``, ``register_callback``, ``free_tool_id``, ``use_tool_id``,
-``clear_tool_id``) are wrapped: a call naming the collector's tool id from anyone but the collector is
-refused and recorded. On the coverage.py path the plugin checks instead that the trace function is
+(``set_local_events``, ``set_events``, ``register_callback``, ``free_tool_id``, ``use_tool_id``, and
+``clear_tool_id`` where it exists) are wrapped: a call naming the collector's tool id from anyone but
+the collector is refused and recorded. On the coverage.py path the plugin checks instead that the trace function is
 still coverage.py's tracer.
 
 Any difference makes the map fail closed, naming the test (or the module being collected) that was
@@ -46,7 +46,9 @@ class MonitoringGuard:
     def __init__(self, mon: Any, tool: int) -> None:
         self.mon = mon
         self.tool = tool
-        self.originals: dict[str, Callable[..., Any]] = {name: getattr(mon, name) for name in GUARDED}
+        self.originals: dict[str, Callable[..., Any]] = {
+            name: getattr(mon, name) for name in GUARDED if hasattr(mon, name)
+        }
         self.violations: list[str] = []
 
     def install(self) -> None:
@@ -103,7 +105,9 @@ def coverage_tracer_problem(cov: Any) -> str | None:
     """On the coverage.py path: the trace function is not one of coverage.py's tracers, or None."""
     current = sys.gettrace()
     tracers = getattr(getattr(cov, "_collector", None), "tracers", None)
-    if isinstance(tracers, list):
+    if current is None:
+        pass
+    elif isinstance(tracers, list):  # CTracer: the tracer itself; PyTracer: its bound method
         if any(current is t or getattr(t, "_cached_bound_method_trace", None) == current for t in tracers):
             return None
     elif type(current).__module__.startswith("coverage"):
