@@ -14,8 +14,8 @@ end) the collector checks that
 and, between boundaries, the module-level functions of ``sys.monitoring`` that could switch it off
 (``set_local_events``, ``set_events``, ``register_callback``, ``free_tool_id``, ``use_tool_id``, and
 ``clear_tool_id`` where it exists) are wrapped: a call naming the collector's tool id from anyone but
-the collector is refused and recorded. On the coverage.py path the plugin checks instead that the trace function is
-still coverage.py's tracer.
+the collector is refused and recorded. On the coverage.py path the plugin checks instead that the
+trace function is still coverage.py's tracer.
 
 Any difference makes the map fail closed, naming the test (or the module being collected) that was
 running. This raises the bar, it is no sandbox: code in the measured process can in principle patch
