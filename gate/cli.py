@@ -149,8 +149,8 @@ def add_map(sub: argparse._SubParsersAction[Parser]) -> None:
         "FILE.manifest.json binding it to the full SHA. With --combine, merge shard maps "
         "measured at one SHA instead. Exit 0 map written, 1 map written but the parent's "
         "tests failed (flagged), 3 no map.",
-        usage="%(prog)s --repo DIR --sha REV [--out FILE] [--shard I/N] [--copy-ignored PATH]\n"
-        "       [-- COMMAND ...]\n"
+        usage="%(prog)s --repo DIR --sha REV [--out FILE] [--shard I/N] [--repeat N]\n"
+        "       [--copy-ignored PATH] [-- COMMAND ...]\n"
         "       %(prog)s --combine OUT SHARD [SHARD ...]",
     )
     p.add_argument("--repo", type=Path, default=Path("."), help="the git repository (default: .)")
@@ -163,6 +163,12 @@ def add_map(sub: argparse._SubParsersAction[Parser]) -> None:
     )
     p.add_argument("--shard", metavar="I/N", help="measure only shard I of N (tests split by file hash)")
     p.add_argument("--combine", type=Path, metavar="OUT", help="merge the given shard maps into OUT")
+    p.add_argument(
+        "--repeat",
+        metavar="N",
+        help="run the tests N times (default 1); the manifest records what differed between runs as "
+        "'unstable', which check does not count for live tests (contract v3.4)",
+    )
     p.add_argument(
         "--copy-ignored",
         action="append",

@@ -52,6 +52,7 @@ from gate.maps.layout import interpreter_first_on_path, src_layout_env
 from gate.maps.mapfile import MAX_LISTED, MapError, MapResult, map_test_ids, merge_parts, now, publish_map
 from gate.maps.provenance import Producer
 from gate.maps.read import Manifest, manifest_beside
+from gate.maps.repeat import repeat_runs, unstable_observations
 from gate.maps.runner import DATA_DIR, REPORT_FILE, Progress, Run, Runner, child_env, default_command
 from gate.maps.selection import GATE_DIR
 from gate.maps.shards import ENV_FREEZE
@@ -79,6 +80,7 @@ def build_map(
     producer: Producer | None = None,
     note: Callable[[str], None] = note_on_stderr,
     copy_ignored_paths: Sequence[str] = (),
+    repeat: int = 1,
 ) -> MapResult:
     """Measure the per-test coverage of ``rev`` and write ``out`` plus ``out.manifest.json``.
 
@@ -89,7 +91,8 @@ def build_map(
     GitHub Actions run building the map (``oracle-gate map`` passes ``Producer.from_environ``), which
     readers of the map check before trusting it (:mod:`gate.maps.provenance`). ``copy_ignored_paths``:
     git-ignored files of the checkout the build writes (``_version.py``), copied into the worktree
-    (:mod:`gate.maps.ignored_files`). ``note`` prints one line (why coverage.py measures).
+    (:mod:`gate.maps.ignored_files`). ``note`` prints one line (why coverage.py measures). ``repeat``:
+    run the tests that many times, the map the union, what differed recorded (:mod:`gate.maps.repeat`).
     """
     git.check_repository()
     sha = git.commit(rev)
@@ -101,6 +104,7 @@ def build_map(
     oracle = read_oracle(git, sha)
     freeze, freeze_path = oracle.freeze, oracle.policy.freeze
     started = time.monotonic()
+    unstable: dict[str, dict[str, list[int]]] | None = None
     with tempfile.TemporaryDirectory(prefix="oracle-gate-map-") as tmp:
         scratch = Path(tmp)
         built = scratch / "map.coverage"
@@ -126,6 +130,16 @@ def build_map(
             outside = _collect(
                 run, scratch / DATA_DIR, built, tree, sha=sha, shard=shard, argv=argv, collector=collector
             )
+            if repeat > 1:
+
+                def collect_one(again: Run, data_dir: Path, target: Path) -> object:
+                    return _collect(
+                        again, data_dir, target, tree, sha=sha, shard=shard, argv=argv, collector=collector
+                    )
+
+                repeats = repeat_runs(replace(runner, argv=argv, env=env), repeat, collect_one, sha)
+                unstable = unstable_observations([built, *repeats])
+                _union(built, repeats, tree)
         outcome = _judge(run, built, sha, shard, freeze, argv=argv, collector=collector)
         seconds = time.monotonic() - started
         manifest = Manifest(
@@ -152,6 +166,7 @@ def build_map(
                 "coverage_core": run.finish.get("coverage_core"),
                 "outside_worktree": outside[:MAX_LISTED],
                 **collector_fields(run.finish, collector),
+                **repeat_fields(repeat, unstable),
             },
         )
         publish_map(built, manifest)
@@ -170,6 +185,18 @@ def build_map(
         warnings=_outside_warning(outside),
         output_tail="" if outcome.passed else run.tail,
     )
+
+
+def repeat_fields(repeat: int, unstable: dict[str, dict[str, list[int]]] | None) -> dict[str, Any]:
+    """v3.4: the manifest's repeat count, and (from two runs on) what differed between runs."""
+    return {"repeat": repeat} if unstable is None else {"repeat": repeat, "unstable": unstable}
+
+
+def _union(built: Path, repeats: Sequence[Path], tree: Path) -> None:
+    """``built`` becomes the union of itself and the repeats' maps (all repo-relative already)."""
+    union = built.with_name("union.coverage")
+    _merge([built, *repeats], union, tree)
+    os.replace(union, built)
 
 
 def _refuse_tampered(run: Run, sha: str) -> None:

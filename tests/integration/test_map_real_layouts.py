@@ -10,9 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from coverage import CoverageData
 
 from tests.support.in_process import run_cli
-from tests.support.repo import Repo
+from tests.support.repo import Repo, clean_env
 
 FROZEN = "tests/test_calc.py::TestAnnotations::test_frozen"
 
@@ -147,3 +148,52 @@ def test_copy_ignored_refuses_what_is_not_a_git_ignored_file_of_the_checkout(
     assert f"--copy-ignored {path!r}" in proc.stderr or f"--copy-ignored {path}:" in proc.stderr
     assert problem in proc.stderr
     assert not (tmp_path / "map.coverage").exists()
+
+
+def flipping_project(repo: Repo) -> None:
+    """``test_flip`` takes the other branch on every run (a counter kept outside the worktree)."""
+    repo.write(
+        "calc.py",
+        "def branch(odd):\n    if odd:\n        return 1\n    return 0\n\n\ndef one():\n    return 1\n",
+    )
+    repo.write(
+        "tests/test_calc.py",
+        "import os\n\nfrom calc import branch, one\n\n\n"
+        "def test_flip():\n    path = os.environ['FLIP_FILE']\n"
+        "    n = int(open(path).read()) if os.path.exists(path) else 0\n"
+        "    open(path, 'w').write(str(n + 1))\n    branch(n % 2)\n\n\n"
+        "def test_steady():\n    assert one() == 1\n",
+    )
+    repo.write("pyproject.toml", '[tool.pytest.ini_options]\npythonpath = ["."]\n')
+    repo.commit("a test that flips")
+
+
+def test_map_repeat_records_what_differed_between_runs_as_unstable(repo: Repo, tmp_path: Path) -> None:
+    flipping_project(repo)
+    env = clean_env(FLIP_FILE=str(tmp_path / "flip"))
+    once, twice = tmp_path / "once.coverage", tmp_path / "twice.coverage"
+
+    first = run_cli(*map_args(repo, once), env=env)
+    second = run_cli(*map_args(repo, twice, "--repeat", "2"), env=env)
+
+    assert first.returncode == 0, first.stderr
+    assert second.returncode == 0, second.stderr
+    assert json.loads(once.with_name(once.name + ".manifest.json").read_text())["repeat"] == 1
+    manifest = json.loads(twice.with_name(twice.name + ".manifest.json").read_text())
+    assert manifest["repeat"] == 2
+    assert manifest["unstable"] == {"tests/test_calc.py::test_flip": {"calc.py": [3, 4]}}
+    data = CoverageData(basename=str(twice), read_only=True)
+    data.read()
+    by_line = data.contexts_by_lineno("calc.py")
+    assert {3, 4} <= set(by_line)  # the map is the union of the runs
+    data.close()
+
+
+@pytest.mark.parametrize("value", ["0", "21", "x", "²"])
+def test_map_repeat_refuses_a_count_out_of_range(repo: Repo, tmp_path: Path, value: str) -> None:
+    flipping_project(repo)
+
+    proc = run_cli(*map_args(repo, tmp_path / "map.coverage", "--repeat", value))
+
+    assert proc.returncode != 0
+    assert f"--repeat {value!r}: give a whole number of runs from 1 to 20" in proc.stderr
