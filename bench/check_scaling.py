@@ -12,9 +12,11 @@ the gate should read only the touched files' rows. Each map has the manifest
 ``oracle-gate map`` writes (with ``tests_ran``, every test id) and the parent a
 freeze of ``FROZEN`` entries, as in real use: the freeze-visibility check must not
 grow with the map either. ``--bare`` measures the data file alone (no manifest,
-no freeze), as issue 13 first measured it.
+no freeze), as issue 13 first measured it; ``--no-manifest`` the freeze with a map that has no
+manifest (a pytest-cov map from the project's own CI), where the freeze-visibility question is
+answered from the data file alone.
 
-    .venv/bin/python bench/check_scaling.py [--runs 7] [--keep DIR] [--bare]
+    .venv/bin/python bench/check_scaling.py [--runs 7] [--keep DIR] [--bare | --no-manifest]
 
 Figures are printed, not asserted. Targets (issue 13): ratio <= 1.1, the
 50,000-test check at most 0.15 s and 40 MB peak (``check`` reads the map with sqlite3 and never
@@ -84,7 +86,9 @@ def module_text(index: int) -> str:
     return "\n".join(body) + "\n"
 
 
-def build_case(root: Path, size: Size, rng: random.Random, *, bare: bool = False) -> Case:
+def build_case(
+    root: Path, size: Size, rng: random.Random, *, bare: bool = False, manifest: bool = True
+) -> Case:
     repo = root / f"repo-{size.tests}"
     src = repo / "src" / "pkg"
     src.mkdir(parents=True)
@@ -101,7 +105,7 @@ def build_case(root: Path, size: Size, rng: random.Random, *, bare: bool = False
     parent = git(repo, "rev-parse", "HEAD")
     coverage = root / f"coverage-{size.tests}.sqlite"
     write_map(coverage, paths, size.tests, rng)
-    if not bare:
+    if not bare and manifest:
         write_manifest(coverage, parent, size.tests)
     for path in paths[:TOUCHED]:  # the 3-file change
         text = (repo / path).read_text().replace("    y = x + 1\n", "    y = x + 100\n", 1)
@@ -266,6 +270,11 @@ def main() -> int:
         help="the data file alone (no manifest, no freeze), as issue 13 first measured it",
     )
     parser.add_argument(
+        "--no-manifest",
+        action="store_true",
+        help="the freeze, but no manifest: a pytest-cov map from the project's own CI (issue 19)",
+    )
+    parser.add_argument(
         "--compare",
         type=Path,
         metavar="DIR",
@@ -280,7 +289,7 @@ def main() -> int:
         cases = []
         for size in (Size(5_000, 1_000), Size(50_000, 10_000)):
             start = time.perf_counter()
-            cases.append(build_case(root, size, rng, bare=args.bare))
+            cases.append(build_case(root, size, rng, bare=args.bare, manifest=not args.no_manifest))
             megabytes = cases[-1].coverage.stat().st_size / 1e6
             print(
                 f"built {size.tests:>6} tests x {size.files:>6} files "

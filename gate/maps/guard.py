@@ -9,7 +9,7 @@ end) the collector checks that
 * its ``sys.monitoring`` tool id still belongs to it and its global events are still ``PY_START``;
 * its callbacks are still the ones it registered: ``register_callback`` returns the previous callback,
   which is compared by identity (and the line callback's code and the list it appends to are its own);
-* the trace function (``sys.gettrace()``) is the one it started with;
+* no trace function other than the one it started with (or coverage.py's) was installed;
 
 and, between boundaries, the module-level functions of ``sys.monitoring`` that could switch it off
 (``set_local_events``, ``set_events``, ``register_callback``, ``free_tool_id``, ``use_tool_id``, and
@@ -94,11 +94,19 @@ def sysmon_problem(
 
 
 def trace_problem(expected: object) -> str | None:
-    """The trace function changed from ``expected`` (the one at the start), or None."""
+    """The collector's path: a trace function other than the one at the start, ``None`` and
+    coverage.py's, or None. ``sys.settrace`` does not blind ``sys.monitoring``, but a trace function
+    can make the interpreter jump over lines (``frame.f_lineno``) unseen by the test's own code;
+    coverage.py's tracer may legitimately come and go (pytest-cov beside the collector, ``no_cover``)."""
     current = sys.gettrace()
-    if current is not expected:
-        return f"the trace function was changed (sys.settrace: {_name(current)})"
-    return None
+    if current is expected or current is None or _is_coverage_tracer(current):
+        return None
+    return f"a trace function was installed (sys.settrace: {_name(current)})"
+
+
+def _is_coverage_tracer(value: object) -> bool:
+    owner = getattr(value, "__self__", value)  # PyTracer installs a bound method
+    return type(owner).__module__.split(".")[0] == "coverage"
 
 
 def coverage_tracer_problem(cov: Any) -> str | None:

@@ -37,6 +37,7 @@ from gate.judge.problems import Problem
 from gate.maps import mapbytes, sqlite_map
 from gate.maps.mapbytes import EarlyHash, MapBytes, read_map_bytes
 from gate.maps.provenance import PRODUCER_KEY, Producer
+from gate.maps.ran_tests import ran_tests_matching
 from gate.maps.sqlite_map import SQLITE_SECONDS, SqliteCoverageMap, connect_read_only, has_test_context
 
 MANIFEST_KIND = "oracle-gate-map"
@@ -167,6 +168,10 @@ class SafeSqliteMap(SqliteCoverageMap):
 
     def ran_test_matching(self, nodeid: str) -> bool:
         return ran_test_matching(self.path, nodeid, self._con)
+
+    def ran_tests_matching(self, nodeids: Iterable[str]) -> set[str]:
+        """All entries at once, one pass over the rows (:mod:`gate.maps.ran_tests`)."""
+        return ran_tests_matching(self._con, nodeids)
 
 
 class JsonMap:
@@ -408,10 +413,12 @@ def unseen_frozen(frozen: Iterable[str], reader: MapReader, manifest: Manifest |
     if not nodeids:
         return frozenset()
     listed = sorted(manifest.tests_ran if manifest is not None and manifest.tests_ran is not None else ())
+    not_listed = [nodeid for nodeid in nodeids if not listed_test_matching(listed, nodeid)]
+    batch = getattr(reader, "ran_tests_matching", None)
+    if batch is not None and not_listed:
+        return frozenset(set(not_listed) - batch(not_listed))
     unseen = set()
-    for nodeid in nodeids:
-        if listed_test_matching(listed, nodeid):
-            continue
+    for nodeid in not_listed:
         ran = getattr(reader, "ran_test_matching", None)
         if ran is not None and ran(nodeid):
             continue
