@@ -45,8 +45,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from gate.maps.frozen_marks import marker_in_effect
-from gate.maps.plugin_guard import guard_measurement, no_cover, report_tampering
 from gate.maps.shards import ENV_FREEZE, ENV_MAP, ENV_REPORT, ENV_SHARD, parse_shard, shard_of
 
 if TYPE_CHECKING:
@@ -209,6 +207,8 @@ class OracleGate:
                 continue
             frozen_items.append(item)
             self.frozen.append(Frozen(item.nodeid, entry, reasons[entry]))
+            from gate.maps.frozen_marks import marker_in_effect  # only when a freeze is enabled
+
             marker = marker_in_effect(item)
             if marker is not None:
                 by = "" if entry == item.nodeid else f" (by {entry!r})"
@@ -258,6 +258,8 @@ class OracleGate:
         cov = _current_coverage()
         self.core = _core_name(cov) if cov is not None else None
         if self.collector is not None:
+            from gate.maps.plugin_guard import report_tampering
+
             self.collector.check_armed("the first test")
             report_tampering(self, session)
         if self.settings.contexts and self.core == "SysMonitor":
@@ -283,6 +285,8 @@ class OracleGate:
     def pytest_runtest_logfinish(self, nodeid: str) -> None:
         """After a test's teardown: the coverage.py path's last boundary of the test."""
         if self.settings.map_mode and self.collector is None:
+            from gate.maps.plugin_guard import guard_measurement
+
             guard_measurement(self, None, nodeid)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -307,6 +311,8 @@ class OracleGate:
 
     def _switch(self, item: pytest.Item, phase: str) -> None:
         if self.settings.map_mode:
+            from gate.maps.plugin_guard import guard_measurement, no_cover, report_tampering
+
             guard_measurement(self, item, phase)
         if self.collector is not None:
             self.collector.switch(f"{item.nodeid}|{phase}")
@@ -363,6 +369,8 @@ class OracleGate:
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self.collector is not None:
+            from gate.maps.plugin_guard import report_tampering
+
             self.collector.stop()
             report_tampering(self, session)
         if self.worker:
