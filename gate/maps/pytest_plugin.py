@@ -53,6 +53,7 @@ if TYPE_CHECKING:
 PLUGIN_NAME = "oracle_gate"
 WORKER_OUTPUT = "oracle_gate"  # the key of a worker's results in xdist's ``workeroutput``
 SKIP_MARKERS = ("skip", "skipif", "xfail")
+WORKER_EVENTS = ("policy_error", "collector_tampered")  # what an xdist worker writes to the report itself
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -427,8 +428,9 @@ class OracleGate:
 
     def _emit(self, event: dict[str, Any]) -> None:
         # Under pytest-xdist only the controller reports: its workers' results reach it anyway. A
-        # policy error stops a worker before the controller learns of it, so the workers write that.
-        if self.settings.report is None or (self.worker and event.get("event") != "policy_error"):
+        # policy error stops a worker before the controller learns of it, so the workers write that, and
+        # the measurement switched off in a worker, which only that worker can see.
+        if self.settings.report is None or (self.worker and event.get("event") not in WORKER_EVENTS):
             return
         line = json.dumps(event, sort_keys=True) + "\n"
         with self.settings.report.open("a", encoding="utf-8") as handle:

@@ -91,8 +91,11 @@ def project(tmp_path: Path, evil: str | None) -> Repo:
     return repo
 
 
-def run_map(python: Path, repo: Repo, out: Path, **env: str) -> subprocess.CompletedProcess[str]:
+def run_map(
+    python: Path, repo: Repo, out: Path, *command: str, **env: str
+) -> subprocess.CompletedProcess[str]:
     argv = [str(python), "-m", "gate", "map", "--repo", str(repo.root), "--sha", "HEAD", "--out", str(out)]
+    argv += ["--", *command] if command else []
     return subprocess.run(argv, env=clean_env(**env), capture_output=True, text=True, check=False)
 
 
@@ -141,3 +144,17 @@ def test_a_test_that_traces_and_restores_the_trace_function_still_gets_a_map(
         manifest = json.loads(out.with_name(out.name + ".manifest.json").read_text())
         assert manifest["collector"] == collector
         assert FROZEN in manifest["tests_ran"]
+
+
+def test_under_xdist_a_worker_that_is_switched_off_gets_no_map(py312: Path, tmp_path: Path) -> None:
+    """Only the worker sees its collector switched off: it writes that to the report itself."""
+    source, running = ATTACKS["swap-recorder-unwrapped"]
+    repo = project(tmp_path, source)
+    out = tmp_path / "map.coverage"
+
+    proc = run_map(py312, repo, out, "python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2")
+
+    assert proc.returncode == 3, proc.stderr[-3000:]
+    assert not out.exists()
+    assert "no map: the measurement was switched off by the code under test: " in proc.stderr
+    assert f"while {running} ran" in proc.stderr
