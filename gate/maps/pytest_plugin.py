@@ -24,6 +24,10 @@ library. It is enabled by any of
   needs what they observe), the parent's freeze manifest, the shard, and a
   JSON-lines report file for progress and the final counts.
 
+In map mode every test boundary is also a check that no test switched the measurement off
+(:mod:`gate.maps.plugin_guard`, :mod:`gate.maps.guard`), and pytest-cov's ``no_cover`` pauses the
+collector for the test's call as it pauses coverage.py.
+
 Under pytest-xdist (``-n``) the controller and every worker load the plugin. The workers collect,
 filter (shard, freeze) and run the tests, so in map mode each worker runs the ``sys.monitoring``
 collector and writes its own data file (``map`` merges them); the controller runs no test and starts
