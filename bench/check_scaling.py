@@ -12,9 +12,9 @@ the gate should read only the touched files' rows. Each map has the manifest
 ``oracle-gate map`` writes (with ``tests_ran``, every test id) and the parent a
 freeze of ``FROZEN`` entries, as in real use: the freeze-visibility check must not
 grow with the map either. ``--bare`` measures the data file alone (no manifest,
-no freeze), as issue 13 first measured it; ``--no-manifest`` the freeze with a map that has no
-manifest (a pytest-cov map from the project's own CI), where the freeze-visibility question is
-answered from the data file alone.
+no freeze), as issue 13 first measured it; ``--no-manifest`` keeps the freeze and drops the
+manifest, as a pytest-cov map from a project's own CI is given (``--coverage-sha``): freeze
+visibility must then ask the data file itself which tests ran (issue 19: target ratio <= 1.15).
 
     .venv/bin/python bench/check_scaling.py [--runs 7] [--keep DIR] [--bare | --no-manifest]
 
@@ -272,7 +272,7 @@ def main() -> int:
     parser.add_argument(
         "--no-manifest",
         action="store_true",
-        help="the freeze, but no manifest: a pytest-cov map from the project's own CI (issue 19)",
+        help="the freeze but no manifest: freeze visibility reads the data file (a pytest-cov map)",
     )
     parser.add_argument(
         "--compare",

@@ -29,10 +29,21 @@ from gate.judge.changes import (
     with_shadowed_modules,
 )
 from gate.judge.freeze import Freeze, check_bindings, parse_freeze
+from gate.judge.globs import GlobSet
 from gate.judge.lock import FixtureLock, parse_lock
-from gate.judge.observer_rules import inner_touched, lines_to_ask, parse_parent_files, with_rebinding
+from gate.judge.modules import ModuleIndex
+from gate.judge.observer_rules import (
+    ParsedFiles,
+    inner_touched,
+    lines_to_ask,
+    parse_parent_files,
+    parse_rebound_files,
+    with_rebinding,
+)
 from gate.judge.policy import POLICY_PATH, Policy, parse_policy
+from gate.judge.pyscope import MAX_PARSE_BYTES
 from gate.judge.pytest_config import CONFIG_FILES, joined_addopts
+from gate.judge.rebinding import modules_to_read, needs_module_index, with_dynamic_rebinding
 from gate.judge.symlinks import EntryKind, LinkResolution, resolve_link
 from gate.judge.verdict import Evidence, Provenance, Verdict, changed_link_target, evaluate
 from gate.maps.mapbytes import EarlyHash
@@ -232,6 +243,26 @@ def read_addopts(git: Git, parent: str) -> str:
     return joined_addopts(git.read_blobs(parent, list(CONFIG_FILES)))
 
 
+def read_module_index(git: Git, parent: str, changes: ChangeSet, tests: GlobSet) -> ModuleIndex:
+    """v3.2/v3.3: the parent's ``.py`` paths, listed only when an added line needs them."""
+    if not needs_module_index(changes, tests):
+        return ModuleIndex()
+    return ModuleIndex(frozenset(git.files_ending(parent, ".py")))
+
+
+def read_dynamic_rebinding(
+    git: Git, parent: str, changes: ChangeSet, *, tests: GlobSet, modules: ModuleIndex, parents: ParsedFiles
+) -> ChangeSet:
+    """v3.2: read the parent modules that added lines rebind (those small enough to parse), then let
+    the core add what they touch."""
+    wanted = modules_to_read(changes, tests, modules)
+    sizes = dict(zip(wanted, git.sizes([f"{parent}:{p}" for p in wanted]), strict=True))
+    small = [p for p in wanted if (sizes[p] or 0) <= MAX_PARSE_BYTES]
+    blobs: dict[str, bytes | None] = dict.fromkeys(wanted)
+    blobs.update(git.read_blobs(parent, small))
+    return with_dynamic_rebinding(changes, tests, modules, blobs, parents)
+
+
 def gather(git: Git, request: CheckRequest, early_hash: EarlyHash | None = None) -> Evidence:
     """Read the parent's oracle, the change and the map. Raises GateError if git cannot answer.
     ``early_hash``: the map's hashing, started by the caller (the command line) before its imports."""
@@ -243,6 +274,9 @@ def gather(git: Git, request: CheckRequest, early_hash: EarlyHash | None = None)
     parents = parse_parent_files(changes)  # v2: the changed .py files' parent side, parsed once
     changes = with_rebinding(changes, parents)
     ignored, tests = oracle.policy.ignored(), oracle.policy.test_files()
+    modules = read_module_index(git, parent, changes, tests)  # v3.2: rebinding the syntax cannot name
+    changes = read_dynamic_rebinding(git, parent, changes, tests=tests, modules=modules, parents=parents)
+    parents = {**parents, **parse_rebound_files(changes, parents)}
     scored = {path: lines for path, lines in changes.touched().items() if path not in ignored}
     test_inner = {c.path: inner_touched(c, parents.get(c.path)) for c in changes.files if c.path in tests}
     coverage = load_parent_coverage(
@@ -275,6 +309,7 @@ def gather(git: Git, request: CheckRequest, early_hash: EarlyHash | None = None)
         parents=parents,
         addopts=read_addopts(git, parent),
         links=read_links(git, head, changes),
+        modules=modules,
     )
 
 

@@ -150,7 +150,7 @@ def add_map(sub: argparse._SubParsersAction[Parser]) -> None:
         "measured at one SHA instead. Exit 0 map written, 1 map written but the parent's "
         "tests failed (flagged), 3 no map.",
         usage="%(prog)s --repo DIR --sha REV [--out FILE] [--shard I/N] [--repeat N]\n"
-        "       [--copy-ignored PATH] [-- COMMAND ...]\n"
+        "       [--copy-ignored PATH] [--previous MANIFEST [--fail-on-drift]] [-- COMMAND ...]\n"
         "       %(prog)s --combine OUT SHARD [SHARD ...]",
     )
     p.add_argument("--repo", type=Path, default=Path("."), help="the git repository (default: .)")
@@ -183,6 +183,19 @@ def add_map(sub: argparse._SubParsersAction[Parser]) -> None:
         help="progress indicator (default auto: on a terminal, not in CI)",
     )
     p.add_argument("-v", "--verbose", action="store_true", help="show the test command's own output")
+    p.add_argument(
+        "--previous",
+        type=Path,
+        metavar="MANIFEST",
+        help="the manifest of the last map of the default branch: report frozen tests whose observed "
+        "lines shrank by more than half while their files did not change, and live tests that "
+        "disappeared",
+    )
+    p.add_argument(
+        "--fail-on-drift",
+        action="store_true",
+        help="with --previous: drift (or drift that cannot be computed) makes the map flagged, exit 1",
+    )
     p.add_argument(
         "args",
         nargs="*",

@@ -206,6 +206,12 @@ class Git:
             entries[name.decode("utf-8", "surrogateescape")] = (mode, sha)
         return entries
 
+    def files_ending(self, rev: str, suffix: str) -> list[str]:
+        """Every path of ``rev``'s tree (recursive) whose name ends in ``suffix`` (v3.2: ``.py``)."""
+        out = self.run(["ls-tree", "-r", "-z", "--name-only", "--full-tree", rev]).stdout
+        names = (p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p)
+        return [p for p in names if p.endswith(suffix)]
+
     def existing_files(self, rev: str, paths: Iterable[str]) -> set[str]:
         """Those of ``paths`` that name a blob in ``rev``'s tree."""
         wanted = sorted(set(paths))

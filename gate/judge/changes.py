@@ -128,14 +128,30 @@ class FileChange:
 
 
 @dataclass(frozen=True)
+class Rebound:
+    """v3.2: parent lines of ``path`` that rebinding touches, in a file the diff may leave alone
+    (``retry.f = g`` elsewhere), with the parent bytes for scope inheritance."""
+
+    path: str
+    lines: frozenset[int]
+    blob: bytes | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
 class ChangeSet:
     parent: str
     head: str
     files: tuple[FileChange, ...]
+    rebound: tuple[Rebound, ...] = ()  # v3.2
 
     def touched(self) -> dict[str, list[int]]:
         """Parent path -> sorted touched lines, files without any left out."""
-        return {f.path: sorted(f.touched) for f in self.files if f.touched}
+        if not self.rebound:
+            return {f.path: sorted(f.touched) for f in self.files if f.touched}
+        lines: dict[str, set[int]] = {f.path: set(f.touched) for f in self.files}
+        for extra in self.rebound:
+            lines.setdefault(extra.path, set()).update(extra.lines)
+        return {path: sorted(lines[path]) for path in sorted(lines) if lines[path]}
 
 
 def kind_of(mode: str | None) -> Kind | None:
@@ -298,7 +314,7 @@ def with_shadowed_modules(
                 shadowed_by=shadow,
             )
     files.sort(key=lambda f: (f.path, f.new_path or ""))
-    return ChangeSet(changes.parent, changes.head, tuple(files))
+    return replace(changes, files=tuple(files))
 
 
 def _line_pairs(change: RawChange, old: bytes | None, new: bytes | None) -> list[tuple[bytes, bytes]]:

@@ -35,7 +35,18 @@ def parse_parent_files(changes: ChangeSet) -> dict[str, PythonFile]:
             tree = parse_python(change.old_blob)
             if tree is not None:
                 parsed[change.path] = tree
-    return parsed
+    return {**parsed, **parse_rebound_files(changes, parsed)}
+
+
+def parse_rebound_files(changes: ChangeSet, parsed: ParsedFiles) -> dict[str, PythonFile]:
+    """v3.2: the parent side of files that rebinding touches and ``parsed`` lacks (for inheritance)."""
+    found = {}
+    for extra in changes.rebound:
+        if extra.path not in parsed and extra.path not in found and is_python(extra.path):
+            tree = parse_python(extra.blob)
+            if tree is not None:
+                found[extra.path] = tree
+    return found
 
 
 def with_rebinding(changes: ChangeSet, parents: ParsedFiles) -> ChangeSet:

@@ -8,6 +8,10 @@ compared as parsed values so comments, formatting and order do not; a side
 that cannot be parsed (including TOML nested too deep for the parser) counts
 as changed whenever its bytes differ. An added line of any ``.py`` file that
 contains ``pytest_plugins`` counts too: a plugin list loads code into the run.
+
+v3.3 adds test dependency declarations (:mod:`gate.judge.test_dependencies`: requirements files
+for tests, pyproject's test groups, ``Pipfile``'s ``[dev-packages]``, compared as parsed values)
+and code that reaches the measurement machinery (:mod:`gate.judge.measurement`).
 """
 
 from __future__ import annotations
@@ -15,10 +19,20 @@ from __future__ import annotations
 import configparser
 import posixpath
 import tomllib
+from collections.abc import Collection
 from typing import Any
 
 from gate.judge.changes import FileChange
 from gate.judge.globs import glob_matches
+from gate.judge.measurement import GATE_IMPORT_PACKAGE
+from gate.judge.python_facts import python_facts
+from gate.judge.test_dependencies import (
+    PIPFILE,
+    is_declaration_file,
+    pipfile_declarations,
+    pyproject_declarations,
+    requirement_lines,
+)
 
 HOOK_FILES = frozenset(
     {
@@ -37,7 +51,7 @@ HOOK_FILES = frozenset(
     }
 )
 COMPILED_SUFFIXES = (".pyc", ".pyo", ".so", ".pyd", ".pth")  # .pth: not compiled, but a hook by suffix
-TABLE_FILES = frozenset({"pyproject.toml", "setup.cfg"})
+TABLE_FILES = frozenset({"pyproject.toml", "setup.cfg", PIPFILE})  # v3.3: Pipfile
 ACTIONS_GLOB = ".github/actions/**"
 PLUGIN_LIST = "pytest_plugins"
 
@@ -58,8 +72,11 @@ def is_table_file(path: str) -> bool:
     return posixpath.basename(path).lower() in TABLE_FILES
 
 
-def runner_config_changes(change: FileChange) -> list[tuple[str, str]]:
-    """(path, what changed) for each way this file change alters the runner's set-up."""
+def runner_config_changes(change: FileChange, parent_has: Collection[str] = ()) -> list[tuple[str, str]]:
+    """(path, what changed) for each way this file change alters the runner's set-up.
+
+    ``parent_has``: the measuring packages the parent tree defines as its own top-level modules
+    (v3.3: importing the gate's package is then the project's own code, not the collector)."""
     found: list[tuple[str, str]] = []
     for path in change.paths:
         before = change.old_blob if path == change.old_path else None
@@ -71,13 +88,36 @@ def runner_config_changes(change: FileChange) -> list[tuple[str, str]]:
                 found.append((path, "removed" if before_exists else "added"))
             elif change.content_changed:
                 found.append((path, "edited"))
-        elif is_table_file(path) and change.oversized:  # not read (v2): a side that cannot be parsed
+        elif (is_table_file(path) or is_declaration_file(path)) and change.oversized:  # not read (v2)
             found.append((path, "changes (a side larger than the blob cap, not parsed)"))
+        elif is_declaration_file(path):  # v3.3
+            if changed_requirements(before, after):
+                found.append((path, "changes test dependency declarations"))
         elif is_table_file(path):
             tables = changed_tables(path, before, after)
             if tables:
                 found.append((path, "changes " + ", ".join(tables)))
-    return found + added_plugin_lists(change)
+    return found + added_plugin_lists(change) + added_measurement(change, parent_has)
+
+
+def changed_requirements(before: bytes | None, after: bytes | None) -> bool:
+    """v3.3: whether two versions of a requirements file declare different requirements."""
+    if before == after:
+        return False
+    old, new = requirement_lines(before), requirement_lines(after)
+    return old is None or new is None or old != new
+
+
+def added_measurement(change: FileChange, parent_has: Collection[str] = ()) -> list[tuple[str, str]]:
+    """v3.3: added lines of a ``.py`` file that reach tracers, coverage.py or the gate's collector."""
+    path = change.new_path
+    if path is None or not path.lower().endswith(".py") or not change.added:
+        return []
+    facts = python_facts(change.new_blob, frozenset(a.number for a in change.added))
+    if facts is None:
+        return []
+    found = facts.measurement if GATE_IMPORT_PACKAGE not in parent_has else facts.measurement_without_gate
+    return [(path, f"line {line} reaches the measurement machinery ({what})") for line, what in found]
 
 
 def added_plugin_lists(change: FileChange) -> list[tuple[str, str]]:
@@ -107,15 +147,18 @@ def runner_tables(path: str, data: bytes | None) -> dict[str, Any] | None:
         return {}
     try:
         text = data.decode("utf-8")
-        if posixpath.basename(path).lower() == "pyproject.toml":
+        name = posixpath.basename(path).lower()
+        if name == "pyproject.toml":
             return _pyproject_tables(tomllib.loads(text))
+        if name == PIPFILE:
+            return pipfile_declarations(tomllib.loads(text))
         return _setup_cfg_tables(text)
     except (UnicodeDecodeError, tomllib.TOMLDecodeError, configparser.Error, RecursionError):
         return None
 
 
 def _pyproject_tables(doc: dict[str, Any]) -> dict[str, Any]:
-    tables = _entry_point_tables(doc)
+    tables = {**_entry_point_tables(doc), **pyproject_declarations(doc)}
     tool = doc.get("tool")
     if not isinstance(tool, dict):
         return tables if tool is None else {**tables, "[tool]": tool}

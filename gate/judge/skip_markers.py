@@ -10,6 +10,9 @@ In a test file (the policy's ``tests`` globs) every token counts; in any other
 ``.py`` file only the marker APIs do (``pytest.skip(``, not ``if mode == "skip":``).
 ``pytest.mark.NAME`` counts too when NAME is a word of the parent's pytest
 ``addopts`` (``-m 'not slow'`` deselects what ``@pytest.mark.slow`` marks).
+
+v3.1 adds what the syntax tree says (:mod:`gate.judge.syntax_markers`) on every ``.py`` file: a
+reference resolving to a skip/exit API on an added line the text rule let through.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from dataclasses import dataclass
 
 from gate.judge.changes import FileChange
 from gate.judge.globs import GlobSet
+from gate.judge.python_facts import python_facts
 
 # Order matters only for which token is named in the report: longer first.
 MARKERS = (
@@ -125,4 +129,16 @@ def added_skip_markers(
         marker = finder(added.text, deselected)
         if marker:
             found.append(SkipMarker(path, added.number, marker, added.text.strip()))
-    return found
+    return found + _syntax_markers(change, {m.line for m in found})
+
+
+def _syntax_markers(change: FileChange, flagged: Collection[int]) -> list[SkipMarker]:
+    """v3.1: references to the skip/exit APIs found in head's syntax tree, on added lines the text
+    rule did not already flag (a file that does not parse gives none: the text rule alone)."""
+    path = change.new_path
+    if path is None or not path.lower().endswith(".py") or not change.added:
+        return []
+    text = {a.number: a.text.strip() for a in change.added}
+    facts = python_facts(change.new_blob, frozenset(text))
+    found = facts.markers if facts is not None else ()
+    return [SkipMarker(path, line, what, text[line]) for line, what in found if line not in flagged]

@@ -17,6 +17,8 @@ from gate.judge.changes import ChangeSet, FileChange, FileStatus, Kind
 from gate.judge.freeze import Freeze
 from gate.judge.globs import GlobSet
 from gate.judge.lock import FixtureLock, lock_breaks
+from gate.judge.measurement import GATE_IMPORT_PACKAGE
+from gate.judge.modules import ModuleIndex
 from gate.judge.observer_rules import (
     ParsedFiles,
     TouchedObservers,
@@ -27,6 +29,7 @@ from gate.judge.observer_rules import (
 from gate.judge.observers import ParentCoverage
 from gate.judge.policy import Policy
 from gate.judge.problems import Problem
+from gate.judge.rebinding import dynamic_rebinding_sites
 from gate.judge.runner_config import runner_config_changes
 from gate.judge.skip_markers import added_skip_markers, addopts_words
 from gate.judge.symlinks import LinkResolution, resolve_link
@@ -52,6 +55,7 @@ class ReasonCode(StrEnum):
     FREEZE_OVERLAP = "freeze_overlap"
     OBSERVER_EDITED = "observer_edited"  # contract v2
     LIVE_SURFACE_COVERS_DIFF = "live_surface_covers_diff"
+    DYNAMIC_REBINDING = "dynamic_rebinding"  # contract v3.2
 
 
 EXIT_STATUS = {
@@ -71,6 +75,7 @@ REASONS = {
     ReasonCode.NO_ADDED_LINES: Outcome.UNSCORED,
     ReasonCode.FREEZE_OVERLAP: Outcome.UNSCORED,
     ReasonCode.OBSERVER_EDITED: Outcome.UNSCORED,
+    ReasonCode.DYNAMIC_REBINDING: Outcome.UNSCORED,
     ReasonCode.LIVE_SURFACE_COVERS_DIFF: Outcome.PASS_CLEAN,
 }
 
@@ -154,6 +159,8 @@ class Evidence:
     # v2: where each added or re-pointed symlink leads through head's links (gate.check.read_links);
     # a link missing here is resolved textually.
     links: Mapping[str, LinkResolution] = field(default_factory=dict)
+    # v3.2/v3.3: the parent tree's .py files (gate.check.read_module_index), to resolve module names.
+    modules: ModuleIndex = field(default_factory=ModuleIndex)
 
 
 @dataclass(frozen=True)
@@ -176,12 +183,13 @@ def evaluate(ev: Evidence) -> Verdict:
     reasons = [
         *oracle_edit_forbidden(ev.changes, protected, ev.links),
         *fixture_lock_broken(ev.lock, ev.locked_blobs),
-        *runner_config_changed(ev.changes, ev.policy),
+        *runner_config_changed(ev.changes, ev.policy, ev.modules),
         *skip_marker_added(ev.changes, ev.policy, ev.addopts),
         *oracle_incomplete(ev.policy, ev.freeze, ev.lock, ev.coverage),
         *no_added_lines(ev.changes, ev.policy),
         *freeze_overlap(overlap, ev.coverage),
         *observer_edited(surfaces, ev.coverage),
+        *dynamic_rebinding(ev.changes, ev.policy, ev.modules),
     ]
     if not reasons:
         reasons.append(live_surface_covers_diff(ev.changes))
@@ -288,13 +296,29 @@ def fixture_lock_broken(lock: FixtureLock, locked_blobs: Mapping[str, bytes | No
     ]
 
 
-def runner_config_changed(changes: ChangeSet, policy: Policy) -> list[Reason]:
+def runner_config_changed(
+    changes: ChangeSet, policy: Policy, modules: ModuleIndex | None = None
+) -> list[Reason]:
     if not policy.protect_runner_config:
         return []
+    own = [GATE_IMPORT_PACKAGE] if modules is not None and modules.has_top_level(GATE_IMPORT_PACKAGE) else []
     return [
         Reason(ReasonCode.RUNNER_CONFIG_CHANGED, f"{path}: {what}", path=path)
         for change in changes.files
-        for path, what in runner_config_changes(change)
+        for path, what in runner_config_changes(change, own)
+    ]
+
+
+def dynamic_rebinding(changes: ChangeSet, policy: Policy, modules: ModuleIndex) -> list[Reason]:
+    """v3.2: added lines of non-test files that rebind code the gate cannot name."""
+    return [
+        Reason(
+            ReasonCode.DYNAMIC_REBINDING,
+            f"{path}:{line}: {what}: the gate cannot see what this replaces",
+            path=path,
+            line=line,
+        )
+        for path, line, what in dynamic_rebinding_sites(changes, policy.test_files(), modules)
     ]
 
 

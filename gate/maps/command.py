@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from gate.errors import UsageError
+from gate.errors import InputError, UsageError
 from gate.git import Git
 from gate.maps.choice import chosen_collector, map_command
 from gate.maps.combine import combine_maps
@@ -55,15 +55,19 @@ def run_map_cli(args: Any, say: Callable[[str], None]) -> int:
             args.sha
             or args.out
             or args.shard
+            or args.previous
             or getattr(args, "copy_ignored", None)
             or getattr(args, "repeat", None)
         ):
             raise UsageError(
-                "--combine OUT SHARD...: --sha, --out, --shard, --repeat and --copy-ignored do not apply"
+                "--combine OUT SHARD...: --sha, --out, --shard, --previous, --repeat and --copy-ignored "
+                "do not apply"
             )
         return _combine_cli(args.combine, [Path(p) for p in rest], say)
     if not args.sha:
         raise UsageError("map needs --sha REV [--out FILE] (or --combine OUT SHARD...)")
+    if args.fail_on_drift and args.previous is None:
+        raise UsageError("--fail-on-drift needs --previous MANIFEST")
     try:
         shard = parse_shard(args.shard) if args.shard else None
     except ValueError as exc:
@@ -107,7 +111,31 @@ def run_map_cli(args: Any, say: Callable[[str], None]) -> int:
     finally:
         if bar is not None:
             bar.clear()
-    return _report_build(result, say, show_tail=not args.verbose)
+    status = _report_build(result, say, show_tail=not args.verbose)
+    if args.previous is not None:
+        status = max(status, _report_drift(git, args.previous, result, say, fail=args.fail_on_drift))
+    return status
+
+
+def _report_drift(
+    git: Git, previous: Path, result: MapResult, say: Callable[[str], None], *, fail: bool
+) -> int:
+    """``--previous``: say what drifted since the last map; 1 when ``fail`` and there is drift, or
+    when drift could not be computed (that is not "no drift")."""
+    from gate.maps.drift import drift_since
+    from gate.maps.read import read_manifest
+
+    try:
+        drift = drift_since(previous, read_manifest(result.manifest), git)
+    except InputError as exc:
+        say(f"{'error' if fail else 'warning'}: cannot compare with the previous map: {exc}")
+        return 1 if fail else 0
+    for line in drift.lines():
+        say(line)
+    if not drift.found:
+        say(f"no drift since the map of {drift.previous_sha[:12]}")
+        return 0
+    return 1 if fail else 0
 
 
 def _combine_cli(out: Path, inputs: list[Path], say: Callable[[str], None]) -> int:

@@ -400,6 +400,7 @@ def test_reason_table_and_exit_codes() -> None:
         "no_added_lines": "unscored",
         "freeze_overlap": "unscored",
         "observer_edited": "unscored",
+        "dynamic_rebinding": "unscored",  # v3.2
         "live_surface_covers_diff": "pass_clean",
     }
     assert EXIT_STATUS == {"pass_clean": 0, "fail": 1, "unscored": 2}

@@ -1,0 +1,167 @@
+"""Contract v3.1: skip and exit markers read from the syntax tree, in every changed ``.py`` file.
+
+The v2 text rule (:mod:`gate.judge.skip_markers`) reads a line; it cannot read
+``raise pytest.skip.Exception(...)``, ``from _pytest.outcomes import skip as x; x(...)`` or
+``getattr(pytest, "sk" + "ip")(...)``. Here the head file is parsed and every reference on an added
+line (a name, an attribute, a call, a subscript, an import) is resolved through the file's own
+imports and assignments (:mod:`gate.judge.pyrefs`) and compared with the listed skip/exit APIs. What
+the gate cannot resolve counts too, as the contract says: any import of ``_pytest``; ``getattr`` or
+``__dict__`` on pytest, ``_pytest`` or unittest with a computed name; ``__import__`` and
+``importlib.import_module`` of those modules by literal name. A file that does not parse is left to
+the text rule.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Collection, Iterator
+
+from gate.judge.pyrefs import (
+    GETATTR,
+    IMPORT_FUNCTIONS,
+    IMPORT_MODULE,
+    VARS_CALLS,
+    Resolver,
+    build_resolver,
+    is_getattr_method,
+    join,
+    module_name,
+    root_of,
+    string_literal,
+    under,
+)
+from gate.judge.pysource import AddedLines, nodes_on_added_lines, parse_tree
+
+#: The pytest APIs the contract lists (each with what lies below it: ``pytest.skip.Exception``).
+PYTEST_APIS = (
+    "pytest.skip",
+    "pytest.xfail",
+    "pytest.exit",
+    "pytest.importorskip",
+    "pytest.mark.skipif",
+    "pytest.mark.skip",
+    "pytest.mark.xfail",
+)
+#: Every name imported from these is a listed API (they re-export the same objects).
+OUTCOME_MODULES = ("_pytest.outcomes", "_pytest.skipping")
+UNITTEST_MODULES = ("unittest.case", "unittest")
+#: ``getattr``/``__dict__``/``__import__`` on these (or names from them) cannot be resolved.
+OPAQUE_ROOTS = frozenset({"pytest", "_pytest", "unittest"})
+#: ``from M import *`` brings the listed APIs of M into the file.
+STAR_SOURCES = frozenset({"pytest", "unittest", "unittest.case", *OUTCOME_MODULES})
+
+
+def listed_api(qualified: str) -> str | None:
+    """The listed skip/exit API ``qualified`` is (or lies below), if any."""
+    for api in PYTEST_APIS:
+        if under(qualified, api):
+            return api
+    if any(under(qualified, module) for module in OUTCOME_MODULES):
+        return qualified
+    for module in UNITTEST_MODULES:
+        head = (
+            qualified.removeprefix(module + ".").split(".", 1)[0]
+            if qualified.startswith(module + ".")
+            else ""
+        )
+        if head in ("SkipTest", "expectedFailure") or head.startswith("skip"):
+            return f"{module}.{head}"
+    if "skipTest" in qualified.split(".")[1:]:
+        return "TestCase.skipTest"
+    return None
+
+
+def syntax_markers(blob: bytes | None, added: Collection[int]) -> list[tuple[int, str]] | None:
+    """(line, what) for each added line holding a reference to a skip/exit API, first one per line;
+    ``None`` when the file does not parse (the text rule alone judges it)."""
+    tree = parse_tree(blob)
+    if tree is None:
+        return None
+    lines = AddedLines(added)
+    if not lines.numbers:
+        return []
+    return find_markers(tree, build_resolver(tree), lines)
+
+
+def find_markers(tree: ast.Module, resolver: Resolver, lines: AddedLines) -> list[tuple[int, str]]:
+    """:func:`syntax_markers` on a parsed file (gate.judge.python_facts shares one parse per file)."""
+    found: dict[int, str] = {}
+    for line, what in _references(tree, resolver, lines):
+        found.setdefault(line, what)
+    return sorted(found.items())
+
+
+def _references(tree: ast.Module, resolver: Resolver, lines: AddedLines) -> Iterator[tuple[int, str]]:
+    named: set[int] = set()  # ``X.__dict__`` / ``vars(X)`` read with a literal key: resolvable
+    for node, _statement in nodes_on_added_lines(tree, lines):  # parents come before children
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            yield from _imports(node, lines)
+            continue
+        if not isinstance(node, ast.Name | ast.Attribute | ast.Call | ast.Subscript):
+            continue
+        if isinstance(node, ast.Subscript) and string_literal(node.slice) is not None:
+            named.add(id(node.value))
+        line = lines.of(node)
+        if line is None:
+            continue
+        what = _listed(node, resolver) or (None if id(node) in named else _opaque(node, resolver))
+        if what:
+            yield line, what
+
+
+def _imports(node: ast.Import | ast.ImportFrom, lines: AddedLines) -> Iterator[tuple[int, str]]:
+    """``import _pytest...``, ``from _pytest... import``, and imports of listed APIs."""
+    for alias in node.names:
+        line = lines.of(alias) if hasattr(alias, "lineno") else lines.of(node)
+        if line is None:
+            continue
+        if isinstance(node, ast.Import):
+            if root_of(alias.name) == "_pytest":
+                yield line, f"import {alias.name}"
+            continue
+        module = module_name(node)
+        if root_of(module) == "_pytest":
+            yield line, f"from {module} import {alias.name}"
+        elif alias.name == "*" and module in STAR_SOURCES:
+            yield line, f"from {module} import *"
+        else:
+            api = listed_api(join(module, alias.name)) if node.level == 0 else None
+            if api:
+                yield line, f"{api} (from {module} import {alias.name})"
+
+
+def _listed(node: ast.expr, resolver: Resolver) -> str | None:
+    if isinstance(node, ast.Attribute) and node.attr == "skipTest":
+        return "TestCase.skipTest"
+    for qualified in sorted(resolver.resolve(node)):
+        api = listed_api(qualified)
+        if api:
+            return api
+    return None
+
+
+def _opaque(node: ast.expr, resolver: Resolver) -> str | None:
+    """The references the contract counts because the gate cannot resolve them."""
+    if isinstance(node, ast.Attribute) and node.attr == "__dict__" and _on_opaque(node.value, resolver):
+        return "__dict__ of pytest/_pytest/unittest"
+    return _opaque_call(node, resolver) if isinstance(node, ast.Call) else None
+
+
+def _opaque_call(node: ast.Call, resolver: Resolver) -> str | None:
+    func = resolver.resolve(node.func)
+    literal = string_literal(node.args[0]) if node.args else None
+    if func & (IMPORT_FUNCTIONS | IMPORT_MODULE) and literal and root_of(literal) in OPAQUE_ROOTS:
+        return f"imports {literal!r} by name"
+    if func & GETATTR and len(node.args) >= 2 and _on_opaque(node.args[0], resolver):
+        name = string_literal(node.args[1])
+        return None if name else "getattr on pytest/_pytest/unittest with a computed name"
+    method = node.func if isinstance(node.func, ast.Attribute) and is_getattr_method(node.func) else None
+    if method is not None and not literal and _on_opaque(method.value, resolver):
+        return "__getattr__ on pytest/_pytest/unittest with a computed name"
+    if func & VARS_CALLS and node.args and _on_opaque(node.args[0], resolver):
+        return "vars() of pytest/_pytest/unittest"
+    return None
+
+
+def _on_opaque(node: ast.expr, resolver: Resolver) -> bool:
+    return any(root_of(q) in OPAQUE_ROOTS for q in resolver.resolve(node))
