@@ -180,7 +180,8 @@ def add_map(sub: argparse._SubParsersAction[Parser]) -> None:
         "FILE.manifest.json binding it to the full SHA. With --combine, merge shard maps "
         "measured at one SHA instead. Exit 0 map written, 1 map written but the parent's "
         "tests failed (flagged), 3 no map.",
-        usage="%(prog)s --repo DIR --sha REV [--out FILE] [--shard I/N] [-- COMMAND ...]\n"
+        usage="%(prog)s --repo DIR --sha REV [--out FILE] [--shard I/N] [--repeat N]\n"
+        "       [--copy-ignored PATH] [--previous MANIFEST [--fail-on-drift]] [-- COMMAND ...]\n"
         "       %(prog)s --combine OUT SHARD [SHARD ...]",
     )
     p.add_argument("--repo", type=Path, default=Path("."), help="the git repository (default: .)")
@@ -193,6 +194,19 @@ def add_map(sub: argparse._SubParsersAction[Parser]) -> None:
     )
     p.add_argument("--shard", metavar="I/N", help="measure only shard I of N (tests split by file hash)")
     p.add_argument("--combine", type=Path, metavar="OUT", help="merge the given shard maps into OUT")
+    p.add_argument(
+        "--repeat",
+        metavar="N",
+        help="run the tests N times (default 1); the manifest records what differed between runs as "
+        "'unstable', which check does not count for live tests (contract v3.4)",
+    )
+    p.add_argument(
+        "--copy-ignored",
+        action="append",
+        metavar="PATH",
+        help="copy this git-ignored file the build writes (e.g. src/pkg/_version.py) from the checkout "
+        "into the map's worktree (repeatable)",
+    )
     p.add_argument(
         "--progress",
         choices=("auto", "always", "never"),
@@ -218,8 +232,11 @@ def add_map(sub: argparse._SubParsersAction[Parser]) -> None:
         "args",
         nargs="*",
         metavar="COMMAND | SHARD",
-        help="after --: the test command (default: python -m pytest -q -p no:cacheprovider --cov "
-        "--cov-context=test --cov-report=); with --combine: the shard maps",
+        help="after --: the test command (default on Python 3.12+: python -m pytest -q -p "
+        "no:cacheprovider, measured by oracle-gate's sys.monitoring collector; on Python 3.11, or when "
+        "the coverage configuration needs coverage.py (plugins, patch, concurrency = multiprocessing): "
+        "python -m pytest -q -p no:cacheprovider --cov --cov-context=test --cov-report=); with "
+        "--combine: the shard maps",
     )
     p.set_defaults(func=run_map_command)
 

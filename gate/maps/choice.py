@@ -33,6 +33,18 @@ def chosen_collector(command: Sequence[str] | None, env: Mapping[str, str] = os.
     return COLLECTOR_NAME
 
 
+def coverage_py_reason(command: Sequence[str] | None, env: Mapping[str, str] = os.environ) -> str | None:
+    """Why coverage.py, not the collector, measures (one clause for ``map`` to print), or None."""
+    if env.get(ENV_COLLECTOR) == COVERAGE_COLLECTOR:
+        return f"{ENV_COLLECTOR}=coverage.py asks for it"
+    if sys.version_info < (3, 12):
+        version = ".".join(map(str, sys.version_info[:3]))
+        return f"the sys.monitoring collector needs Python 3.12+, this is {version}"
+    if command and measures_itself(command):
+        return "the test command measures coverage itself (--cov or coverage)"
+    return None
+
+
 def measures_itself(command: Sequence[str]) -> bool:
     """The command runs coverage.py itself: pytest-cov's ``--cov``, or ``coverage run``."""
     return any(arg.startswith("--cov") or os.path.basename(arg) == "coverage" for arg in command)

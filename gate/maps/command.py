@@ -15,6 +15,7 @@ from gate.maps.combine import combine_maps
 from gate.maps.layout import default_out
 from gate.maps.mapfile import MapError, MapResult
 from gate.maps.provenance import Producer
+from gate.maps.repeat import parse_repeat
 from gate.maps.shards import parse_shard
 
 SPINNER = "|/-\\"
@@ -83,8 +84,18 @@ def run_map_cli(args: Any, say: Callable[[str], None]) -> int:
     if rest[:1] == ["--"]:
         rest = rest[1:]
     if args.combine is not None:
-        if args.sha or args.out or args.shard or args.previous:
-            raise UsageError("--combine OUT SHARD...: --sha, --out, --shard and --previous do not apply")
+        if (
+            args.sha
+            or args.out
+            or args.shard
+            or args.previous
+            or getattr(args, "copy_ignored", None)
+            or getattr(args, "repeat", None)
+        ):
+            raise UsageError(
+                "--combine OUT SHARD...: --sha, --out, --shard, --previous, --repeat and --copy-ignored "
+                "do not apply"
+            )
         return _combine_cli(args.combine, [Path(p) for p in rest], say)
     if not args.sha:
         raise UsageError("map needs --sha REV [--out FILE] (or --combine OUT SHARD...)")
@@ -94,6 +105,10 @@ def run_map_cli(args: Any, say: Callable[[str], None]) -> int:
         shard = parse_shard(args.shard) if args.shard else None
     except ValueError as exc:
         raise UsageError(f"--shard: {exc}") from exc
+    try:
+        repeat = parse_repeat(str(getattr(args, "repeat", None) or "1"))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
     git = Git(args.repo)
     git.check_repository()
     sha = git.commit(args.sha)
@@ -116,6 +131,8 @@ def run_map_cli(args: Any, say: Callable[[str], None]) -> int:
             progress=bar,
             show_output=args.verbose,
             producer=Producer.from_environ(os.environ),
+            copy_ignored_paths=list(getattr(args, "copy_ignored", None) or []),
+            repeat=repeat,
         )
     except MapError as exc:
         if exc.output_tail and not args.verbose:

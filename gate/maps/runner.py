@@ -48,6 +48,7 @@ class RunReport:
     policy_errors: list[str] = field(default_factory=list)
     started: bool = False  # the plugin wrote its ``start`` event: it was loaded, and enabled
     refused: str | None = None  # why the plugin refused the sys.monitoring collector, if it did
+    tampered: str | None = None  # what switched the measurement off, and while which test ran
     _offset: int = 0
 
     def poll(self, path: Path) -> None:
@@ -80,6 +81,8 @@ class RunReport:
                 self.finish = event
             elif kind == "collector_refused":
                 self.refused = str(event.get("reason", ""))
+            elif kind == "collector_tampered" and self.tampered is None:
+                self.tampered = str(event.get("reason", "")) or "(no reason given)"
 
 
 @dataclass(frozen=True)
