@@ -26,6 +26,8 @@
 | ``ORACLE_GATE_PRUNE_MINUTES`` | how often the bounds above are applied (default 60) |
 | ``ORACLE_GATE_JOB_MEMORY_MB`` | one judgement's memory; past it: unscored (1024; 0: no limit) |
 | ``ORACLE_GATE_MAX_RECOVERIES`` | a job crashes interrupted more often than this fails, with a check (3) |
+| ``ORACLE_GATE_STATUS_TOKEN`` | opens ``/status`` and ``/metrics`` to this bearer token (unset: closed) |
+| ``ORACLE_GATE_STATUS_NETWORKS`` | opens them to these CIDRs, comma-separated (unset: none); see access |
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from gate.action.defaults import DEFAULT_API_URL, DEFAULT_CHECK_NAME
+from gate.bot import access
 from gate.bot.backoff import DEFAULT_BASE_SECONDS, DEFAULT_CAP_SECONDS
 from gate.bot.events import DEFAULT_MAP_WORKFLOW
 from gate.bot.housekeeping import (
@@ -83,6 +86,7 @@ class BotConfig:
     prune_minutes: int = DEFAULT_PRUNE_MINUTES
     max_recoveries: int = 3  # gate.bot.recovery
     job_memory_mb: int = 1024  # gate.bot.bounded
+    status: access.StatusAccess = field(default_factory=access.StatusAccess)  # off by default
 
     @property
     def database(self) -> Path:
@@ -194,6 +198,7 @@ def from_environment(env: Mapping[str, str]) -> BotConfig:
         prune_minutes=_int(env, "PRUNE_MINUTES", DEFAULT_PRUNE_MINUTES, 1, 7 * 24 * 60),
         max_recoveries=_int(env, "MAX_RECOVERIES", 3, 0, 100),
         job_memory_mb=_int(env, "JOB_MEMORY_MB", 1024, 0, 1_048_576),
+        status=access.from_environment(env),
     )
 
 

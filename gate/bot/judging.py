@@ -11,8 +11,10 @@ a :class:`MapSource` (no source, or no map for that parent: the verdict is ``uns
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import logging
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -23,7 +25,7 @@ from gate.action.client import GitHubUnavailable, PublishError, RateLimited, Ret
 from gate.action.content import check_content, error_check, explain_reply, sticky_comment
 from gate.action.defaults import CommentMode
 from gate.action.publisher import CheckContent, Publisher, PullInfo, open_repo
-from gate.bot import bounded, mirror, posting, stale
+from gate.bot import bounded, mirror, posting, stale, trend
 from gate.bot.auth import AppAuth, installation_client
 from gate.bot.config import BotConfig
 from gate.bot.events import DEFAULT_PUSH, EXPLAIN, JUDGE, MAP_READY, Job
@@ -166,7 +168,11 @@ def _judge(ctx: Context, claimed: ClaimedJob, number: int) -> Outcome:
     try:
         git = mirror.open_mirror(ctx.config.mirrors, job.repo)
         parent, judged = _fetch_pull(git, ctx.config.clone_url(job.repo), pull, token)
+        started = time.monotonic()
         verdict, had_map = _verdict(ctx, git, repo=job.repo, parent=parent, head=judged, token=token)
+        noted = trend.noted_at_judging(
+            git, parent, time.monotonic() - started, dt.datetime.now(dt.UTC).date()
+        )
     except GateError as exc:
         publisher.external_id = posting.external_id(job.repo, number, "error", pull.head_sha)
         return _post_error(publisher, pull.head_sha, str(exc))
@@ -190,7 +196,7 @@ def _judge(ctx: Context, claimed: ClaimedJob, number: int) -> Outcome:
         comment=sticky_comment(verdict, CommentMode.ON_CHANGE),
     )
     recorded = verdict.verdict if had_map else NO_MAP
-    ctx.store.record_verdict(job, parent, pull.head_sha, recorded, result.check.check_run_id)
+    ctx.store.record_verdict(job, parent, pull.head_sha, recorded, result.check.check_run_id, noted=noted)
     if not result.check.posted:
         raise Transient("; ".join(n.why for n in result.check.not_posted) or "the check was not posted")
     return Outcome(DONE, f"{verdict.verdict} on {pull.head_sha} (parent {parent})")

@@ -63,8 +63,17 @@ def _to_2(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE jobs ADD COLUMN recoveries INTEGER NOT NULL DEFAULT 0")
 
 
+def _to_3(db: sqlite3.Connection) -> None:
+    """What the status page and ``/metrics`` read of a posted verdict (:mod:`gate.bot.trend`), noted
+    when it was judged: ``seconds`` spent judging, ``triage`` (JSON list of the parent's freeze
+    entries needing triage) and ``surface_share`` (frozen-only share of the map's measured lines).
+    Verdicts recorded before this step have them NULL (unknown, shown as such)."""
+    for column in ("seconds REAL", "triage TEXT", "surface_share REAL"):
+        db.execute(f"ALTER TABLE verdicts ADD COLUMN {column}")
+
+
 #: Step ``i`` takes a database from version ``i`` to ``i + 1``.
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_to_1, _to_2)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_to_1, _to_2, _to_3)
 VERSION = len(MIGRATIONS)
 
 

@@ -1,0 +1,182 @@
+"""The trend the status page shows: verdicts per ISO week, freeze entries needing triage, surface share.
+
+What is kept is noted when the bot posts a verdict (:func:`noted_at_judging`, stored beside the
+verdict by :meth:`gate.bot.store.Store.record_verdict`), so the page never reads a repository, a map
+or a file: it shows counts, dates, test ids and logins, never file contents.
+
+* A verdict recorded as ``no_map`` was posted as ``unscored`` (the parent had no map yet), so it
+  counts as unscored here.
+* **Triage** (contract v3.7): the parent's freeze entries past their ``expires`` date (UTC), without an
+  ``owner``, or with a malformed one. Read from the raw freeze file, so it does not depend on the
+  core's freeze parser knowing those fields.
+* **Surface share**: the share of the map's measured lines only frozen tests observe. The bot does not
+  compute it yet (it would read the whole map); the column is there, NULL, shown as "not measured".
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from gate.bot.store import NO_MAP, Store
+from gate.errors import GateError
+from gate.git import Git
+from gate.judge.policy import POLICY_PATH, parse_policy
+
+LOGIN = re.compile(r"(?![-.])[A-Za-z0-9_.-]{1,100}(\[bot\])?")
+DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+MAX_TRIAGE = 200  # entries kept per verdict: a freeze of thousands does not bloat every row
+WEEKS_SHOWN = 26
+
+
+@dataclass(frozen=True)
+class Week:
+    label: str  # ISO week, "2026-W49"
+    pass_clean: int = 0
+    fail: int = 0
+    unscored: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.pass_clean + self.fail + self.unscored
+
+    def rate(self, count: int) -> float:
+        return count / self.total if self.total else 0.0
+
+
+@dataclass(frozen=True)
+class TriageEntry:
+    nodeid: str
+    why: str
+
+
+def iso_week(at: float) -> str:
+    year, week, _ = dt.datetime.fromtimestamp(at, dt.UTC).isocalendar()
+    return f"{year}-W{week:02d}"
+
+
+def weekly(rows: Iterable[tuple[float, str]]) -> list[Week]:
+    """(time, verdict) rows counted per ISO week, oldest first; weeks without verdicts are left out."""
+    counts: dict[str, dict[str, int]] = {}
+    for at, verdict in rows:
+        word = "unscored" if verdict == NO_MAP else verdict
+        if word in ("pass_clean", "fail", "unscored"):
+            week = counts.setdefault(iso_week(at), {})
+            week[word] = week.get(word, 0) + 1
+    return [Week(label, **counts[label]) for label in sorted(counts)]
+
+
+def triage_entries(freeze: bytes | None, today: dt.date) -> list[TriageEntry]:
+    """The freeze entries needing triage (v3.7); [] for no file or one that is not a freeze."""
+    try:
+        doc = json.loads(freeze or b"{}")
+    except (ValueError, RecursionError):
+        return []
+    frozen = doc.get("frozen") if isinstance(doc, dict) else None
+    found = []
+    for raw in frozen if isinstance(frozen, list) else []:
+        if isinstance(raw, dict) and isinstance(raw.get("nodeid"), str):
+            why = _why_triage(raw, today)
+            if why:
+                found.append(TriageEntry(raw["nodeid"][:500], why))
+    return found[:MAX_TRIAGE]
+
+
+def _why_triage(entry: dict[str, Any], today: dt.date) -> str:
+    owner, expires = entry.get("owner"), entry.get("expires")
+    whys = []
+    if owner is None:
+        whys.append("no owner")
+    elif not isinstance(owner, str) or not LOGIN.fullmatch(owner):
+        whys.append("malformed owner")
+    if expires is not None:
+        date = _date(expires)
+        if date is None:
+            whys.append("malformed expires")
+        elif date < today:
+            whys.append(f"expired {date.isoformat()}")
+    return "; ".join(whys)
+
+
+def _date(value: object) -> dt.date | None:
+    if not isinstance(value, str) or not DATE.fullmatch(value):
+        return None
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        return None
+
+
+def noted_at_judging(git: Git, parent: str, seconds: float, today: dt.date) -> dict[str, object]:
+    """The trend's columns for a verdict judged against ``parent`` (see :meth:`Store.record_verdict`).
+    The parent's oracle is read again here (two blobs): a problem reading it leaves triage unknown."""
+    try:
+        policy = parse_policy(git.read_blob(parent, POLICY_PATH))
+        freeze = git.read_blob(parent, policy.freeze)
+    except GateError:
+        return {"seconds": seconds}
+    triage = [{"nodeid": t.nodeid, "why": t.why} for t in triage_entries(freeze, today)]
+    return {"seconds": seconds, "triage": json.dumps(triage), "surface_share": None}
+
+
+# -- reading what was kept -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MapShare:
+    parent: str
+    share: float | None
+    at: float
+
+
+@dataclass(frozen=True)
+class RepoTrend:
+    repo: str
+    weeks: list[Week]
+    maps: list[MapShare]
+    triage: list[TriageEntry] | None  # None: not known (no verdict recorded it)
+    triage_parent: str | None
+
+
+def repositories(store: Store) -> list[str]:
+    return [str(r[0]) for r in store.read("SELECT DISTINCT repo FROM verdicts ORDER BY repo")]
+
+
+def repo_trend(store: Store, repo: str, weeks_shown: int = WEEKS_SHOWN) -> RepoTrend | None:
+    """The page's data for ``repo``; None when the bot recorded no verdict there."""
+    rows = store.read("SELECT at, verdict FROM verdicts WHERE repo = ? ORDER BY at", (repo,))
+    if not rows:
+        return None
+    maps = store.read(
+        "SELECT parent, surface_share, MAX(at) FROM verdicts WHERE repo = ? AND verdict != ? "
+        "GROUP BY parent ORDER BY MAX(at) DESC LIMIT 10",
+        (repo, NO_MAP),
+    )
+    last = store.read(
+        "SELECT parent, triage FROM verdicts WHERE repo = ? AND triage IS NOT NULL ORDER BY at DESC LIMIT 1",
+        (repo,),
+    )
+    triage = None if not last else _triage_of(str(last[0][1]))
+    return RepoTrend(
+        repo=repo,
+        weeks=weekly((float(at), str(v)) for at, v in rows)[-weeks_shown:],
+        maps=[MapShare(str(p), None if s is None else float(s), float(at)) for p, s, at in maps],
+        triage=triage,
+        triage_parent=str(last[0][0]) if last else None,
+    )
+
+
+def _triage_of(text: str) -> list[TriageEntry]:
+    try:
+        items = json.loads(text)
+    except ValueError:
+        return []
+    return [
+        TriageEntry(str(i.get("nodeid")), str(i.get("why")))
+        for i in items
+        if isinstance(items, list) and isinstance(i, dict)
+    ]
