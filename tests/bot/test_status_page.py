@@ -134,7 +134,8 @@ def test_metrics_count_deliveries_jobs_verdicts_and_judging_time(
         '{"schema": 1, "frozen": [{"nodeid": "tests/test_a.py::t", '
         f'"reason": "flaky", "bound_sha": "{origin.main}"}}]}}',
     )
-    origin.repo.git("commit", "-q", "-am", "freeze")
+    origin.repo.git("add", "freeze.json")
+    origin.repo.git("commit", "-q", "-m", "freeze")
     origin.main = origin.repo.git("rev-parse", "HEAD")
     head = origin.pull(1, "one")
     github.add_pull("octo/repo", 1, head_sha=head, base_sha=origin.main)
