@@ -17,8 +17,8 @@ from gate.bot import chart
 from gate.bot.store import Store
 from tests.bot.harness import INSTALLATION, Bot, BotFactory, Origin, pull_request_event
 from tests.github_fake.server import FakeGitHub
+from tests.support.exposition import at, parse_exposition
 from tests.support.png import read_png
-from tests.unit.test_bot_status import at, parse_exposition
 
 TOKEN = "status-token-for-the-bot-tier"  # noqa: S105 - a test's token
 HOSTILE_REPO = 'evil/<script>alert("x")</script>'

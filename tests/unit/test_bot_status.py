@@ -12,6 +12,7 @@ import pytest
 from gate.bot import chart, metrics, status, trend
 from gate.bot.access import Decision, StatusAccess, bearer_of, from_environment
 from gate.errors import UsageError
+from tests.support.exposition import at, parse_exposition
 from tests.support.golden import assert_matches_golden
 
 WEEKS = [
@@ -56,38 +57,6 @@ def test_a_hostile_week_label_is_text_in_the_chart() -> None:
 
 
 # -- /metrics --------------------------------------------------------------------------------------
-
-NAME = r"[a-zA-Z_:][a-zA-Z0-9_:]*"
-LABEL_VALUE = r'"(?:[^"\\\n]|\\\\|\\"|\\n)*"'
-LABELS = rf"\{{(?:[a-zA-Z_][a-zA-Z0-9_]*={LABEL_VALUE})(?:,[a-zA-Z_][a-zA-Z0-9_]*={LABEL_VALUE})*\}}"
-VALUE = r"(?:[+-]?(?:\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)|\+Inf|-Inf|NaN)"
-SAMPLE = re.compile(rf"(?P<name>{NAME})(?P<labels>{LABELS})? (?P<value>{VALUE})")
-HELP = re.compile(rf"# HELP (?P<name>{NAME}) \S.*")
-TYPE = re.compile(rf"# TYPE (?P<name>{NAME}) (?P<kind>counter|gauge|histogram|summary|untyped)")
-
-
-def parse_exposition(text: str) -> dict[str, tuple[str, list[tuple[str, str, float]]]]:
-    """name -> (type, samples), failing on any line outside the text format's grammar, a sample
-    before its family's TYPE, or a family declared twice."""
-    assert text.endswith("\n")
-    families: dict[str, tuple[str, list[tuple[str, str, float]]]] = {}
-    current = None
-    for line in text[:-1].split("\n"):
-        if m := HELP.fullmatch(line):
-            assert m["name"] not in families, f"family declared twice: {line}"
-            current = m["name"]
-        elif m := TYPE.fullmatch(line):
-            assert m["name"] == current, f"TYPE without its HELP: {line}"
-            families[current] = (m["kind"], [])
-        elif m := SAMPLE.fullmatch(line):
-            assert current is not None
-            assert current in families
-            suffixes = ("_bucket", "_sum", "_count") if families[current][0] == "histogram" else ("",)
-            assert any(m["name"] == current + s for s in suffixes), f"sample outside its family: {line}"
-            families[current][1].append((m["name"], m["labels"] or "", float(m["value"])))
-        else:
-            pytest.fail(f"not a line of the exposition format: {line!r}")
-    return families
 
 
 def snapshot() -> metrics.Snapshot:
@@ -187,10 +156,6 @@ def test_only_a_bearer_authorization_carries_a_token() -> None:
 
 
 # -- the trend -------------------------------------------------------------------------------------
-
-
-def at(day: str) -> float:
-    return dt.datetime.fromisoformat(day + "T12:00:00+00:00").timestamp()
 
 
 def test_verdicts_are_counted_per_iso_week_and_no_map_is_unscored() -> None:
