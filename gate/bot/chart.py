@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
+from gate.bot import trend
 from gate.bot.trend import Week
 
 WIDTH, HEIGHT = 720, 280
@@ -17,10 +18,6 @@ MAX_LABELS = 13
 
 def _n(value: float) -> str:
     return f"{value:.1f}"
-
-
-def _percent(rate: float) -> str:
-    return f"{rate * 100:.0f}%"
 
 
 def rate_chart(weeks: Sequence[Week]) -> str:
@@ -49,7 +46,7 @@ def rate_chart(weeks: Sequence[Week]) -> str:
             parts.append(
                 f'<rect x="{_n(middle + offset)}" y="{_n(TOP + plot_h - height)}" width="{_n(bar)}" '
                 f'height="{_n(height)}" fill="{colour}"><title>{escape(week.label)}: {what} '
-                f"{count} of {week.total} ({_percent(rate)})</title></rect>"
+                f"{count} of {week.total} ({trend.percent(rate)})</title></rect>"
             )
         if i % every == 0:
             parts.append(_text(middle, TOP + plot_h + 18, week.label, anchor="middle", size=11))

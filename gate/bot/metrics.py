@@ -75,7 +75,7 @@ def render(snap: Snapshot) -> str:
         *_family(
             "oracle_gate_judging_seconds",
             "histogram",
-            "Time from a job's start to its verdict, for verdicts that recorded it.",
+            "Seconds spent judging a pull request (its map found, the core's verdict), per posted verdict.",
             [
                 f'oracle_gate_judging_seconds_bucket{{le="{b}"}} {n}'
                 for b, n in zip(bounds, buckets, strict=True)

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import logging
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from gate.bot.store import NO_MAP, Store
-from gate.errors import GateError
 from gate.git import Git
 from gate.judge.policy import POLICY_PATH, parse_policy
 
@@ -31,6 +31,7 @@ LOGIN = re.compile(r"(?![-.])[A-Za-z0-9_.-]{1,100}(\[bot\])?")
 DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 MAX_TRIAGE = 200  # entries kept per verdict: a freeze of thousands does not bloat every row
 WEEKS_SHOWN = 26
+_log = logging.getLogger("gate.bot")
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,11 @@ class Week:
 class TriageEntry:
     nodeid: str
     why: str
+
+
+def percent(rate: float) -> str:
+    """A rate as a whole percentage, halves rounded up (the chart and the table say the same)."""
+    return f"{int(rate * 100 + 0.5)}%"
 
 
 def iso_week(at: float) -> str:
@@ -117,7 +123,8 @@ def noted_at_judging(git: Git, parent: str, seconds: float, today: dt.date) -> d
     try:
         policy = parse_policy(git.read_blob(parent, POLICY_PATH))
         freeze = git.read_blob(parent, policy.freeze)
-    except GateError:
+    except Exception:  # noqa: BLE001 - the trend is best effort: it never costs a pull request its check
+        _log.warning("could not read the parent's freeze for the status page", extra={"detail": parent})
         return {"seconds": seconds}
     triage = [{"nodeid": t.nodeid, "why": t.why} for t in triage_entries(freeze, today)]
     return {"seconds": seconds, "triage": json.dumps(triage), "surface_share": None}

@@ -240,3 +240,15 @@ def test_the_index_links_each_repository_escaped() -> None:
     assert 'href="/status/octo/repo?token=abc%26x"' in status.index(["octo/repo"], "abc&x").replace(
         "&amp;", "&"
     )
+
+
+def test_the_table_and_the_chart_round_a_rate_alike() -> None:
+    week = [trend.Week("2026-W46", pass_clean=3, fail=1, unscored=4)]  # 1 of 8: 12.5%
+    html = status.page(trend.RepoTrend("octo/repo", week, [], None, None), at("2026-12-01"))
+    assert "<td>13%</td>" in html
+    assert "fail 1 of 8 (13%)" in html
+
+
+def test_the_page_matches_its_golden() -> None:
+    """The whole page for fixed data, hostile names included (review the escaping in the diff)."""
+    assert_matches_golden("status/page.html", status.page(hostile_trend(), at("2026-12-01")))
