@@ -25,7 +25,7 @@ from gate.action.client import GitHubUnavailable, PublishError, RateLimited, Ret
 from gate.action.content import check_content, error_check, explain_reply, sticky_comment
 from gate.action.defaults import CommentMode
 from gate.action.publisher import CheckContent, Publisher, PullInfo, open_repo
-from gate.bot import bounded, mirror, posting, stale, trend
+from gate.bot import bounded, mirror, posting, stale, surface, trend
 from gate.bot.auth import AppAuth, installation_client
 from gate.bot.config import BotConfig
 from gate.bot.events import DEFAULT_PUSH, EXPLAIN, JUDGE, MAP_READY, Job
@@ -196,6 +196,8 @@ def _judge(ctx: Context, claimed: ClaimedJob, number: int) -> Outcome:
         comment=sticky_comment(verdict, CommentMode.ON_CHANGE),
     )
     recorded = verdict.verdict if had_map else NO_MAP
+    found = lambda: ctx.maps.find(job.repo, parent, token).manifest if had_map else None  # noqa: E731
+    noted = surface.with_share(noted, ctx.store, git, (job.repo, parent), found)
     ctx.store.record_verdict(job, parent, pull.head_sha, recorded, result.check.check_run_id, noted=noted)
     if not result.check.posted:
         raise Transient("; ".join(n.why for n in result.check.not_posted) or "the check was not posted")

@@ -9,8 +9,9 @@ or a file: it shows counts, dates, test ids and logins, never file contents.
 * **Triage** (contract v3.7): the parent's freeze entries past their ``expires`` date (UTC), without an
   ``owner``, or with a malformed one. Read from the raw freeze file, so it does not depend on the
   core's freeze parser knowing those fields.
-* **Surface share**: the share of the map's measured lines only frozen tests observe. The bot does not
-  compute it yet (it would read the whole map); the column is there, NULL, shown as "not measured".
+* **Surface share**: the share of the map's measured lines only frozen tests observe
+  (:mod:`gate.bot.surface`), once per parent; NULL ("not measured") without a map, or when reading
+  the map took too long.
 """
 
 from __future__ import annotations
@@ -117,17 +118,30 @@ def _date(value: object) -> dt.date | None:
         return None
 
 
-def noted_at_judging(git: Git, parent: str, seconds: float, today: dt.date) -> dict[str, object]:
-    """The trend's columns for a verdict judged against ``parent`` (see :meth:`Store.record_verdict`).
-    The parent's oracle is read again here (two blobs): a problem reading it leaves triage unknown."""
+def parent_freeze(git: Git, parent: str) -> bytes | None:
+    """The parent's freeze file (where its policy says), read again (two blobs); :class:`Unreadable`."""
     try:
         policy = parse_policy(git.read_blob(parent, POLICY_PATH))
-        freeze = git.read_blob(parent, policy.freeze)
-    except Exception:  # noqa: BLE001 - the trend is best effort: it never costs a pull request its check
+        return git.read_blob(parent, policy.freeze)
+    except Exception as exc:  # the trend is best effort: it never costs a pull request its check
         _log.warning("could not read the parent's freeze for the status page", extra={"detail": parent})
+        raise Unreadable(parent) from exc
+
+
+class Unreadable(Exception):
+    pass
+
+
+def noted_at_judging(git: Git, parent: str, seconds: float, today: dt.date) -> dict[str, object]:
+    """The trend's columns for a verdict judged against ``parent`` (see :meth:`Store.record_verdict`);
+    the freeze surface share is added when the verdict is recorded (:func:`gate.bot.surface.with_share`).
+    A problem reading the parent's freeze leaves triage unknown."""
+    try:
+        freeze = parent_freeze(git, parent)
+    except Unreadable:
         return {"seconds": seconds}
     triage = [{"nodeid": t.nodeid, "why": t.why} for t in triage_entries(freeze, today)]
-    return {"seconds": seconds, "triage": json.dumps(triage), "surface_share": None}
+    return {"seconds": seconds, "triage": json.dumps(triage)}
 
 
 # -- reading what was kept -------------------------------------------------------------------------
@@ -151,6 +165,16 @@ class RepoTrend:
 
 def repositories(store: Store) -> list[str]:
     return [str(r[0]) for r in store.read("SELECT DISTINCT repo FROM verdicts ORDER BY repo")]
+
+
+def known_share(store: Store, repo: str, parent: str) -> float | None:
+    """A share already noted for this parent's map (the map and the freeze are the parent's: the same)."""
+    rows = store.read(
+        "SELECT surface_share FROM verdicts WHERE repo = ? AND parent = ? "
+        "AND surface_share IS NOT NULL LIMIT 1",
+        (repo, parent),
+    )
+    return float(rows[0][0]) if rows else None
 
 
 def repo_trend(store: Store, repo: str, weeks_shown: int = WEEKS_SHOWN) -> RepoTrend | None:

@@ -6,9 +6,11 @@ import json
 import sqlite3
 from pathlib import Path
 
-from gate.bot import metrics, schema, trend
+from gate.bot import metrics, schema, surface, trend
 from gate.bot.events import JUDGE, Job
 from gate.bot.store import NO_MAP, Store
+from gate.git import Git
+from tests.support.repo import Repo
 
 
 def job(n: int, repo: str = "octo/repo") -> Job:
@@ -51,3 +53,30 @@ def test_the_noted_columns_are_kept_and_read_back(tmp_path: Path) -> None:
     assert [m.parent for m in data.maps] == ["p2", "p1"]
     assert trend.repo_trend(store, "octo/other") is None
     assert trend.repositories(store) == ["octo/repo"]
+
+
+def test_the_share_is_measured_once_per_parent_then_reused(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write("oracle-gate.toml", "")
+    repo.write("freeze.json", '{"schema": 1, "frozen": [{"nodeid": "t.py::x"}]}')
+    parent = repo.commit("base")
+    git = Git(repo.root)
+    store = Store(tmp_path / "db.sqlite3")
+    asked: list[str] = []
+
+    def no_map() -> Path | None:
+        asked.append(parent)
+        return None
+
+    noted = surface.with_share({"seconds": 1.0}, store, git, ("octo/repo", parent), no_map)
+    assert noted == {"seconds": 1.0, "surface_share": None}  # no map: not measured
+    store.record_verdict(job(1), parent, "h1", "fail", 1, noted={"surface_share": 0.4})
+
+    def must_not_read() -> Path | None:
+        raise AssertionError("the share of this parent's map is known already")
+
+    again = surface.with_share({}, store, git, ("octo/repo", parent), must_not_read)
+    assert again == {"surface_share": 0.4}
+    assert asked == [parent]
+    other = surface.with_share({}, store, git, ("octo/other", parent), no_map)
+    assert other == {"surface_share": None}  # another repository's parent is not this one
