@@ -4,6 +4,7 @@ screenshot that is not blank and shows the chart's colours, and the DOM holding 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sqlite3
@@ -16,6 +17,7 @@ import requests
 from gate.bot import chart
 from gate.bot.store import Store
 from tests.bot.harness import INSTALLATION, Bot, BotFactory, Origin, pull_request_event
+from tests.bot.maps import ARTIFACT, WORKFLOW, map_artifact
 from tests.github_fake.server import FakeGitHub
 from tests.support.exposition import at, parse_exposition
 from tests.support.png import read_png
@@ -205,3 +207,39 @@ def test_the_page_renders_in_a_real_headless_browser(bot_factory: BotFactory, tm
     assert "<td>2026-W48</td><td>5</td><td>2</td><td>2</td><td>1</td><td>40%</td><td>20%</td>" in dom
     assert '<td id="total">12</td>' in dom
     assert "<script" not in dom
+
+
+def test_the_surface_share_of_a_trusted_map_is_on_the_page(
+    bot_factory: BotFactory, tmp_path: Path, github: FakeGitHub, origin: Origin
+) -> None:
+    """Of the four lines the map saw tests run, two are observed only by the frozen test: 50%."""
+    frozen = "tests/test_app.py::test_flaky"
+    origin.repo.write(
+        "freeze.json",
+        json.dumps(
+            {
+                "schema": 1,
+                "frozen": [{"nodeid": frozen, "reason": "flaky", "bound_sha": origin.main, "owner": "alice"}],
+            }
+        ),
+    )
+    origin.repo.git("add", "freeze.json")
+    origin.repo.git("commit", "-q", "-m", "freeze")
+    origin.main = origin.repo.git("rev-parse", "HEAD")
+    data = {
+        "tests/test_app.py::test_f": {"src/app.py": [1, 2]},
+        frozen: {"src/app.py": [1], "src/other.py": [1, 2]},
+    }
+    run = github.add_workflow_run("octo/repo", WORKFLOW, origin.main)
+    github.add_artifact(
+        run, ARTIFACT, map_artifact("octo/repo", origin.main, run.id, data=json.dumps(data).encode())
+    )
+    head = origin.pull(1, "one")
+    github.add_pull("octo/repo", 1, head_sha=head, base_sha=origin.main)
+    bot = bot_factory(env={"ORACLE_GATE_STATUS_TOKEN": TOKEN})
+    assert bot.deliver("pull_request", pull_request_event("opened", 1, head, origin.main)).status_code == 202
+    bot.wait_idle()
+    page = get(bot, "/status/octo/repo", Authorization=f"Bearer {TOKEN}").text
+    assert f"<code>{origin.main[:12]}</code>" in page
+    assert "50.0%" in page, page
+    assert 'id="triage-none"' in page  # the one entry has an owner and no expiry
