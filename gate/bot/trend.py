@@ -7,11 +7,9 @@ or a file: it shows counts, dates, test ids and logins, never file contents.
 * A verdict recorded as ``no_map`` was posted as ``unscored`` (the parent had no map yet), so it
   counts as unscored here.
 * **Triage** (contract v3.7): the parent's freeze entries past their ``expires`` date (UTC), without an
-  ``owner``, or with a malformed one. Read from the raw freeze file, so it does not depend on the
-  core's freeze parser knowing those fields.
+  ``owner``, or with a malformed one (:mod:`gate.judge.surface`'s rules), from the parent's freeze.
 * **Surface share**: the share of the map's measured lines only frozen tests observe
-  (:mod:`gate.bot.surface`), once per parent; NULL ("not measured") without a map, or when reading
-  the map took too long.
+  (:mod:`gate.bot.surface`), once per parent; NULL ("not measured") without a map.
 """
 
 from __future__ import annotations
@@ -19,17 +17,15 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from gate.bot.store import NO_MAP, Store
 from gate.git import Git
+from gate.judge.freeze import parse_freeze
 from gate.judge.policy import POLICY_PATH, parse_policy
+from gate.judge.surface import OWNER, EntryFields, entry_fields, parse_date
 
-LOGIN = re.compile(r"(?![-.])[A-Za-z0-9_.-]{1,100}(\[bot\])?")
-DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 MAX_TRIAGE = 200  # entries kept per verdict: a freeze of thousands does not bloat every row
 WEEKS_SHOWN = 26
 _log = logging.getLogger("gate.bot")
@@ -78,44 +74,29 @@ def weekly(rows: Iterable[tuple[float, str]]) -> list[Week]:
 
 
 def triage_entries(freeze: bytes | None, today: dt.date) -> list[TriageEntry]:
-    """The freeze entries needing triage (v3.7); [] for no file or one that is not a freeze."""
-    try:
-        doc = json.loads(freeze or b"{}")
-    except (ValueError, RecursionError):
-        return []
-    frozen = doc.get("frozen") if isinstance(doc, dict) else None
+    """The freeze entries needing triage (v3.7: no owner or a malformed one, past or malformed
+    ``expires``), with :mod:`gate.judge.surface`'s rules; [] for no file or one that is not a freeze."""
+    fields = entry_fields(freeze)
     found = []
-    for raw in frozen if isinstance(frozen, list) else []:
-        if isinstance(raw, dict) and isinstance(raw.get("nodeid"), str):
-            why = _why_triage(raw, today)
-            if why:
-                found.append(TriageEntry(raw["nodeid"][:500], why))
+    for entry in parse_freeze(freeze).entries:
+        why = _why_triage(fields.get(entry.index, EntryFields()), today)
+        if why:
+            found.append(TriageEntry(entry.nodeid[:500], why))
     return found[:MAX_TRIAGE]
 
 
-def _why_triage(entry: dict[str, Any], today: dt.date) -> str:
-    owner, expires = entry.get("owner"), entry.get("expires")
+def _why_triage(extra: EntryFields, today: dt.date) -> str:
     whys = []
-    if owner is None:
+    if extra.owner is None:
         whys.append("no owner")
-    elif not isinstance(owner, str) or not LOGIN.fullmatch(owner):
+    elif not OWNER.fullmatch(extra.owner):
         whys.append("malformed owner")
-    if expires is not None:
-        date = _date(expires)
-        if date is None:
-            whys.append("malformed expires")
-        elif date < today:
-            whys.append(f"expired {date.isoformat()}")
+    expires = parse_date(extra.expires)
+    if extra.expires is not None and expires is None:
+        whys.append("malformed expires")
+    elif expires is not None and today > expires:
+        whys.append(f"expired {expires.isoformat()}")
     return "; ".join(whys)
-
-
-def _date(value: object) -> dt.date | None:
-    if not isinstance(value, str) or not DATE.fullmatch(value):
-        return None
-    try:
-        return dt.date.fromisoformat(value)
-    except ValueError:
-        return None
 
 
 def parent_freeze(git: Git, parent: str) -> bytes | None:

@@ -223,7 +223,8 @@ def test_the_surface_share_of_a_trusted_map_is_on_the_page(
             }
         ),
     )
-    origin.repo.git("add", "freeze.json")
+    origin.repo.write("src/other.py", "A = 1\nB = 2\n")
+    origin.repo.git("add", "freeze.json", "src/other.py")
     origin.repo.git("commit", "-q", "-m", "freeze")
     origin.main = origin.repo.git("rev-parse", "HEAD")
     data = {

@@ -9,10 +9,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from gate.bot import chart, metrics, status, surface, trend
+from gate.bot import chart, metrics, status, trend
 from gate.bot.access import Decision, StatusAccess, bearer_of, from_environment
 from gate.errors import UsageError
-from gate.judge.freeze import parse_freeze
 from tests.support.exposition import at, parse_exposition
 from tests.support.golden import assert_matches_golden
 
@@ -253,41 +252,3 @@ def test_the_table_and_the_chart_round_a_rate_alike() -> None:
 def test_the_page_matches_its_golden() -> None:
     """The whole page for fixed data, hostile names included (review the escaping in the diff)."""
     assert_matches_golden("status/page.html", status.page(hostile_trend(), at("2026-12-01")))
-
-
-# -- the freeze surface share ------------------------------------------------------------------------
-
-
-class FakeMap:
-    """A map reader over plain values: measured file -> line -> test ids."""
-
-    def __init__(self, lines: dict[str, dict[int, set[str]]]) -> None:
-        self.lines = lines
-
-    def measured_files(self) -> list[str]:
-        return sorted(self.lines)
-
-    def has_test_contexts(self) -> bool:
-        return True
-
-    def tests_by_line(self, measured: str) -> dict[int, set[str]]:
-        return self.lines[measured]
-
-
-def test_the_share_counts_lines_only_frozen_tests_observe() -> None:
-    reader = FakeMap(
-        {
-            "/w/src/a.py": {1: {"t.py::flaky"}, 2: {"t.py::flaky", "t.py::live"}, 3: {"t.py::live"}},
-            "/w/src/b.py": {7: {"t.py::flaky[1]", "t.py::flaky[2]"}, 8: set()},
-        }
-    )
-    freeze = parse_freeze(b'{"schema": 1, "frozen": [{"nodeid": "t.py::flaky"}]}')
-    assert surface.frozen_only_share(reader, freeze.is_frozen) == 0.5  # lines a:1 and b:7 of 4
-    assert surface.frozen_only_share(FakeMap({}), freeze.is_frozen) is None
-
-
-def test_a_map_too_slow_to_read_leaves_the_share_unknown() -> None:
-    ticks = iter(range(100))
-    reader = FakeMap({f"/w/{n}.py": {1: {"t"}} for n in range(10)})
-    with pytest.raises(surface.OverBudget):
-        surface.frozen_only_share(reader, lambda t: False, clock=lambda: float(next(ticks)), budget=3)
