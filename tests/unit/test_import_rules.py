@@ -109,6 +109,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "gate.action.publisher",
         "gate.action.client",
         "gate.action.defaults",
+        "gate.surface",  # the status page's freeze surface share (gate.bot.surface), issue 18
         "gate.bot",
     ),
 }
