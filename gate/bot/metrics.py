@@ -2,7 +2,8 @@
 
 Everything is read from the database when scraped, so the numbers survive a restart and two
 processes sharing the file agree: deliveries received (per event), jobs per state, the queue's depth,
-verdicts posted per outcome (``no_map``: posted as unscored, the parent had no map yet), and how long
+verdicts posted per outcome (every posting, from the append-only ``posted`` table, so the
+counters never go down) (``no_map``: posted as unscored, the parent had no map yet), and how long
 judging took (a histogram over the verdicts that recorded it). No repository, pull request, path or
 test id appears in it: the label values are event names, job states and verdict words only.
 """
@@ -95,11 +96,11 @@ def snapshot(store: Store) -> Snapshot:
         str(e): int(n) for e, n in store.read("SELECT event, COUNT(*) FROM deliveries GROUP BY event")
     }
     verdicts = {
-        str(v): int(n) for v, n in store.read("SELECT verdict, COUNT(*) FROM verdicts GROUP BY verdict")
+        str(v): int(n) for v, n in store.read("SELECT verdict, COUNT(*) FROM posted GROUP BY verdict")
     }
     sums = ", ".join(f"COALESCE(SUM(seconds <= {b!r}), 0)" for b in BUCKETS)
     row = store.read(
-        f"SELECT {sums}, COUNT(seconds), COALESCE(SUM(seconds), 0) FROM verdicts WHERE seconds IS NOT NULL"  # noqa: S608 - the bounds are this module's constants
+        f"SELECT {sums}, COUNT(seconds), COALESCE(SUM(seconds), 0) FROM posted WHERE seconds IS NOT NULL"  # noqa: S608 - the bounds are this module's constants
     )[0]
     return Snapshot(
         deliveries=deliveries,

@@ -294,28 +294,21 @@ class Store:
         *,
         noted: Mapping[str, object] | None = None,
     ) -> None:
-        """``noted``: the trend's columns (``seconds``, ``triage``, ``surface_share``; see
-        :mod:`gate.bot.trend`), NULL when not given."""
+        """The latest verdict per (repository, pull request, parent, head), and one more row in
+        ``posted`` (never replaced: /metrics counts it). ``noted``: the trend's columns (``seconds``,
+        ``triage``, ``surface_share``; see :mod:`gate.bot.trend`), NULL when not given."""
         if job.pr is None:
             return
         extra = dict(noted or {})
         trend = tuple(extra.get(k) for k in ("seconds", "triage", "surface_share"))
+        now = time.time()
         with self._transaction() as db:
             db.execute(
                 "INSERT OR REPLACE INTO verdicts (repo, pr, parent, head, verdict, check_run_id, "
                 "installation, at, seconds, triage, surface_share) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    job.repo,
-                    job.pr,
-                    parent,
-                    head,
-                    verdict,
-                    check_run_id,
-                    job.installation,
-                    time.time(),
-                    *trend,
-                ),
+                (job.repo, job.pr, parent, head, verdict, check_run_id, job.installation, now, *trend),
             )
+            db.execute("INSERT INTO posted VALUES (?, ?, ?, ?)", (now, job.repo, verdict, trend[0]))
 
     def read(self, sql: str, params: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
         """Rows of one read-only query (the status page's and ``/metrics``' queries, in

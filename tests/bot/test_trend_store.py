@@ -33,7 +33,9 @@ def test_a_version_2_database_keeps_its_verdicts_with_the_trend_unknown(tmp_path
     assert data is not None
     assert data.triage is None  # not known: no verdict recorded the freeze
     assert [w.fail for w in data.weeks] == [1]
-    assert metrics.snapshot(store).judging_buckets[-1] == 0  # no judging time recorded
+    snap = metrics.snapshot(store)
+    assert snap.judging_buckets[-1] == 0  # no judging time recorded
+    assert snap.verdicts == {"fail": 1}  # the kept verdicts start the posted counts
 
 
 def test_the_noted_columns_are_kept_and_read_back(tmp_path: Path) -> None:
@@ -80,3 +82,20 @@ def test_the_share_is_measured_once_per_parent_then_reused(tmp_path: Path) -> No
     assert asked == [parent]
     other = surface.with_share({}, store, git, ("octo/other", parent), no_map)
     assert other == {"surface_share": None}  # another repository's parent is not this one
+
+
+def test_a_replaced_verdict_still_counts_as_posted_so_counters_never_go_down(tmp_path: Path) -> None:
+    """The map arrives: the same head on the same parent is judged again, replacing its ``no_map``
+    row; the page counts the judgement once (its latest word), /metrics counts both postings."""
+    store = Store(tmp_path / "db.sqlite3")
+    store.record_verdict(job(1), "p", "h", NO_MAP, 1, noted={"seconds": 0.1})
+    before = metrics.snapshot(store)
+    store.record_verdict(job(1), "p", "h", "unscored", 2, noted={"seconds": 3.0})
+    after = metrics.snapshot(store)
+    assert before.verdicts == {NO_MAP: 1}
+    assert after.verdicts == {NO_MAP: 1, "unscored": 1}
+    assert after.judging_buckets[-1] == 2
+    assert store.read("SELECT verdict FROM verdicts") == [("unscored",)]
+    data = trend.repo_trend(store, "octo/repo")
+    assert data is not None
+    assert sum(w.total for w in data.weeks) == 1
