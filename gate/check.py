@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 from gate import __version__
 from gate.errors import GitError
 from gate.git import Git, diff_blob_pairs
+from gate.judge.approvals import Approval
 from gate.judge.changes import (
     MAX_BLOB,
     TEXT_KINDS,
@@ -59,6 +61,13 @@ class CheckRequest:
     coverage_sha: str | None = None
     extra_protected: tuple[str, ...] = ()
     allow_failing_parent: bool = False
+    # v3.5: the approving reviews (None: not looked up), the pull request's author, and the
+    # revision whose full SHA an approval must name (None: --head).
+    approvals: tuple[Approval, ...] | None = None
+    author: str | None = None
+    pr_head: str | None = None
+    # v3.7: the date freeze expiry is judged on (None: today's UTC date).
+    today: date | None = None
 
 
 @dataclass(frozen=True)
@@ -310,6 +319,10 @@ def gather(git: Git, request: CheckRequest, early_hash: EarlyHash | None = None)
         addopts=read_addopts(git, parent),
         links=read_links(git, head, changes),
         modules=modules,
+        approvals=request.approvals,
+        author=request.author,
+        approved_head=git.commit(request.pr_head) if request.pr_head else head,
+        today=request.today or datetime.now(UTC).date(),
     )
 
 

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import NoReturn
 
 from gate import __version__
-from gate.action.defaults import DEFAULT_API_URL, DEFAULT_CHECK_NAME, CommentMode, is_repository
 from gate.errors import GateError, OutputError
 from gate.exit_status import ExitStatus
+from gate.github.defaults import DEFAULT_API_URL, DEFAULT_CHECK_NAME, CommentMode, is_repository
 from gate.surface_cli import add_surface
 
 FORMATS = ("text", "json", "markdown")
@@ -100,6 +100,9 @@ def add_check(sub: argparse._SubParsersAction[Parser]) -> None:
             dest=f"{name}_file",
             help=f"also write the {name} report to FILE (several formats in one run)",
         )
+    from gate.approvals_file import add_approval_arguments
+
+    add_approval_arguments(p)
     p.set_defaults(func=run_check_command)
 
 
@@ -114,6 +117,7 @@ def run_check_command(args: argparse.Namespace) -> int:
             say(f"using the map of {args.base} from the map store: {args.coverage}")
     # Hashing a large map takes a core for a while: start it before importing the gate (~40 ms).
     early_hash = EarlyHash(args.coverage) if args.coverage is not None else None
+    from gate.approvals_file import approval_request
     from gate.check import CheckRequest, run_check
     from gate.judge.verdict import ReasonCode
 
@@ -126,6 +130,7 @@ def run_check_command(args: argparse.Namespace) -> int:
             coverage_sha=args.coverage_sha,
             extra_protected=tuple(args.protect),
             allow_failing_parent=args.allow_failing_parent,
+            **approval_request(args),
         ),
         early_hash=early_hash,
     )
@@ -269,8 +274,8 @@ def run_publish_command(args: argparse.Namespace) -> int:
 
     from gate import report
     from gate.action.publish_stored import publish_stored, read_stored_verdict
-    from gate.action.publisher import Publisher, make_client, open_repo
     from gate.errors import UsageError
+    from gate.github.publisher import Publisher, make_client, open_repo
 
     token = os.environ.get("GITHUB_TOKEN", "").strip()
     if not token:
@@ -363,6 +368,9 @@ def build_parser() -> Parser:
 
     add_init(sub)
     add_doctor(sub)
+    from gate.freeze_cmd import add_freeze  # v3.7 / issue 18: the freeze's life cycle
+
+    add_freeze(sub)
     return parser
 
 

@@ -1,18 +1,32 @@
-"""Exceptions named for what went wrong.
+"""Every exception the gate raises on purpose, named for how it ends.
 
-Two families, because they end differently:
+One root, :class:`OracleGateError`, and one family per outcome, because each ends differently:
 
 * :class:`GateError` -- the gate cannot run at all (not a repository, unknown
-  revision, git broke). The CLI exits 3 and no verdict is produced.
+  revision, git broke, a bad input of the Action or the command line). The CLI
+  exits 3 and no verdict is produced; the Action posts a failure check.
 * :class:`InputError` -- one oracle input (policy, freeze manifest, lock,
   coverage map) is unusable. The gate still runs; the core turns the problem
   into the ``oracle_incomplete`` reason, so a bad input can never pass.
+* :class:`Refused` -- untrusted input refused before any use (a webhook body
+  or payload of the wrong shape or size, a map artifact, a file that is not a
+  regular file or is over its cap, a token handed over wrong). Whoever reads it
+  answers no (HTTP 4xx, no map, a failure check); nothing is judged from it.
+* :class:`PublishError` -- GitHub did not take what was posted (refused,
+  unavailable, rate limited); says what and why, never the token.
+* :class:`RetryLater` -- worth another attempt later (the bot requeues the job).
+
+Every message names the file or the input it is about and the problem, in one line.
 """
 
 from __future__ import annotations
 
 
-class GateError(Exception):
+class OracleGateError(Exception):
+    """The root: an error the gate raised on purpose (anything else is a bug)."""
+
+
+class GateError(OracleGateError):
     """The gate could not run; no verdict can be given."""
 
 
@@ -45,10 +59,28 @@ class StoredVerdictError(UsageError):
         self.problem = problem
 
 
-class InputError(Exception):
+class InputError(OracleGateError):
     """An oracle input is malformed: names the file and what is wrong with it."""
 
     def __init__(self, source: str, problem: str) -> None:
         super().__init__(f"{source}: {problem}")
         self.source = source
         self.problem = problem
+
+
+class Refused(OracleGateError):
+    """Untrusted input refused before any use; the message names the input and why."""
+
+
+class PublishError(OracleGateError):
+    """Something could not be posted on GitHub; says what and why, never the token."""
+
+    def __init__(self, what: str, why: str, status: int | None = None) -> None:
+        super().__init__(f"could not {what}: {why}")
+        self.what = what
+        self.why = why
+        self.status = status
+
+
+class RetryLater(OracleGateError):
+    """Worth another attempt later (GitHub unavailable or rate limited, the process stopping)."""

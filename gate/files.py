@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from gate.errors import Refused
+
 # Caps on the files the gate reads (../shared/spec/TRUST.md invariant 8: bounded work). A pull request
 # can point each of these at /dev/zero, a FIFO or a sparse terabyte; past a cap the read is refused
 # with a one-line OSError, which every reader already turns into its input error (a verdict).
@@ -21,7 +23,7 @@ MAX_MANIFEST_BYTES = 64 * 1024 * 1024
 MAX_MAP_BYTES = 512 * 1024 * 1024
 
 
-class FileRefused(OSError):
+class FileRefused(Refused, OSError):
     """A file the gate will not read: not a regular file, or larger than its cap."""
 
     def __init__(self, path: Path, why: str) -> None:

@@ -14,6 +14,7 @@ import shlex
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date
 from enum import StrEnum
 from functools import lru_cache
 from typing import Any
@@ -23,6 +24,8 @@ import jinja2
 
 from gate import escape, guidance
 from gate.errors import StoredVerdictError
+from gate.judge.freeze import ISO_DATE, LOGIN
+from gate.judge.triage import EXPIRED, NO_OWNER, TriageEntry
 from gate.judge.verdict import (
     ORACLE_INPUTS,
     REASONS,
@@ -50,7 +53,7 @@ MEANINGS = {
 
 def to_json(v: Verdict) -> dict[str, Any]:
     """The verdict as the contract's Output section (plus ``path``/``line`` on file reasons)."""
-    return {
+    doc: dict[str, Any] = {
         "verdict": v.verdict,
         "reasons": [_reason_json(r) for r in v.reasons],
         "overlap": {p: sorted(lines) for p, lines in sorted(v.overlap.items()) if lines},
@@ -72,6 +75,9 @@ def to_json(v: Verdict) -> dict[str, Any]:
         },
         **_additive_json(v),
     }
+    if v.triage:  # v3.7: freeze entries past their expiry or without an owner
+        doc["triage"] = [entry.to_json() for entry in v.triage]
+    return doc
 
 
 def _additive_json(v: Verdict) -> dict[str, Any]:
@@ -152,6 +158,7 @@ def _verdict_from(doc: Mapping[str, Any]) -> Verdict:
         ),
         overlap_observers=_observers_from(_or_empty(doc, "overlap_observers")),
         approvers=tuple(_strings(_typed(doc, "approvers", list, []), "'approvers'")),
+        triage=tuple(_triage_from(t) for t in _typed(doc, "triage", list, [])),
     )
 
 
@@ -163,6 +170,25 @@ def _observers_from(value: object) -> dict[str, dict[int, list[str]]]:
             for line in lines:
                 out.setdefault(str(path), {}).setdefault(line, []).append(test)
     return {path: {n: sorted(ts) for n, ts in sorted(by.items())} for path, by in out.items()}
+
+
+def _triage_from(raw: object) -> TriageEntry:
+    """v3.7: one stored triage entry, held to the shape the gate writes (it reaches the summary)."""
+    entry = _object(raw, "a triage entry")
+    nodeid, owner, expires, why = (entry.get(k) for k in ("nodeid", "owner", "expires", "why"))
+    if not isinstance(nodeid, str) or not nodeid:
+        raise ValueError("a triage entry's 'nodeid' must be a non-empty string")
+    if owner is not None and not (isinstance(owner, str) and LOGIN.fullmatch(owner)):
+        raise ValueError("a triage entry's 'owner' must be a login or null")
+    if expires is not None and not (isinstance(expires, str) and ISO_DATE.fullmatch(expires)):
+        raise ValueError("a triage entry's 'expires' must be a date YYYY-MM-DD or null")
+    if not isinstance(why, list) or not why or not set(why) <= {EXPIRED, NO_OWNER}:
+        raise ValueError(f"a triage entry's 'why' must list {EXPIRED!r} and/or {NO_OWNER!r}")
+    try:
+        when = date.fromisoformat(expires) if expires is not None else None
+    except ValueError as exc:
+        raise ValueError("a triage entry's 'expires' is not a real date") from exc
+    return TriageEntry(nodeid, owner, when, tuple(str(w) for w in why))
 
 
 def _reason_from(raw: object) -> Reason:
@@ -253,6 +279,9 @@ def to_text(v: Verdict) -> str:
     if v.edited_only:
         lines.append(f"  observed only by tests this change edits: {line_count(v.edited_only)} line(s)")
         lines += [f"    {path}: {ranges_text(numbers)}" for path, numbers in sorted(v.edited_only.items())]
+    if v.triage:  # v3.7: listed only, never a reason
+        lines.append(f"  freeze entries needing triage: {len(v.triage)}")
+        lines += [f"    {t.nodeid}: {', '.join(t.why)}" for t in v.triage]
     return "\n".join(lines) + "\n"
 
 
@@ -360,6 +389,7 @@ def template_context(v: Verdict) -> dict[str, Any]:
         "touched_count": v.touched_count,
         "replay_command": replay_command(v),
         "guide": guidance.guidance(v),
+        "triage": v.triage,
     }
 
 
@@ -384,6 +414,7 @@ FAIL_TITLES = {
     ReasonCode.FIXTURE_LOCK_BROKEN: "Locked fixture changed",
     ReasonCode.RUNNER_CONFIG_CHANGED: "Test-runner configuration changed",
     ReasonCode.SKIP_MARKER_ADDED: "Skip or xfail marker added",
+    ReasonCode.SEED_REWRITTEN: "Append-only seed corpus rewritten",
 }
 ERROR_TITLE = "Oracle Gate could not run"
 _OBSERVERS_NAMED = 20
@@ -572,7 +603,7 @@ def error_summary(why: str) -> str:
 
 
 class Unposted(TypingProtocol):
-    """Something the Action did not post, and why (``gate.action.publisher.NotPosted`` has this shape)."""
+    """Something the Action did not post, and why (``gate.github.publisher.NotPosted`` has this shape)."""
 
     @property
     def what(self) -> str: ...

@@ -8,20 +8,17 @@ replies with every reason and the full overlap listing, and posts no check run.
 
 from __future__ import annotations
 
-from gate.action import content
 from gate.action.context import Context
 from gate.action.events import Command, Judge, PullRequestRef
 from gate.action.judging import judge_pull_request
 from gate.action.merge_commit import HeadUnknown, head_sha_of
 from gate.action.outcome import cannot_run, write_verdict_json
-from gate.action.publisher import PublishError
 from gate.action.workflow_io import verdict_outputs
 from gate.errors import GateError
 from gate.exit_status import ExitStatus
-
-#: Permission levels (repos/get-collaborator-permission-level) whose comments may command the bot.
-COMMAND_PERMISSIONS = frozenset({"admin", "maintain", "write"})
-ACCEPTED_REACTION, REFUSED_REACTION = "eyes", "-1"
+from gate.github import content
+from gate.github.publisher import PublishError
+from gate.review.commands import may_command, reaction_for, refusal
 
 
 def answer(ctx: Context, cmd: Command) -> ExitStatus | Judge:
@@ -32,15 +29,12 @@ def answer(ctx: Context, cmd: Command) -> ExitStatus | Judge:
         return cannot_run(
             ctx, f"cannot check the permission of {cmd.user} for /oracle-gate {cmd.name}: {exc}"
         )
-    if permission not in COMMAND_PERMISSIONS:
-        react(ctx, cmd, REFUSED_REACTION)
-        ctx.log.notice(
-            f"/oracle-gate {cmd.name} by {cmd.user} ignored: their permission is '{permission}'; "
-            f"commands need {', '.join(sorted(COMMAND_PERMISSIONS))}"
-        )
+    permitted = may_command(permission)
+    react(ctx, cmd, reaction_for(permitted))
+    if not permitted:
+        ctx.log.notice(refusal(cmd.user, cmd.name, permission))
         ctx.write_outputs(verdict_outputs(None))
         return ExitStatus.OK
-    react(ctx, cmd, ACCEPTED_REACTION)
     ctx.log.line(f"oracle-gate: /oracle-gate {cmd.name} by {cmd.user} ({permission}) on #{cmd.pr.number}")
     if cmd.name == "rerun":
         return Judge(cmd.pr, use_event_sha=False)

@@ -13,7 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from gate.action.defaults import (
+from gate.errors import UsageError
+from gate.github.defaults import (
     ANNOTATIONS_PER_REQUEST,
     DEFAULT_API_URL,
     DEFAULT_CHECK_NAME,
@@ -27,8 +28,8 @@ from gate.action.defaults import (
     CommentMode,
     is_repository,
 )
-from gate.errors import UsageError
 from gate.judge.verdict import Outcome
+from gate.review.settings import branch_names, default
 
 VERDICTS = tuple(Outcome)
 
@@ -60,7 +61,7 @@ class ActionConfig:
     comment_author: str | None = None
     fail_on: frozenset[str] = frozenset({Outcome.FAIL, Outcome.UNSCORED})
     allow_failing_parent: bool = False
-    allowed_bases: tuple[str, ...] = ()  # empty: the repository's default branch (gate.action.bases)
+    allowed_bases: tuple[str, ...] = ()  # empty: the repository's default branch (gate.review.bases)
     trust_same_run_map: bool = False  # under pull_request, trust a map this run built (map_trust)
     output_path: Path | None = None
     summary_path: Path | None = None
@@ -84,12 +85,12 @@ class ActionConfig:
         run_id = env.get("GITHUB_RUN_ID", "")
         max_annotations = clean_count(
             "max-annotations",
-            input_value(env, "max-annotations") or str(MAX_ANNOTATIONS_PER_RUN),
+            input_value(env, "max-annotations") or default("max-annotations"),
             0,
             MAX_ANNOTATIONS_INPUT,
         )
         max_api_writes = clean_max_api_writes(
-            input_value(env, "max-api-writes") or str(DEFAULT_MAX_API_WRITES), max_annotations
+            input_value(env, "max-api-writes") or default("max-api-writes"), max_annotations
         )
         numeric_run_id = run_id.isascii() and run_id.isdigit()
         return cls(
@@ -103,25 +104,28 @@ class ActionConfig:
             server_url=server,
             run_url=f"{server}/{repository}/actions/runs/{run_id}" if numeric_run_id else None,
             run_id=run_id if numeric_run_id else None,
-            working_directory=clean_working_directory(input_value(env, "working-directory") or "."),
+            working_directory=clean_working_directory(
+                input_value(env, "working-directory") or default("working-directory")
+            ),
             coverage_file=input_value(env, "coverage-file") or None,
             coverage_sha=input_value(env, "coverage-sha") or None,
             coverage_command=input_value(env, "coverage-command") or None,
             protected=clean_protected(input_value(env, "protected")),
-            check_name=clean_check_name(input_value(env, "check-name") or DEFAULT_CHECK_NAME),
-            comment=clean_comment_mode(input_value(env, "comment") or CommentMode.ON_CHANGE),
+            check_name=clean_check_name(input_value(env, "check-name") or default("check-name")),
+            comment=clean_comment_mode(input_value(env, "comment") or default("comment")),
             comment_author=clean_login("comment-author", input_value(env, "comment-author")),
-            fail_on=clean_fail_on(input_value(env, "fail-on") or "fail,unscored"),
+            fail_on=clean_fail_on(input_value(env, "fail-on") or default("fail-on")),
             allow_failing_parent=clean_bool(
-                "allow-failing-parent", input_value(env, "allow-failing-parent") or "false"
+                "allow-failing-parent",
+                input_value(env, "allow-failing-parent") or default("allow-failing-parent"),
             ),
             allowed_bases=clean_allowed_bases(input_value(env, "allowed-bases")),
             trust_same_run_map=clean_bool(
-                "trust-same-run-map", input_value(env, "trust-same-run-map") or "false"
+                "trust-same-run-map", input_value(env, "trust-same-run-map") or default("trust-same-run-map")
             ),
             output_path=_optional_path(env.get("GITHUB_OUTPUT")),
             summary_path=_optional_path(env.get("GITHUB_STEP_SUMMARY")),
-            time_budget=clean_time_budget(input_value(env, "time-budget") or str(DEFAULT_TIME_BUDGET)),
+            time_budget=clean_time_budget(input_value(env, "time-budget") or default("time-budget")),
             max_annotations=max_annotations,
             max_api_writes=max_api_writes,
         )
@@ -179,11 +183,7 @@ def clean_protected(value: str) -> tuple[str, ...]:
 
 def clean_allowed_bases(value: str) -> tuple[str, ...]:
     """Branch names (newline or comma separated); a glob or a ref path is not a branch name here."""
-    branches = split_list(value)
-    bad = [b for b in branches if b.startswith("refs/") or any(c in b for c in "*?[ \t")]
-    if bad:
-        raise UsageError(f"input 'allowed-bases' takes branch names (main, release/2.x); got {bad[0]!r}")
-    return tuple(branches)
+    return branch_names(value, "input 'allowed-bases'")
 
 
 def clean_check_name(value: str) -> str:

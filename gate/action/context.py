@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from gate.action.config import ActionConfig
-from gate.action.publisher import Publisher
 from gate.action.workflow_io import Log, write_outputs, write_summary
 from gate.git import Git
+from gate.github.publisher import Publisher
 from gate.maps.build import MapResult
 
 
@@ -37,6 +37,8 @@ class Context:
     map_builder: MapBuilder
     sleep: Callable[[float], None]
     state: RunState = field(default_factory=RunState)
+    #: The event payload, read and parsed once per run (:func:`gate.action.run.run`).
+    event: Mapping[str, Any] = field(default_factory=dict)
 
     def write_outputs(self, values: Mapping[str, str]) -> None:
         write_outputs(self.config.output_path, values, self.log.secrets)

@@ -1,7 +1,7 @@
 """The Docker action's main: environment in, exit status out; ``entrypoint.py`` only calls :func:`main`.
 
 Reads the environment once into :class:`~gate.action.config.ActionConfig`, builds the real clients
-once (PyGithub through ``make_github``, by default :func:`gate.action.client.make_client`; git
+once (PyGithub through ``make_github``, by default :func:`gate.github.client.make_client`; git
 through :class:`gate.git.Git` trusting the workspace's owner for the gate's own commands only) and
 calls :func:`gate.action.run.run`.
 
@@ -24,13 +24,13 @@ import github
 
 from gate.action.budget import BudgetSpent, wall_time_budget
 from gate.action.config import ActionConfig
-from gate.action.content import error_check
-from gate.action.publisher import Publisher, PublishError, make_client, open_repo
 from gate.action.run import EXIT_CANNOT_RUN, RunState, run
 from gate.action.token_handoff import TOKEN_INPUT
 from gate.action.workflow_io import redact, workflow_command
 from gate.errors import UsageError
 from gate.git import Git
+from gate.github.content import error_check
+from gate.github.publisher import Publisher, PublishError, make_client, open_repo
 
 GithubFactory = Callable[[str, str], github.Github]
 """``(token, api_url) -> client``: :func:`make_client` in production."""
@@ -92,13 +92,13 @@ def configure_logging() -> None:
 
     PyGithub installs its own stream handler on the ``github`` logger; it is replaced by the root
     handler here, and only ``github.GithubRetry`` (which says when and why it retries) is kept at
-    INFO. ``gate.action.publisher``'s warnings are left to gate.action.outcome, which prints each as
+    INFO. ``gate.github.publisher``'s warnings are left to gate.action.outcome, which prints each as
     ``::warning::``.
     """
     logging.getLogger("github").handlers.clear()
     logging.getLogger("github").setLevel(logging.WARNING)
     logging.getLogger("github.GithubRetry").setLevel(logging.INFO)
-    logging.getLogger("gate.action.publisher").setLevel(logging.ERROR)
+    logging.getLogger("gate.github.publisher").setLevel(logging.ERROR)
     logging.basicConfig(level=logging.WARNING, format="oracle-gate: %(message)s", stream=sys.stderr)
 
 

@@ -9,13 +9,12 @@ that is not JSON, or lacks what its event carries, raises :class:`EventError`.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from gate.errors import GateError
+from gate.review.commands import parse_command
 
-COMMAND = re.compile(r"\A\s*/oracle-gate\s+(rerun|explain)\b", re.IGNORECASE)
 PR_EVENTS = ("pull_request", "pull_request_target")
 SKIPPED_PR_ACTIONS = (
     "closed",
@@ -153,14 +152,15 @@ def _issue_comment(payload: dict[str, Any]) -> Plan:
         return Ignore("only new comments carry commands")
     if not issue.get("pull_request"):
         return Ignore("the comment is on an issue, not a pull request")
-    match = COMMAND.match(comment.get("body") or "")
-    if not match:
+    body = comment.get("body")
+    command = parse_command(body) if isinstance(body, str) else None
+    if command is None:
         return Ignore("the comment holds no /oracle-gate command")
     user = (comment.get("user") or {}).get("login", "")
     if (comment.get("user") or {}).get("type") == "Bot":
         return Ignore("commands from bots are ignored")
     pr = PullRequestRef(int(issue["number"]), None)
-    return Command(pr, match.group(1).lower(), int(comment["id"]), user)
+    return Command(pr, command.value, int(comment["id"]), user)
 
 
 def _check_run(payload: dict[str, Any], check_name: str) -> Plan:

@@ -17,7 +17,6 @@ from gate.action.context import Context
 from gate.action.events import PullRequestRef
 from gate.action.map_trust import map_trust_problems, same_run_map_trusted, trusted_source
 from gate.action.merge_commit import Commits, MergeFinder
-from gate.action.workflow_io import read_event
 from gate.check import CheckRequest, gather
 from gate.errors import UsageError
 from gate.judge.observers import ParentCoverage
@@ -59,7 +58,7 @@ def judge_commits(ctx: Context, commits: Commits) -> Verdict:
 def given_map_problems(ctx: Context) -> list[Problem]:
     """Why the ``coverage-file`` may not be used (:mod:`gate.action.map_trust`); empty when it may."""
     config = ctx.config
-    payload = read_event(config.event_path)
+    payload = ctx.event
     same_run = same_run_map_trusted(config.event_name, trust_same_run_map=config.trust_same_run_map)
     source = trusted_source(config.repository, payload, config.run_id, same_run_trusted=same_run)
     problems = map_trust_problems(

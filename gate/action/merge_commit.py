@@ -15,10 +15,10 @@ from dataclasses import dataclass
 
 from gate.action.config import ActionConfig
 from gate.action.events import PullRequestRef
-from gate.action.publisher import Publisher, PublishError
 from gate.action.workflow_io import Log
 from gate.errors import GateError
 from gate.git import Git, credential_environment
+from gate.github.publisher import Publisher, PublishError
 
 MERGE_REF_ATTEMPTS = 3  # GitHub recomputes refs/pull/N/merge asynchronously after a push
 MERGE_REF_WAIT = 5.0  # seconds between attempts
@@ -58,6 +58,18 @@ def private_ref(pr: PullRequestRef) -> str:
     return PRIVATE_MERGE_REF.format(number=pr.number)
 
 
+def private_base_ref(pr: PullRequestRef) -> str:
+    """Where the base branch's tip is fetched beside the test merge."""
+    return f"refs/oracle-gate/pull/{pr.number}/base"
+
+
+def branch_or_none(name: str | None) -> str | None:
+    """``name`` when it can go in a refspec as a branch name, else None (then not checked)."""
+    if not name or name.startswith("-") or set(name) & set(" :^~?*[\\\t\n"):
+        return None
+    return name
+
+
 class MergeFinder:
     """Locates (fetching when needed) the test merge whose second parent is the head."""
 
@@ -82,22 +94,40 @@ class MergeFinder:
         return Commits(merge=merge, parent=self.git.commit(f"{merge}^1"), head=head_sha)
 
     def merge_commit(self, pr: PullRequestRef, head_sha: str, *, use_event_sha: bool) -> str:
-        """The test-merge commit, present with its full history, whose second parent is ``head_sha``."""
+        """The test-merge commit, present with its full history, whose second parent is ``head_sha``
+        and, when fetched (not the event's own), whose first parent is the base's current tip
+        (:mod:`gate.review.freshness`: a stale merge is never judged)."""
         for attempt in range(1, MERGE_REF_ATTEMPTS + 1):
             merge = self.event_merge(pr) if use_event_sha else self.fetch_merge_ref(pr)
             self.complete_history(merge, pr)
             second = self.second_parent(merge)
-            if second == head_sha:
+            why = (
+                None
+                if second == head_sha
+                else f"merges {second[:12]}, not the pull request's head {head_sha[:12]}"
+            )
+            if why is None and not use_event_sha:
+                why = self.stale_base(pr, merge)
+            if why is None:
                 return merge
             if use_event_sha or attempt == MERGE_REF_ATTEMPTS:
                 raise MergeUnavailable(
-                    f"the test-merge commit {merge[:12]} of pull request #{pr.number} merges {second[:12]}, "
-                    f"not the pull request's head {head_sha[:12]}: GitHub has not updated "
-                    f"{pr.merge_ref} for the latest push yet; re-run the gate"
+                    f"the test-merge commit {merge[:12]} of pull request #{pr.number} {why}: GitHub has "
+                    f"not updated {pr.merge_ref} for the latest push yet; re-run the gate"
                 )
             self.log.line(f"oracle-gate: {pr.merge_ref} is not up to date yet; trying again")
             self.sleep(MERGE_REF_WAIT)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def stale_base(self, pr: PullRequestRef, merge: str) -> str | None:
+        """Why the fetched merge is not on the base's current tip (fetched with it), or None."""
+        base_ref = private_base_ref(pr)
+        if not self.git.has_commit(base_ref):
+            return None  # the base branch is not known (no publisher to ask): the second parent decides
+        first, tip = self.git.commit(f"{merge}^1"), self.git.commit(base_ref)
+        if first == tip:
+            return None
+        return f"merges onto {first[:12]}, not onto the current tip {tip[:12]} of the base"
 
     def event_merge(self, pr: PullRequestRef) -> str:
         """``pull_request``: GITHUB_SHA is the test merge; fetch it when the checkout does not have it."""
@@ -110,35 +140,48 @@ class MergeFinder:
 
     def fetch_merge_ref(self, pr: PullRequestRef) -> str:
         """Every other event: fetch ``refs/pull/N/merge`` into a private ref (never checked out),
-        once GitHub says the test merge is computed (:meth:`wait_until_mergeable_known`)."""
-        self.wait_until_mergeable_known(pr)
-        refspec = f"+{pr.merge_ref}:{private_ref(pr)}"
-        self.fetch([refspec], what=pr.merge_ref, pr=pr, unshallow=self.git.is_shallow())
+        once GitHub says the test merge is computed (:meth:`wait_until_mergeable_known`), with the
+        base branch's tip in the same fetch (its first parent must be that tip)."""
+        base = self.wait_until_mergeable_known(pr)
+        refspecs = [f"+{pr.merge_ref}:{private_ref(pr)}"]
+        if base is not None:
+            refspecs.append(f"+refs/heads/{base}:{private_base_ref(pr)}")
+        self.fetch(refspecs, what=pr.merge_ref, pr=pr, unshallow=self.git.is_shallow())
         return self.git.commit(private_ref(pr))
 
-    def wait_until_mergeable_known(self, pr: PullRequestRef) -> None:
+    def wait_until_mergeable_known(self, pr: PullRequestRef) -> str | None:
         """Poll ``pulls/get`` until ``mergeable`` is not null (bounded: MERGEABLE_POLLS x
         MERGEABLE_WAIT): GitHub recomputes refs/pull/N/merge asynchronously after a push, and asks
         clients to wait for ``mergeable`` before trusting it. ``False`` (conflicts) is a
-        :class:`MergeUnavailable`; still unknown after the polls, the second-parent check decides.
-        A ``pulls/get`` that fails is no reason to stop here: the fetch says what it finds."""
+        :class:`MergeUnavailable`; so is a ``mergeable`` still unknown after the polls (the bot's rule
+        too, gate.review.freshness: a merge GitHub has not finished is not judged).
+        A ``pulls/get`` that fails is no reason to stop here: the fetch says what it finds.
+        Returns the base branch ``pulls/get`` names (None when it could not be asked)."""
         publisher = self.publisher
         if publisher is None:
-            return
+            return None
+        base: str | None = None
         for poll in range(1, MERGEABLE_POLLS + 1):
             try:
-                mergeable = publisher.pull_request(pr.number).mergeable
+                pull = publisher.pull_request(pr.number)
             except PublishError:
-                return
+                return None
+            mergeable, base = pull.mergeable, branch_or_none(pull.base_ref)
             if mergeable is False:
                 raise MergeUnavailable(
                     f"pull request #{pr.number} has merge conflicts (GitHub answers mergeable: false), "
                     f"so {pr.merge_ref} is not a test merge of its head; resolve them and push"
                 )
-            if mergeable is True or poll == MERGEABLE_POLLS:
-                return
+            if mergeable is True:
+                return base
+            if poll == MERGEABLE_POLLS:
+                raise MergeUnavailable(
+                    f"GitHub is still computing {pr.merge_ref} (mergeable is not known yet) after "
+                    f"{MERGEABLE_POLLS} look(s); not judged (a stale merge is never judged): re-run later"
+                )
             self.log.line(f"oracle-gate: GitHub is still computing {pr.merge_ref}; waiting")
             self.sleep(MERGEABLE_WAIT)
+        return base
 
     def complete_history(self, merge: str, pr: PullRequestRef) -> None:
         """Unshallow a shallow clone: the parent must be here, and the freeze manifest's

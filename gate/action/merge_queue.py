@@ -9,16 +9,15 @@ the queue waits on. Only git objects are fetched; nothing is checked out.
 
 from __future__ import annotations
 
-from gate.action.bases import allowed_bases, check_name_for_base
 from gate.action.context import Context
 from gate.action.events import MergeGroup
 from gate.action.judging import judge_commits
 from gate.action.map_trust import default_branch_of
 from gate.action.merge_commit import Commits, MergeFinder, MergeUnavailable
 from gate.action.outcome import cannot_run, publish_verdict
-from gate.action.workflow_io import read_event
 from gate.errors import GateError
 from gate.exit_status import ExitStatus
+from gate.review.bases import allowed_bases, check_name_for_base
 
 QUEUE_REF = "refs/oracle-gate/merge-group"
 BRANCH_PREFIX = "refs/heads/"
@@ -28,7 +27,7 @@ def judge_merge_group(ctx: Context, group: MergeGroup) -> ExitStatus:
     """Judge the queue's merge commit against its base and post the check on the merge commit."""
     ctx.state.head_sha = group.head_sha
     base = group.base_ref.removeprefix(BRANCH_PREFIX)
-    allowed = allowed_bases(ctx.config.allowed_bases, default_branch_of(read_event(ctx.config.event_path)))
+    allowed = allowed_bases(ctx.config.allowed_bases, default_branch_of(ctx.event))
     ctx.publisher.check_name = check_name_for_base(ctx.config.check_name, base, allowed)
     try:
         commits = queue_commits(ctx, group)

@@ -6,12 +6,12 @@ Publishing never changes the verdict nor the exit status.
 
 from __future__ import annotations
 
-from gate.action import content
 from gate.action.context import Context
-from gate.action.publisher import CheckResult, NotPosted, PublishError, PublishResult
 from gate.action.workflow_io import ERROR_VERDICT, exit_status, verdict_outputs
 from gate.exit_status import ExitStatus
 from gate.files import write_atomically
+from gate.github import content
+from gate.github.publisher import CheckResult, NotPosted, PublishError, PublishResult
 from gate.judge.verdict import Verdict
 
 VERDICT_FILE = "verdict.json"

@@ -13,12 +13,13 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from gate import __version__, files, report
-from gate.action import content
-from gate.action.defaults import CommentMode
-from gate.action.publisher import Publisher, PublishError, PublishResult, PullFile
 from gate.action.stored_shapes import check_stored_shapes
 from gate.errors import GateError, StoredVerdictError
-from gate.judge.verdict import Outcome, Provenance, Reason, ReasonCode, Verdict
+from gate.github import content
+from gate.github.defaults import CommentMode
+from gate.github.publisher import Publisher, PublishError, PublishResult, PullFile
+from gate.judge.verdict import Verdict
+from gate.judge.withheld import stored_verdict_distrusted
 
 WORKFLOWS_DIR = ".github/workflows/"
 
@@ -26,22 +27,6 @@ WORKFLOWS_DIR = ".github/workflows/"
 def workflow_edits(files: Iterable[PullFile]) -> list[str]:
     """The workflow files a pull request adds, edits, deletes or renames (either side of a rename)."""
     return sorted({path for f in files for path in f.paths if path.startswith(WORKFLOWS_DIR)})
-
-
-def distrusted(stored: Verdict, workflow_paths: Sequence[str]) -> Verdict:
-    """A ``fail`` replacing a stored verdict that the pull request could have produced itself: the run
-    that computed it executed the pull request's own workflow files."""
-    reasons = tuple(
-        Reason(
-            ReasonCode.ORACLE_EDIT_FORBIDDEN,
-            f"{path}: the pull request changes a workflow file, so the stored verdict "
-            f"({stored.verdict}) came from a run the change could rewrite and is not trusted",
-            path=path,
-        )
-        for path in workflow_paths
-    )
-    protocol = Provenance(gate_version=__version__)
-    return Verdict(Outcome.FAIL, reasons, {}, {}, 0.0, stored.parent, stored.head, protocol)
 
 
 def lineage_problem(stored: Verdict, head_sha: str, parents: Sequence[str]) -> str | None:
@@ -132,10 +117,9 @@ def publish_stored(
         except PublishError as exc:
             say(f"the failure check was not posted either: {exc}")
         raise GateError(why)
-    verdict = stored
     edits = workflow_edits(files)
-    if edits and stored.verdict != Outcome.FAIL:
-        verdict = distrusted(stored, edits)
+    verdict = stored_verdict_distrusted(stored, edits, __version__)
+    if verdict is not stored:
         say(
             f"pull request #{pr_number} changes {edits[0]}: "
             f"publishing fail instead of the stored {stored.verdict}"

@@ -1,7 +1,7 @@
 """The Action's run: event -> plan -> one job -> exit status.
 
 Everything is passed in (:func:`run`): the typed config, the :class:`~gate.git.Git` of the
-workspace, the :class:`~gate.action.publisher.Publisher` and the map builder. Nothing here reads the
+workspace, the :class:`~gate.github.publisher.Publisher` and the map builder. Nothing here reads the
 environment or builds a client; ``entrypoint.py`` does that once.
 
 The event's plan (:mod:`gate.action.events`) picks the job: :func:`judge` a pull request (its test
@@ -20,7 +20,6 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
-from gate.action.bases import allowed_bases, check_name_for_base
 from gate.action.commands import answer
 from gate.action.config import ActionConfig
 from gate.action.context import Context, MapBuilder, RunState
@@ -30,12 +29,13 @@ from gate.action.map_trust import default_branch_of
 from gate.action.merge_commit import HeadUnknown, head_sha_of
 from gate.action.merge_queue import judge_merge_group
 from gate.action.outcome import cannot_run, nothing_to_do, publish_verdict
-from gate.action.publisher import Publisher, PublishError
 from gate.action.workflow_io import Log, read_event
 from gate.errors import GateError
 from gate.exit_status import ExitStatus
 from gate.git import Git
+from gate.github.publisher import Publisher, PublishError
 from gate.maps.build import build_map
+from gate.review.bases import allowed_bases, check_name_for_base
 
 EXIT_CANNOT_RUN = ExitStatus.CANNOT_RUN
 
@@ -57,7 +57,8 @@ def run(
     log = Log(out, (config.token,))
     ctx = Context(config, git, publisher, log, map_builder, sleep, state if state is not None else RunState())
     try:
-        plan = plan_for(config.event_name, read_event(config.event_path), config.check_name)
+        ctx.event = read_event(config.event_path)  # the one read of the event file
+        plan = plan_for(config.event_name, dict(ctx.event), config.check_name)
     except EventError as exc:
         return cannot_run(ctx, str(exc))
     return follow(ctx, plan)
@@ -78,9 +79,9 @@ def follow(ctx: Context, plan: Plan) -> ExitStatus:
 
 
 def name_the_check_for_its_base(ctx: Context, pr: PullRequestRef) -> None:
-    """Post the required check's name only for an allowed base (:mod:`gate.action.bases`)."""
+    """Post the required check's name only for an allowed base (:mod:`gate.review.bases`)."""
     base = pr.base_ref or ctx.publisher.pull_request(pr.number).base_ref
-    allowed = allowed_bases(ctx.config.allowed_bases, default_branch_of(read_event(ctx.config.event_path)))
+    allowed = allowed_bases(ctx.config.allowed_bases, default_branch_of(ctx.event))
     name = check_name_for_base(ctx.config.check_name, base, allowed)
     if name != ctx.config.check_name:
         ctx.log.notice(

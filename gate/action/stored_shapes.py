@@ -13,8 +13,8 @@ import posixpath
 import re
 from collections.abc import Iterable, Mapping
 
-from gate.action.defaults import FULL_SHA
 from gate.errors import StoredVerdictError
+from gate.github.defaults import FULL_SHA
 from gate.judge.verdict import REASONS, SEVERITY, Outcome, Verdict
 
 _DIGEST = re.compile(r"[0-9a-f]{64}")

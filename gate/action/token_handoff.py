@@ -18,12 +18,14 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 
+from gate.errors import Refused
+
 TOKEN_INPUT = "INPUT_GITHUB-TOKEN"  # noqa: S105 - the variable's name, not a token
 TOKEN_FD = "ORACLE_GATE_TOKEN_FD"  # noqa: S105 - the variable's name, not a token
 MAX_TOKEN_BYTES = 4096  # a pipe holds 64 KiB; GitHub's tokens are well under 1 KiB
 
 
-class HandoffError(Exception):
+class HandoffError(Refused):
     """The token could not be handed to the re-exec'd entrypoint."""
 
 

@@ -17,7 +17,8 @@ from typing import Any
 
 import requests
 
-from gate.action.client import GitHubUnavailable
+from gate import errors
+from gate.github.client import GitHubUnavailable
 
 MAX_ZIP_BYTES = 256 * 1024 * 1024
 MAX_FILE_BYTES = 1024 * 1024 * 1024  # a coverage.py file of a large suite; the zip compresses it
@@ -25,7 +26,7 @@ DOWNLOAD_TIMEOUT = 60.0
 SAFE_NAME = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
 
 
-class Refused(Exception):
+class Refused(errors.Refused):
     """The map (or its run, or its artifact) is not one to trust; the message says why."""
 
 

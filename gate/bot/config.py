@@ -28,6 +28,10 @@
 | ``ORACLE_GATE_MAX_RECOVERIES`` | a job crashes interrupted more often than this fails, with a check (3) |
 | ``ORACLE_GATE_STATUS_TOKEN`` | opens ``/status`` and ``/metrics`` to this bearer token (unset: closed) |
 | ``ORACLE_GATE_STATUS_NETWORKS`` | opens them to these CIDRs, comma-separated (unset: none); see access |
+
+The settings both front doors share (``ORACLE_GATE_ALLOWED_BASES``, ``ORACLE_GATE_COMMENT``,
+``ORACLE_GATE_MAX_ANNOTATIONS``) and the judgement's bounds (``ORACLE_GATE_MAX_CHANGED_BYTES``,
+``ORACLE_GATE_MERGE_WAIT_MS``) take their one default from :mod:`gate.review.settings`.
 """
 
 from __future__ import annotations
@@ -36,9 +40,9 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
-from gate.action.defaults import DEFAULT_API_URL, DEFAULT_CHECK_NAME
 from gate.bot import access
 from gate.bot.backoff import DEFAULT_BASE_SECONDS, DEFAULT_CAP_SECONDS
 from gate.bot.events import DEFAULT_MAP_WORKFLOW
@@ -51,6 +55,8 @@ from gate.bot.housekeeping import (
     Limits,
 )
 from gate.errors import UsageError
+from gate.github.defaults import DEFAULT_API_URL, DEFAULT_CHECK_NAME, MAX_ANNOTATIONS_INPUT, CommentMode
+from gate.review.settings import SETTINGS, branch_names, comment_mode, count, default
 
 PREFIX = "ORACLE_GATE_"
 DEFAULT_STATE_DIR = Path("/var/lib/oracle-gate")
@@ -59,6 +65,7 @@ MAX_CONCURRENCY = 64
 DEFAULT_MAP_ARTIFACT = "oracle-gate-map"
 WORKFLOW_PATH = re.compile(r"\.github/workflows/[A-Za-z0-9_.-]+\.ya?ml")
 ARTIFACT_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")
+DEFAULT_COMMENT = CommentMode(default("comment"))
 
 
 @dataclass(frozen=True)
@@ -86,6 +93,12 @@ class BotConfig:
     prune_minutes: int = DEFAULT_PRUNE_MINUTES
     max_recoveries: int = 3  # gate.bot.recovery
     job_memory_mb: int = 1024  # gate.bot.bounded
+    # The judgement's settings, shared with the Action (gate.review.settings).
+    allowed_bases: tuple[str, ...] = ()  # empty: the repository's default branch
+    comment: CommentMode = DEFAULT_COMMENT
+    max_annotations: int = int(default("max-annotations"))
+    max_changed_bytes: int = int(default("max-changed-bytes"))
+    merge_wait: float = int(default("merge-wait-ms")) / 1000  # seconds between looks at a test merge
     status: access.StatusAccess = field(default_factory=access.StatusAccess)  # off by default
 
     @property
@@ -199,7 +212,27 @@ def from_environment(env: Mapping[str, str]) -> BotConfig:
         max_recoveries=_int(env, "MAX_RECOVERIES", 3, 0, 100),
         job_memory_mb=_int(env, "JOB_MEMORY_MB", 1024, 0, 1_048_576),
         status=access.from_environment(env),
+        **_judgement_settings(env),
     )
+
+
+def _judgement_settings(env: Mapping[str, str]) -> dict[str, Any]:
+    """The settings the bot shares with the Action, each with its one default."""
+
+    def raw(name: str) -> str:
+        return env.get(SETTINGS[name].variable, "").strip() or default(name)
+
+    return {
+        "allowed_bases": branch_names(raw("allowed-bases"), SETTINGS["allowed-bases"].variable),
+        "comment": comment_mode(raw("comment"), SETTINGS["comment"].variable),
+        "max_annotations": count(
+            raw("max-annotations"), SETTINGS["max-annotations"].variable, 0, MAX_ANNOTATIONS_INPUT
+        ),
+        "max_changed_bytes": count(
+            raw("max-changed-bytes"), SETTINGS["max-changed-bytes"].variable, 1024, 4 * 1024**3
+        ),
+        "merge_wait": count(raw("merge-wait-ms"), SETTINGS["merge-wait-ms"].variable, 0, 60_000) / 1000,
+    }
 
 
 def _limits(env: Mapping[str, str]) -> Limits:

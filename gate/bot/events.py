@@ -3,24 +3,29 @@
 Nothing here trusts a payload's SHAs to decide a verdict: a pull request job is judged on what
 ``pulls/get`` says when it runs (a stale or replayed event cannot pin an old head), the payload's
 head only orders and supersedes jobs.
+
+This runs on the server's event loop, so it reads only the payload's structure: a comment's text
+is not parsed here. A comment on a pull request becomes a :data:`COMMAND` job under a key of its
+own (it supersedes nothing); the worker parses it with the one grammar of gate.review.commands and
+checks the commenter's permission before the command has any effect.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from gate.action.defaults import FULL_SHA, is_repository
+from gate.errors import Refused
+from gate.github.defaults import FULL_SHA, is_repository
 
-COMMAND = re.compile(r"^\s*/oracle-gate\s+(rerun|explain)\s*$", re.MULTILINE)
 PULL_ACTIONS = frozenset({"opened", "synchronize", "reopened"})
 JUDGE, EXPLAIN, MAP_READY, DEFAULT_PUSH = "judge", "explain", "map_ready", "default_push"
+COMMAND = "command"  # a pull request comment that may hold a command; explain: jobs stored before it
 DEFAULT_MAP_WORKFLOW = ".github/workflows/oracle-gate-map.yml"
 
 
-class PayloadError(ValueError):
+class PayloadError(Refused, ValueError):
     """The payload is not the shape GitHub sends for this event (one line: what is missing)."""
 
 
@@ -38,6 +43,9 @@ class Job:
     group_ref: str | None = None
     commenter: str | None = None
     comment_id: int | None = None
+    comment: str | None = None  # a COMMAND job's comment text, parsed only by the worker
+    default_branch: str | None = None  # repository.default_branch: the allowed base by default
+    base_ref: str | None = None  # a merge group's base branch (refs/heads/ stripped)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -88,9 +96,22 @@ def _number(value: Any, what: str) -> int:
     return value
 
 
+def _default_branch(payload: dict[str, Any]) -> str | None:
+    value = (payload.get("repository") or {}).get("default_branch")
+    return value if isinstance(value, str) and value else None
+
+
 def judge_pull(payload: dict[str, Any], number: int, head: str | None) -> Job:
     repo = _repo(payload)
-    return Job(JUDGE, repo, _installation(payload), f"{repo}#{number}", pr=number, head=head)
+    return Job(
+        JUDGE,
+        repo,
+        _installation(payload),
+        f"{repo}#{number}",
+        pr=number,
+        head=head,
+        default_branch=_default_branch(payload),
+    )
 
 
 def _pull_request(payload: dict[str, Any]) -> list[Job] | Ignored:
@@ -133,33 +154,53 @@ def _merge_group(payload: dict[str, Any]) -> list[Job] | Ignored:
     if not isinstance(ref, str) or not ref.startswith("refs/heads/gh-readonly-queue/"):
         raise PayloadError("merge_group.head_ref is not a merge queue ref")
     base = _sha(_get(group, "base_sha"), "merge_group.base_sha")
-    return [Job(JUDGE, repo, _installation(payload), f"{repo}@{head}", head=head, base=base, group_ref=ref)]
+    base_ref = group.get("base_ref")
+    branch = base_ref.removeprefix("refs/heads/") if isinstance(base_ref, str) else None
+    return [
+        Job(
+            JUDGE,
+            repo,
+            _installation(payload),
+            f"{repo}@{head}",
+            head=head,
+            base=base,
+            group_ref=ref,
+            default_branch=_default_branch(payload),
+            base_ref=branch or None,
+        )
+    ]
 
 
 def _issue_comment(payload: dict[str, Any]) -> list[Job] | Ignored:
+    """A new comment on a pull request: a :data:`COMMAND` job carrying the text, unparsed."""
     if payload.get("action") != "created":
         return Ignored(f"issue_comment.{payload.get('action')} is not a command")
     issue = _get(payload, "issue")
     if not isinstance(issue.get("pull_request"), dict):
         return Ignored("the comment is on an issue, not a pull request")
+    user = _get(payload, "comment", "user")
+    if isinstance(user, dict) and user.get("type") == "Bot":
+        return Ignored("commands from bots are ignored")
     body = _get(payload, "comment", "body")
-    found = COMMAND.search(body) if isinstance(body, str) else None
-    if found is None:
-        return Ignored("the comment holds no /oracle-gate command")
+    if not isinstance(body, str):
+        return Ignored("the comment has no text")
     login = _get(payload, "comment", "user", "login")
     comment_id = _get(payload, "comment", "id")
+    if not isinstance(comment_id, int) or isinstance(comment_id, bool) or comment_id < 1:
+        raise PayloadError("comment.id is not an id")
     number = _number(_get(issue, "number"), "issue.number")
     repo = _repo(payload)
-    kind = JUDGE if found.group(1) == "rerun" else EXPLAIN
     return [
         Job(
-            kind,
+            COMMAND,
             repo,
             _installation(payload),
-            f"{repo}#{number}",
+            f"{repo}#{number}/comment/{comment_id}",
             pr=number,
             commenter=str(login),
-            comment_id=int(comment_id),
+            comment_id=comment_id,
+            comment=body,
+            default_branch=_default_branch(payload),
         )
     ]
 
@@ -178,7 +219,8 @@ def _workflow_run(payload: dict[str, Any], map_workflow: str = DEFAULT_MAP_WORKF
         return Ignored("the map workflow ran on a branch other than the default one")
     repo = _repo(payload)
     sha = _sha(_get(run, "head_sha"), "workflow_run.head_sha")
-    return [Job(MAP_READY, repo, _installation(payload), f"{repo}!map", base=sha)]
+    default = _default_branch(payload)
+    return [Job(MAP_READY, repo, _installation(payload), f"{repo}!map", base=sha, default_branch=default)]
 
 
 def _push(payload: dict[str, Any]) -> list[Job] | Ignored:
@@ -193,6 +235,7 @@ def _push(payload: dict[str, Any]) -> list[Job] | Ignored:
             _installation(payload),
             f"{repo}!push",
             base=_sha(_get(payload, "after"), "after"),
+            default_branch=_default_branch(payload),
         )
     ]
 

@@ -17,8 +17,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from gate.action.defaults import FULL_SHA
 from gate.bot.store import Store
+from gate.github.defaults import FULL_SHA
 
 DAY = 86_400.0
 DEFAULT_KEEP_DAYS = 30

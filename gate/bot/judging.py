@@ -1,44 +1,51 @@
 """One job, start to end: learn the pull request, fetch its objects, judge with the core, post as the App.
 
-What is judged is what the Action judges (:mod:`gate.action.merge_commit` explains why): GitHub's
-test merge ``refs/pull/N/merge`` against its first parent; the check goes on the pull request's
-head, which must be the merge's second parent. A merge group's commit is judged against the group's
-base. The oracle comes from the parent (gate.check reads it there); the parent's map comes only from
-a :class:`MapSource` (no source, or no map for that parent: the verdict is ``unscored``, posted as
-``action_required``, and the pull request waits for the map).
+The bot's front door over the judgement the Action also makes (TRUST.md invariant 11), under the
+same rules of :mod:`gate.review`: GitHub's test merge ``refs/pull/N/merge`` is judged against its
+first parent only when it is fresh (:mod:`gate.review.freshness`: ``mergeable`` known, first parent
+the base's current tip, second parent the head; else look again, and past the looks post a failure
+check, never a verdict on a stale merge); the check goes on the head under the required check's
+name only for an allowed base (:mod:`gate.review.bases`); a comment is parsed here, in the worker,
+and a command acts only once its author's write access is known (:mod:`gate.review.commands`); a
+change over ``max-changed-bytes`` is not read (``oracle_incomplete``). A merge group's commit is
+judged against the group's base. The oracle comes from the parent (gate.check reads it there); the
+parent's map comes only from a :class:`MapSource` (no source, or no map for that parent: the core
+makes the verdict ``unscored``, posted as ``action_required``, and the pull request waits for it).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import datetime as dt
 import logging
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Protocol
 
 import github
 
-from gate.action.client import GitHubUnavailable, PublishError, RateLimited, RetrySettings
-from gate.action.content import check_content, error_check, explain_reply, sticky_comment
-from gate.action.defaults import CommentMode
-from gate.action.publisher import CheckContent, Publisher, PullInfo, open_repo
-from gate.bot import bounded, mirror, posting, stale, surface, trend
+from gate import __version__
+from gate.bot import bounded, merges, mirror, posting, stale, surface, trend
 from gate.bot.auth import AppAuth, installation_client
 from gate.bot.config import BotConfig
-from gate.bot.events import DEFAULT_PUSH, EXPLAIN, JUDGE, MAP_READY, Job
+from gate.bot.events import COMMAND, DEFAULT_PUSH, EXPLAIN, JUDGE, MAP_READY, Job
 from gate.bot.mapstore import MapLookup
 from gate.bot.ratelimit import Budgets
 from gate.bot.store import DONE, FAILED, NO_MAP, SUPERSEDED, ClaimedJob, Store
 from gate.check import CheckRequest
-from gate.errors import GateError
+from gate.errors import GateError, RetryLater
 from gate.git import Git
-from gate.judge.verdict import Outcome as Conclusion
-from gate.judge.verdict import Reason, ReasonCode, Verdict
+from gate.github.client import GitHubUnavailable, PublishError, RateLimited, RetrySettings
+from gate.github.content import check_content, error_check, explain_reply, sticky_comment
+from gate.github.publisher import CheckContent, Publisher, PullInfo, open_repo
+from gate.judge.verdict import Verdict
+from gate.judge.withheld import change_too_large, map_unavailable
+from gate.review.bases import allowed_bases, check_name_for_base
+from gate.review.budget import changed_bytes
+from gate.review.commands import Command, may_command, parse_command, reaction_for, refusal
+from gate.review.freshness import fresh_merge
 
-WRITERS = frozenset({"admin", "maintain", "write"})
 _log = logging.getLogger("gate.bot")
 
 
@@ -54,7 +61,7 @@ class NoMaps:
         return MapLookup(None, "no trusted map store is configured", waiting=True)
 
 
-class Transient(Exception):
+class Transient(RetryLater):
     """Worth another attempt later (GitHub unavailable or rate limited)."""
 
 
@@ -126,6 +133,8 @@ def _wait_for_budget(ctx: Context, job: Job) -> None:
 def _run(ctx: Context, claimed: ClaimedJob) -> Outcome:
     job = claimed.job
     try:
+        if job.kind == COMMAND:
+            return _answer_command(ctx, claimed)
         if job.kind == MAP_READY:
             return _requeue_pulls(ctx, claimed, ctx.store.pulls_waiting_for_map(job.repo, job.base or ""))
         if job.kind == DEFAULT_PUSH:
@@ -141,9 +150,41 @@ def _run(ctx: Context, claimed: ClaimedJob) -> Outcome:
 
 def _requeue_pulls(ctx: Context, claimed: ClaimedJob, pulls: list[tuple[int, int]]) -> Outcome:
     job = claimed.job
-    jobs = [Job(JUDGE, job.repo, inst, f"{job.repo}#{pr}", pr=pr) for pr, inst in pulls]
+    jobs = [
+        Job(JUDGE, job.repo, inst, f"{job.repo}#{pr}", pr=pr, default_branch=job.default_branch)
+        for pr, inst in pulls
+    ]
     ctx.store.enqueue(claimed.delivery, jobs)
     return Outcome(DONE, f"queued {len(jobs)} pull request(s) again")
+
+
+def _answer_command(ctx: Context, claimed: ClaimedJob) -> Outcome:
+    """Parse the comment (here, never on the server's event loop), learn its author's permission and
+    react; only then act. A command from someone without write access changes nothing: no judgement
+    is queued, cancelled or superseded (its job has a key of its own)."""
+    job = claimed.job
+    command = parse_command(job.comment or "")
+    if command is None or job.pr is None:
+        return Outcome(DONE, "the comment holds no /oracle-gate command")
+    publisher, _ = _publisher(ctx, job)
+    user = job.commenter or ""
+    permission = publisher.permission_of(user)
+    permitted = may_command(permission)
+    _react(publisher, job, reaction_for(permitted))
+    if not permitted:
+        return Outcome(DONE, refusal(user, command, permission))
+    if command == Command.RERUN:
+        again = Job(
+            JUDGE,
+            job.repo,
+            job.installation,
+            f"{job.repo}#{job.pr}",
+            pr=job.pr,
+            default_branch=job.default_branch,
+        )
+        ctx.store.enqueue(claimed.delivery, [again])
+        return Outcome(DONE, f"/oracle-gate rerun by {user}: the pull request is queued")
+    return _judge(ctx, claimed, job.pr, explain=True)
 
 
 def _publisher(ctx: Context, job: Job) -> tuple[Publisher, str]:
@@ -157,51 +198,93 @@ def _publisher(ctx: Context, job: Job) -> tuple[Publisher, str]:
     return publisher, token
 
 
-def _judge(ctx: Context, claimed: ClaimedJob, number: int) -> Outcome:
+def _judge(ctx: Context, claimed: ClaimedJob, number: int, *, explain: bool = False) -> Outcome:
     job = claimed.job
     publisher, token = _publisher(ctx, job)
-    if job.commenter is not None and not _may_command(publisher, job):
+    if job.commenter is not None and job.kind != COMMAND and not _may_command(publisher, job):
         return Outcome(DONE, f"{job.commenter} may not command the bot (needs write access)")
     pull = publisher.pull_request(number)
     if job.head is not None and pull.head_sha != job.head:
         return Outcome(SUPERSEDED, f"the pull request's head is now {pull.head_sha}, not {job.head}")
-    try:
-        git = mirror.open_mirror(ctx.config.mirrors, job.repo)
-        parent, judged = _fetch_pull(git, ctx.config.clone_url(job.repo), pull, token)
-        started = time.monotonic()
-        verdict, had_map = _verdict(ctx, git, repo=job.repo, parent=parent, head=judged, token=token)
-        noted = trend.noted_at_judging(
-            git, parent, time.monotonic() - started, dt.datetime.now(dt.UTC).date()
-        )
-    except GateError as exc:
-        publisher.external_id = posting.external_id(job.repo, number, "error", pull.head_sha)
-        return _post_error(publisher, pull.head_sha, str(exc))
-    publisher.external_id = posting.external_id(job.repo, number, parent, pull.head_sha)
+    publisher.check_name = _check_name(ctx, job, pull.base_ref)
+    judged = _judge_fresh_merge(ctx, job, publisher, token, pull)
+    if isinstance(judged, Outcome):
+        return judged
     if not ctx.store.is_newest(claimed.id, job.key):
         return Outcome(SUPERSEDED, "a newer event for this pull request is queued")
-    if job.kind == EXPLAIN:
-        body, _ = explain_reply(verdict)
+    if explain or job.kind == EXPLAIN:
+        body, _ = explain_reply(judged.verdict)
         publisher.reply(number, body)
-        return Outcome(DONE, f"explained {verdict.verdict}")
+        return Outcome(DONE, f"explained {judged.verdict.verdict}")
+    return _post_verdict(ctx, job, publisher, judged)
+
+
+@dataclass(frozen=True)
+class Judged:
+    verdict: Verdict
+    parent: str
+    head: str  # the pull request's head: where the check goes
+    had_map: bool
+    seconds: float = 0.0  # spent judging (the status page's /metrics histogram)
+
+
+def _judge_fresh_merge(
+    ctx: Context, job: Job, publisher: Publisher, token: str, pull: PullInfo
+) -> Judged | Outcome:
+    """The verdict on the pull request's fresh test merge, or the outcome of not making one (a
+    failure check says why: a merge still stale after every look is never judged)."""
+    head = pull.head_sha
+    try:
+        git = mirror.open_mirror(ctx.config.mirrors, job.repo)
+        look = merges.looker(git, ctx.config.clone_url(job.repo), token, publisher, pull)
+        seen = fresh_merge(look, ctx.stopping.wait, wait=ctx.config.merge_wait, note=_note(job))
+        if seen.head != head:
+            return Outcome(SUPERSEDED, f"the pull request's head moved to {seen.head} while waiting")
+        parent = seen.first_parent or ""
+        started = time.monotonic()
+        verdict, had_map = _verdict(
+            ctx, git, repo=job.repo, parent=parent, head=seen.merge or "", token=token
+        )
+    except GateError as exc:
+        publisher.external_id = posting.external_id(job.repo, pull.number, "error", head)
+        return _post_error(publisher, head, str(exc))
+    publisher.external_id = posting.external_id(job.repo, pull.number, parent, head)
+    return Judged(verdict, parent, head, had_map, time.monotonic() - started)
+
+
+def _noted(ctx: Context, job: Job, judged: Judged) -> dict[str, object]:
+    """What the status page keeps of a posted verdict (gate.bot.trend, gate.bot.surface)."""
+    noted = trend.noted(judged.verdict, judged.seconds)
+    if not judged.had_map:
+        return noted
+    git = mirror.open_mirror(ctx.config.mirrors, job.repo)
+
+    def kept_map() -> Path | None:  # only asked when this parent's share is not known yet
+        return ctx.maps.find(job.repo, judged.parent, ctx.auth.token(job.installation)).manifest
+
+    return surface.with_share(noted, ctx.store, git, (job.repo, judged.parent), kept_map)
+
+
+def _post_verdict(ctx: Context, job: Job, publisher: Publisher, judged: Judged) -> Outcome:
+    number, verdict, parent = job.pr or 0, judged.verdict, judged.parent
     if ctx.config.public_url:
-        page = ctx.store.save_explanation(job.repo, number, pull.head_sha, explain_reply(verdict)[0])
+        page = ctx.store.save_explanation(job.repo, number, judged.head, explain_reply(verdict)[0])
         publisher.details_url = f"{ctx.config.public_url}/explanations/{page}"
-    content = check_content(verdict)
-    if not had_map:
+    content = check_content(verdict, ctx.config.max_annotations)
+    if not judged.had_map:
         content = _marked_if_stale(ctx.store, job.repo, number, parent, content)
     result = publisher.publish(
         content,
-        head_sha=pull.head_sha,
+        head_sha=judged.head,
         pr_number=number,
-        comment=sticky_comment(verdict, CommentMode.ON_CHANGE),
+        comment=sticky_comment(verdict, ctx.config.comment),
     )
-    recorded = verdict.verdict if had_map else NO_MAP
-    found = lambda: ctx.maps.find(job.repo, parent, token).manifest if had_map else None  # noqa: E731
-    noted = surface.with_share(noted, ctx.store, git, (job.repo, parent), found)
-    ctx.store.record_verdict(job, parent, pull.head_sha, recorded, result.check.check_run_id, noted=noted)
+    recorded = verdict.verdict if judged.had_map else NO_MAP
+    noted = _noted(ctx, job, judged)
+    ctx.store.record_verdict(job, parent, judged.head, recorded, result.check.check_run_id, noted=noted)
     if not result.check.posted:
         raise Transient("; ".join(n.why for n in result.check.not_posted) or "the check was not posted")
-    return Outcome(DONE, f"{verdict.verdict} on {pull.head_sha} (parent {parent})")
+    return Outcome(DONE, f"{verdict.verdict} on {judged.head} (parent {parent})")
 
 
 def _marked_if_stale(
@@ -216,43 +299,46 @@ def _marked_if_stale(
 
 
 def _may_command(publisher: Publisher, job: Job) -> bool:
-    permitted = publisher.permission_of(job.commenter or "") in WRITERS
-    if job.comment_id is not None and job.pr is not None:
-        try:
-            publisher.react(job.pr, job.comment_id, "eyes" if permitted else "confused")
-        except PublishError as exc:
-            _log.warning("could not react", extra={"repo": job.repo, "pr": job.pr, "detail": str(exc)})
+    """A job queued by an older version with its commenter: checked before anything else."""
+    permitted = may_command(publisher.permission_of(job.commenter or ""))
+    _react(publisher, job, reaction_for(permitted))
     return permitted
 
 
-def _fetch_pull(git: Git, url: str, pull: PullInfo, token: str) -> tuple[str, str]:
-    """(parent, merge) of the pull request's test merge, fetched into the mirror."""
-    ref = f"refs/oracle-gate/pull/{pull.number}/merge"
-    mirror.fetch(git, url, [f"+refs/pull/{pull.number}/merge:{ref}"], token)
-    merge = git.commit(ref)
-    parent, second = git.commit(f"{merge}^1"), git.commit(f"{merge}^2")
-    if second != pull.head_sha:
-        raise GateError(f"GitHub's test merge is of {second}, not of the head {pull.head_sha}; rerun later")
-    return parent, merge
+def _react(publisher: Publisher, job: Job, reaction: str) -> None:
+    if job.comment_id is not None and job.pr is not None:
+        try:
+            publisher.react(job.pr, job.comment_id, reaction)
+        except PublishError as exc:
+            _log.warning("could not react", extra={"repo": job.repo, "pr": job.pr, "detail": str(exc)})
+
+
+def _check_name(ctx: Context, job: Job, base: str | None) -> str:
+    """The required check's name for an allowed base, ``<name> (base: <branch>)`` for any other."""
+    allowed = allowed_bases(ctx.config.allowed_bases, job.default_branch)
+    return check_name_for_base(ctx.config.check_name, base, allowed)
+
+
+def _note(job: Job) -> Callable[[str], None]:
+    def note(line: str) -> None:
+        _log.info("test merge not fresh", extra={"repo": job.repo, "pr": job.pr, "detail": line})
+
+    return note
 
 
 def _verdict(
     ctx: Context, git: Git, *, repo: str, parent: str, head: str, token: str
 ) -> tuple[Verdict, bool]:
     found = ctx.maps.find(repo, parent, token)
-    request = CheckRequest(repo=git.repo, base=parent, head=head, coverage=found.manifest)
-    verdict = bounded.judge(request, ctx.config.job_memory_mb * bounded.MIB)
+    size = changed_bytes(git, parent, head)
+    if size > ctx.config.max_changed_bytes:
+        verdict = change_too_large(parent, head, size, ctx.config.max_changed_bytes, __version__)
+    else:
+        request = CheckRequest(repo=git.repo, base=parent, head=head, coverage=found.manifest)
+        verdict = bounded.judge(request, ctx.config.job_memory_mb * bounded.MIB)
     if found.manifest is None:
-        return without_map(verdict, found.why), False
+        return map_unavailable(verdict, found.why), False
     return verdict, True
-
-
-def without_map(verdict: Verdict, why: str) -> Verdict:
-    """The verdict made with no map, saying why the trusted store gave none; never ``pass_clean``
-    (the core already makes a verdict without a map unscored at best: this holds even if it did not)."""
-    reason = Reason(ReasonCode.ORACLE_INCOMPLETE, f"trusted map store: {why}")
-    outcome = Conclusion.UNSCORED if verdict.verdict == Conclusion.PASS_CLEAN else verdict.verdict
-    return dataclasses.replace(verdict, verdict=outcome, reasons=(reason, *verdict.reasons))
 
 
 def _post_error(publisher: Publisher, head: str, why: str) -> Outcome:
@@ -266,6 +352,7 @@ def _judge_group(ctx: Context, claimed: ClaimedJob) -> Outcome:
     if job.head is None or job.base is None or job.group_ref is None:
         return Outcome(FAILED, "a merge group job needs its head, base and ref")
     publisher, token = _publisher(ctx, job)
+    publisher.check_name = _check_name(ctx, job, job.base_ref)
     try:
         git = mirror.open_mirror(ctx.config.mirrors, job.repo)
         mirror.fetch(git, ctx.config.clone_url(job.repo), [f"+{job.group_ref}:refs/oracle-gate/group"], token)
@@ -275,7 +362,7 @@ def _judge_group(ctx: Context, claimed: ClaimedJob) -> Outcome:
         publisher.external_id = posting.external_id(job.repo, job.group_ref, "error", job.head)
         return _post_error(publisher, job.head, str(exc))
     publisher.external_id = posting.external_id(job.repo, job.group_ref, base, head)
-    publisher.publish_check(check_content(verdict), head)
+    publisher.publish_check(check_content(verdict, ctx.config.max_annotations), head)
     return Outcome(DONE, f"{verdict.verdict} on merge group {head}")
 
 

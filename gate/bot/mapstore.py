@@ -31,10 +31,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gate.action.client import NotFound, NotPermitted, RetrySettings, github_call
 from gate.bot.artifacts import Refused, download, extract
 from gate.bot.auth import installation_client
 from gate.errors import InputError
+from gate.github.client import NotFound, NotPermitted, RetrySettings, github_call
 from gate.maps.provenance import producer_problems
 from gate.maps.read import MANIFEST_SUFFIX, Manifest, open_map, read_manifest
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from gate.action.client import GitHubUnavailable, RateLimited
-from gate.action.content import error_check
-from gate.action.publisher import Publisher, open_repo
 from gate.bot import posting
 from gate.bot.auth import installation_client
 from gate.bot.judging import Context, Outcome, Transient
 from gate.bot.store import FAILED, ClaimedJob
+from gate.github.client import GitHubUnavailable, RateLimited
+from gate.github.content import error_check
+from gate.github.publisher import Publisher, open_repo
 
 _log = logging.getLogger("gate.bot")
 

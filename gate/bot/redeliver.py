@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
-from gate.action.client import PublishError, github_call
 from gate.bot.store import Store
+from gate.github.client import PublishError, github_call
 
 MAX_PAGES = 10
 PER_PAGE = 100

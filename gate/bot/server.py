@@ -25,6 +25,7 @@ from gate.bot import events, signature
 from gate.bot.access import StatusAccess
 from gate.bot.status import routes as status_routes
 from gate.bot.store import Store
+from gate.errors import Refused
 
 DELIVERY = re.compile(r"[A-Za-z0-9-]{1,100}")
 EVENT = re.compile(r"[a-z_]{1,64}")
@@ -39,8 +40,8 @@ PAGE_HEADERS = {
 _log = logging.getLogger("gate.bot")
 
 
-class TooLarge(Exception):
-    pass
+class TooLarge(Refused):
+    """The body is larger than the server's limit (answered 413)."""
 
 
 async def read_capped(request: Request, limit: int) -> bytes:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from gate.action.content import MAX_CHECK_TEXT
-from gate.action.publisher import CheckContent
+from gate.github.content import MAX_CHECK_TEXT
+from gate.github.publisher import CheckContent
 
 ACTION_REQUIRED = "action_required"
 

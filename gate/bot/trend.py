@@ -6,8 +6,8 @@ or a file: it shows counts, dates, test ids and logins, never file contents.
 
 * A verdict recorded as ``no_map`` was posted as ``unscored`` (the parent had no map yet), so it
   counts as unscored here.
-* **Triage** (contract v3.7): the parent's freeze entries past their ``expires`` date (UTC), without an
-  ``owner``, or with a malformed one (:mod:`gate.judge.surface`'s rules), from the parent's freeze.
+* **Triage** (contract v3.7): the verdict's own ``triage``, the parent's freeze entries past their
+  ``expires`` date (UTC) or without an ``owner``, as the core listed them.
 * **Surface share**: the share of the map's measured lines only frozen tests observe
   (:mod:`gate.bot.surface`), once per parent; NULL ("not measured") without a map.
 """
@@ -16,19 +16,16 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from gate.bot.store import NO_MAP, Store
-from gate.git import Git
-from gate.judge.freeze import parse_freeze
-from gate.judge.policy import POLICY_PATH, parse_policy
-from gate.judge.surface import OWNER, EntryFields, entry_fields, parse_date
+from gate.judge.triage import EXPIRED, NO_OWNER
+from gate.judge.triage import TriageEntry as VerdictTriage
+from gate.judge.verdict import Verdict
 
 MAX_TRIAGE = 200  # entries kept per verdict: a freeze of thousands does not bloat every row
 WEEKS_SHOWN = 26
-_log = logging.getLogger("gate.bot")
 
 
 @dataclass(frozen=True)
@@ -73,55 +70,18 @@ def weekly(rows: Iterable[tuple[float, str]]) -> list[Week]:
     return [Week(label, **counts[label]) for label in sorted(counts)]
 
 
-def triage_entries(freeze: bytes | None, today: dt.date) -> list[TriageEntry]:
-    """The freeze entries needing triage (v3.7: no owner or a malformed one, past or malformed
-    ``expires``), with :mod:`gate.judge.surface`'s rules; [] for no file or one that is not a freeze."""
-    fields = entry_fields(freeze)
-    found = []
-    for entry in parse_freeze(freeze).entries:
-        why = _why_triage(fields.get(entry.index, EntryFields()), today)
-        if why:
-            found.append(TriageEntry(entry.nodeid[:500], why))
-    return found[:MAX_TRIAGE]
+def triage_why(entry: VerdictTriage) -> str:
+    """Why the verdict lists an entry as needing triage, for people (``no owner; expired 2026-11-30``)."""
+    words = {NO_OWNER: "no owner"}
+    expired = f"expired {entry.expires.isoformat()}" if entry.expires else "expired"
+    return "; ".join(expired if w == EXPIRED else words.get(w, w) for w in entry.why)
 
 
-def _why_triage(extra: EntryFields, today: dt.date) -> str:
-    whys = []
-    if extra.owner is None:
-        whys.append("no owner")
-    elif not OWNER.fullmatch(extra.owner):
-        whys.append("malformed owner")
-    expires = parse_date(extra.expires)
-    if extra.expires is not None and expires is None:
-        whys.append("malformed expires")
-    elif expires is not None and today > expires:
-        whys.append(f"expired {expires.isoformat()}")
-    return "; ".join(whys)
-
-
-def parent_freeze(git: Git, parent: str) -> bytes | None:
-    """The parent's freeze file (where its policy says), read again (two blobs); :class:`Unreadable`."""
-    try:
-        policy = parse_policy(git.read_blob(parent, POLICY_PATH))
-        return git.read_blob(parent, policy.freeze)
-    except Exception as exc:  # the trend is best effort: it never costs a pull request its check
-        _log.warning("could not read the parent's freeze for the status page", extra={"detail": parent})
-        raise Unreadable(parent) from exc
-
-
-class Unreadable(Exception):
-    pass
-
-
-def noted_at_judging(git: Git, parent: str, seconds: float, today: dt.date) -> dict[str, object]:
-    """The trend's columns for a verdict judged against ``parent`` (see :meth:`Store.record_verdict`);
-    the freeze surface share is added when the verdict is recorded (:func:`gate.bot.surface.with_share`).
-    A problem reading the parent's freeze leaves triage unknown."""
-    try:
-        freeze = parent_freeze(git, parent)
-    except Unreadable:
-        return {"seconds": seconds}
-    triage = [{"nodeid": t.nodeid, "why": t.why} for t in triage_entries(freeze, today)]
+def noted(verdict: Verdict, seconds: float) -> dict[str, object]:
+    """The trend's columns for a posted verdict (see :meth:`Store.record_verdict`): the time spent
+    judging, and the verdict's own ``triage`` (v3.7: the core lists the parent freeze's entries past
+    ``expires`` or without ``owner``); the surface share is added by :func:`gate.bot.surface.with_share`."""
+    triage = [{"nodeid": t.nodeid[:500], "why": triage_why(t)} for t in verdict.triage[:MAX_TRIAGE]]
     return {"seconds": seconds, "triage": json.dumps(triage)}
 
 

@@ -11,6 +11,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from datetime import date
 from functools import cached_property
 from typing import Any
 
@@ -18,6 +19,9 @@ from gate.judge.paths import path_problem
 from gate.judge.problems import Problem
 
 BOUND_SHA = re.compile(r"[0-9a-fA-F]{4,64}")
+#: v3.7: a login: letters, digits, '-', '_' and '.', not starting with '-' or '.', optionally '[bot]'.
+LOGIN = re.compile(r"(?=.{1,100}\Z)[A-Za-z0-9_][A-Za-z0-9_.\-]*(\[bot\])?", re.ASCII)
+ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -26,6 +30,8 @@ class FreezeEntry:
     nodeid: str
     reason: str | None
     bound_sha: str | None
+    owner: str | None = None  # v3.7: a well-formed login, else None
+    expires: date | None = None  # v3.7: a well-formed date, else None
 
     def label(self) -> str:
         return f"freeze entry {self.index} ({self.nodeid!r})"
@@ -106,7 +112,11 @@ def _parse_entry(index: int, raw: Any) -> tuple[FreezeEntry | None, list[str]]:
         raw.get("reason") if isinstance(raw.get("reason"), str) else None,
         raw.get("bound_sha") if isinstance(raw.get("bound_sha"), str) else None,
     )
+    owner, owner_problem = _owner(raw)
+    expires, expires_problem = _expires(raw)
+    entry = replace(entry, owner=owner, expires=expires)
     problems = nodeid_path_problems(entry)
+    problems += [f"{entry.label()}: {p}" for p in (owner_problem, expires_problem) if p]
     if entry.reason is None or not entry.reason.strip():
         problems.append(f"{entry.label()}: 'reason' missing or empty")
     if entry.bound_sha is None:
@@ -116,6 +126,29 @@ def _parse_entry(index: int, raw: Any) -> tuple[FreezeEntry | None, list[str]]:
             f"{entry.label()}: bound_sha {entry.bound_sha!r} is not a hex commit id of at least 4 digits"
         )
     return entry, problems
+
+
+def _owner(raw: dict[str, Any]) -> tuple[str | None, str | None]:
+    """v3.7: the entry's ``owner`` (None when absent), or what is wrong with it."""
+    if "owner" not in raw:
+        return None, None
+    value = raw["owner"]
+    if isinstance(value, str) and LOGIN.fullmatch(value):
+        return value, None
+    return None, f"'owner' must be a login (letters, digits, '-', '_', '.'; at most 100), got {value!r:.60}"
+
+
+def _expires(raw: dict[str, Any]) -> tuple[date | None, str | None]:
+    """v3.7: the entry's ``expires`` date (None when absent), or what is wrong with it."""
+    if "expires" not in raw:
+        return None, None
+    value = raw["expires"]
+    if isinstance(value, str) and ISO_DATE.fullmatch(value):
+        try:
+            return date.fromisoformat(value), None
+        except ValueError:
+            pass
+    return None, f"'expires' must be a date YYYY-MM-DD, got {value!r:.60}"
 
 
 def check_bindings(freeze: Freeze, binding_problem: Callable[[str], str | None]) -> Freeze:

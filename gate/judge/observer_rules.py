@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
-from gate.judge.changes import ChangeSet, FileChange, FileStatus
+from gate.judge.changes import ChangeSet, FileChange, FileStatus, is_binary
 from gate.judge.globs import GlobSet
 from gate.judge.observers import Observers
 from gate.judge.pyscope import FunctionSpan, PythonFile, parse_python, rebound_lines
@@ -28,10 +28,14 @@ def is_python(path: str | None) -> bool:
 
 
 def parse_parent_files(changes: ChangeSet) -> dict[str, PythonFile]:
-    """The parent side of every changed ``.py`` file that parses (keyed by its parent path)."""
+    """The parent side of every changed ``.py`` file that parses (keyed by its parent path).
+
+    Only the parent side has to be text: a file turned binary (or oversized, or shadowed) is touched
+    whole, and scope inheritance must hold for it as for a deletion (issue 19).
+    """
     parsed = {}
     for change in changes.files:
-        if is_python(change.old_path) and change.old_blob is not None and not change.binary:
+        if is_python(change.old_path) and change.old_blob is not None and not is_binary(change.old_blob):
             tree = parse_python(change.old_blob)
             if tree is not None:
                 parsed[change.path] = tree

@@ -25,6 +25,9 @@ class ParentCoverage:
     problems: tuple[Problem, ...] = ()
     #: v2: the freeze entries (as written) that match no test id the map knows ran; None: not checked.
     unseen_frozen: frozenset[str] | None = None
+    #: v3.4: the observations (path -> line -> tests) that one run of the parent's tests recorded
+    #: and a repeat did not, or the other way round (the manifest's ``unstable``).
+    unstable: Observers = field(default_factory=dict)
 
     @property
     def usable(self) -> bool:
@@ -35,6 +38,23 @@ class MapReader(Protocol):
     def measured_files(self) -> Iterable[str]: ...
     def has_test_contexts(self) -> bool: ...
     def tests_by_line(self, measured: str) -> dict[int, set[str]]: ...
+
+
+def without_unstable(
+    observers: Observers, unstable: Observers, is_frozen: Callable[[str], bool]
+) -> Observers:
+    """v3.4: the observers without the unstable observations of live tests (a frozen test's
+    observations count, stable or not)."""
+    if not unstable:
+        return observers
+    result: Observers = {}
+    for path, by_line in observers.items():
+        shaky = unstable.get(path, {})
+        result[path] = {
+            line: frozenset(t for t in tests if is_frozen(t) or t not in shaky.get(line, ()))
+            for line, tests in by_line.items()
+        }
+    return result
 
 
 def map_measured_paths(

@@ -13,11 +13,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from gate.judge.approvals import ApprovalRules, parse_approvals
 from gate.judge.globs import GlobSet
 from gate.judge.problems import Problem
 
 POLICY_PATH = "oracle-gate.toml"
 DEFAULT_PROTECTED = ("seeds/**", "fixtures/**", "harness/**", "freeze.json", "fixture_lock.json")
+DEFAULT_APPEND_ONLY = ("seeds/**",)  # v3.6
 DEFAULT_TESTS = ("tests/**", "**/test_*.py", "**/*_test.py")
 ALWAYS_PROTECTED = (POLICY_PATH, ".github/workflows/**")
 
@@ -33,6 +35,8 @@ class Policy:
     protect_runner_config: bool = True
     edited_observers: str = "unscored"  # v2: or "live", to let a test the change edits still count
     extra_protected: tuple[str, ...] = ()
+    append_only: tuple[str, ...] = DEFAULT_APPEND_ONLY  # v3.6: files that may only grow
+    approvals: ApprovalRules | None = None  # v3.5: None without a (well-formed) [approvals] table
     problems: tuple[Problem, ...] = field(default=())
 
     def with_extra_protected(self, globs: Iterable[str]) -> Policy:
@@ -59,6 +63,9 @@ class Policy:
     def test_files(self) -> GlobSet:
         return GlobSet(self.tests)
 
+    def append_only_files(self) -> GlobSet:
+        return GlobSet(self.append_only)
+
     @property
     def edited_tests_count(self) -> bool:
         """Whether a live test the change edits still counts as a live observer (v2)."""
@@ -70,7 +77,12 @@ def _literal_globs(paths: Iterable[str]) -> list[str]:
     return ["".join(f"[{c}]" if c in "*?[" else c for c in p) for p in paths]
 
 
-_LISTS = {"protected": DEFAULT_PROTECTED, "ignore": (), "tests": DEFAULT_TESTS}
+_LISTS = {
+    "protected": DEFAULT_PROTECTED,
+    "ignore": (),
+    "tests": DEFAULT_TESTS,
+    "append_only": DEFAULT_APPEND_ONLY,
+}
 _PATHS = {"freeze": "freeze.json", "fixture_lock": "fixture_lock.json"}
 _FLAGS = {"forbid_skip_markers": True, "protect_runner_config": True}
 _CHOICES = {"edited_observers": ("unscored", "live")}  # v2; a bad value keeps the first (the safe one)
@@ -99,6 +111,10 @@ def _apply_key(key: str, value: object, values: dict[str, Any]) -> str | None:
     """Store a well-formed key in ``values``; describe what is wrong with a bad one."""
     if key in _LISTS:
         return _apply_list(key, value, values)
+    if key == "approvals":  # v3.5: a malformed table approves nothing (and is a problem)
+        rules, problems = parse_approvals(value)
+        values[key] = rules
+        return "; ".join(problems) or None
     if key in _PATHS:
         ok = isinstance(value, str) and _is_repo_path(value)
         problem = f"'{key}' must be a repo-relative path, got {_describe(value)}"
@@ -121,7 +137,11 @@ def _apply_list(key: str, value: object, values: dict[str, Any]) -> str | None:
     if isinstance(value, list) and len(strings) == len(value):
         values[key] = tuple(strings)
         return None
-    if key in ("protected", "tests"):  # keep the defaults and add what the key held: never weaker
+    if key in (
+        "protected",
+        "tests",
+        "append_only",
+    ):  # keep the defaults and add what the key held: never weaker
         values[key] = tuple(dict.fromkeys((*_LISTS[key], *strings)))
     return f"'{key}' must be a list of strings, got {_describe(value)}"
 

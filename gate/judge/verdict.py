@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import date
 from enum import StrEnum
 
 from gate.exit_status import ExitStatus
+from gate.judge.approvals import Approval, counting_approvers
 from gate.judge.changes import ChangeSet, FileChange, FileStatus, Kind
 from gate.judge.freeze import Freeze
 from gate.judge.globs import GlobSet
@@ -26,13 +28,15 @@ from gate.judge.observer_rules import (
     observers_of_touched,
     parse_parent_files,
 )
-from gate.judge.observers import ParentCoverage
+from gate.judge.observers import ParentCoverage, without_unstable
 from gate.judge.policy import Policy
 from gate.judge.problems import Problem
 from gate.judge.rebinding import dynamic_rebinding_sites
 from gate.judge.runner_config import runner_config_changes
+from gate.judge.seeds import seed_rewrites
 from gate.judge.skip_markers import added_skip_markers, addopts_words
 from gate.judge.symlinks import LinkResolution, resolve_link
+from gate.judge.triage import TriageEntry, needs_triage
 
 
 class Outcome(StrEnum):
@@ -55,7 +59,9 @@ class ReasonCode(StrEnum):
     FREEZE_OVERLAP = "freeze_overlap"
     OBSERVER_EDITED = "observer_edited"  # contract v2
     LIVE_SURFACE_COVERS_DIFF = "live_surface_covers_diff"
+    SEED_REWRITTEN = "seed_rewritten"  # contract v3.6
     DYNAMIC_REBINDING = "dynamic_rebinding"  # contract v3.2
+    ORACLE_CHANGE_APPROVED = "oracle_change_approved"  # contract v3.5 (informational)
 
 
 #: Which oracle input an ``oracle_incomplete`` reason is about (``Reason.oracle_input``).
@@ -78,13 +84,27 @@ REASONS = {
     ReasonCode.FIXTURE_LOCK_BROKEN: Outcome.FAIL,
     ReasonCode.RUNNER_CONFIG_CHANGED: Outcome.FAIL,
     ReasonCode.SKIP_MARKER_ADDED: Outcome.FAIL,
+    ReasonCode.SEED_REWRITTEN: Outcome.FAIL,
     ReasonCode.ORACLE_INCOMPLETE: Outcome.UNSCORED,
     ReasonCode.NO_ADDED_LINES: Outcome.UNSCORED,
     ReasonCode.FREEZE_OVERLAP: Outcome.UNSCORED,
     ReasonCode.OBSERVER_EDITED: Outcome.UNSCORED,
     ReasonCode.DYNAMIC_REBINDING: Outcome.UNSCORED,
+    ReasonCode.ORACLE_CHANGE_APPROVED: Outcome.PASS_CLEAN,
     ReasonCode.LIVE_SURFACE_COVERS_DIFF: Outcome.PASS_CLEAN,
 }
+#: v3.5: the reasons enough approvers replace (every other reason still applies).
+APPROVABLE = frozenset(
+    {
+        ReasonCode.ORACLE_EDIT_FORBIDDEN,
+        ReasonCode.FIXTURE_LOCK_BROKEN,
+        ReasonCode.RUNNER_CONFIG_CHANGED,
+        ReasonCode.SKIP_MARKER_ADDED,
+        ReasonCode.DYNAMIC_REBINDING,
+    }
+)
+#: Reasons that only inform: a verdict with nothing else is pass_clean.
+INFORMATIONAL = frozenset({ReasonCode.ORACLE_CHANGE_APPROVED, ReasonCode.LIVE_SURFACE_COVERS_DIFF})
 
 
 @dataclass(frozen=True)
@@ -135,6 +155,8 @@ class Verdict:
     #: v3.5: the policy's ``[approvals]`` ``oracle`` entries (logins, org/team slugs), empty when the
     #: policy names none, so a report can say who may approve an oracle change (additive in the JSON).
     approvers: tuple[str, ...] = ()
+    # v3.7 (in the JSON as "triage"): freeze entries past their expiry or without an owner.
+    triage: tuple[TriageEntry, ...] = ()
 
     @property
     def codes(self) -> list[ReasonCode]:
@@ -174,6 +196,13 @@ class Evidence:
     links: Mapping[str, LinkResolution] = field(default_factory=dict)
     # v3.2/v3.3: the parent tree's .py files (gate.check.read_module_index), to resolve module names.
     modules: ModuleIndex = field(default_factory=ModuleIndex)
+    # v3.5: the approving reviews (None: none were looked up), the pull request's author and the
+    # head SHA an approval must name (None: the change's head).
+    approvals: tuple[Approval, ...] | None = None
+    author: str | None = None
+    approved_head: str | None = None
+    # v3.7: the UTC date of the run, for freeze expiry (None: expiry is not checked).
+    today: date | None = None
 
 
 @dataclass(frozen=True)
@@ -203,8 +232,10 @@ def evaluate(ev: Evidence) -> Verdict:
         *freeze_overlap(overlap, ev.coverage),
         *observer_edited(surfaces, ev.coverage),
         *dynamic_rebinding(ev.changes, ev.policy, ev.modules),
+        *seed_rewritten(ev.changes, ev.policy),
     ]
-    if not reasons:
+    reasons = oracle_change_approved(reasons, ev)
+    if all(r.code in INFORMATIONAL for r in reasons):
         reasons.append(live_surface_covers_diff(ev.changes))
     reasons.sort(key=lambda r: list(REASONS).index(r.code))
     verdict = min((REASONS[r.code] for r in reasons), key=SEVERITY.index)
@@ -224,6 +255,8 @@ def evaluate(ev: Evidence) -> Verdict:
         edited_tests=surfaces.edited_tests,
         edited_test_lines=surfaces.edited_test_lines,
         inherited=surfaces.inherited,
+        triage=needs_triage(ev.freeze, ev.today),
+        approvers=ev.policy.approvals.oracle if ev.policy.approvals is not None else (),
     )
 
 
@@ -352,6 +385,34 @@ def skip_marker_added(changes: ChangeSet, policy: Policy, addopts: str = "") -> 
     ]
 
 
+def seed_rewritten(changes: ChangeSet, policy: Policy) -> list[Reason]:
+    """v3.6: an append-only file deleted, renamed or edited other than by appending."""
+    append_only = policy.append_only_files()
+    return [
+        Reason(ReasonCode.SEED_REWRITTEN, f"{path}: {what}", path=path)
+        for change in changes.files
+        for path, what in seed_rewrites(change, append_only)
+    ]
+
+
+def oracle_change_approved(reasons: list[Reason], ev: Evidence) -> list[Reason]:
+    """v3.5: with enough approvers, every approvable reason is replaced by one informational reason
+    per approver; otherwise (or with nothing to replace) ``reasons`` unchanged."""
+    rules = ev.policy.approvals
+    if rules is None or ev.approvals is None or ev.author is None:
+        return reasons
+    if not any(r.code in APPROVABLE for r in reasons):
+        return reasons
+    head = ev.approved_head or ev.changes.head
+    approvers = counting_approvers(rules, ev.approvals, author=ev.author, head_sha=head)
+    if len(approvers) < rules.count:
+        return reasons
+    kept = [r for r in reasons if r.code not in APPROVABLE]
+    return kept + [
+        Reason(ReasonCode.ORACLE_CHANGE_APPROVED, f"approved by {a.login} at {a.commit}") for a in approvers
+    ]
+
+
 def oracle_incomplete(
     policy: Policy, freeze: Freeze, lock: FixtureLock, coverage: ParentCoverage
 ) -> list[Reason]:
@@ -442,12 +503,13 @@ def compute_surfaces(ev: Evidence) -> Surfaces:
     parents = ev.parents if ev.parents is not None else parse_parent_files(ev.changes)
     ignored, tests = ev.policy.ignored(), ev.policy.test_files()
     scored = {path: lines for path, lines in ev.changes.touched().items() if path not in ignored}
-    seen = observers_of_touched(scored, ev.coverage.observers, parents)
+    observers = without_unstable(ev.coverage.observers, ev.coverage.unstable, ev.freeze.is_frozen)
+    seen = observers_of_touched(scored, observers, parents)
     candidates = {t for lines in seen.by_line.values() for ts in lines.values() for t in ts}
     live_candidates = {t for t in candidates if not ev.freeze.is_frozen(t)}
     edited: dict[str, str] = {}
     if not ev.policy.edited_tests_count:
-        edited = edited_tests(sorted(live_candidates), ev.changes, parents, ev.coverage.observers, tests)
+        edited = edited_tests(sorted(live_candidates), ev.changes, parents, observers, tests)
     return _surfaces(seen, ev.freeze, edited, tests, _test_lines(edited, parents))
 
 

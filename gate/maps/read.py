@@ -38,6 +38,7 @@ from gate.maps import mapbytes, sqlite_map
 from gate.maps.mapbytes import EarlyHash, MapBytes, read_map_bytes
 from gate.maps.provenance import PRODUCER_KEY, Producer
 from gate.maps.sqlite_map import SQLITE_SECONDS, SqliteCoverageMap, connect_read_only, has_test_context
+from gate.maps.unstable import unstable_observers
 
 MANIFEST_KIND = "oracle-gate-map"
 MANIFEST_SCHEMA = 1
@@ -619,14 +620,18 @@ def load_parent_coverage(
         return ParentCoverage(digest=digest, problems=tuple(problems))
     unreadable: tuple[type[Exception], ...] = (*_read_errors(), TypeError, ValueError)  # wrong-typed rows
     try:
-        observers = touched_observers(reader, touched, lambda paths: git.existing_files(parent, paths))
+        parent_files = lambda paths: git.existing_files(parent, paths)  # noqa: E731
+        observers = touched_observers(reader, touched, parent_files)
         unseen = unseen_frozen(frozen, reader, manifest)
+        unstable = (
+            unstable_observers(manifest.extra, manifest.path, touched, parent_files) if manifest else {}
+        )
     except InputError as exc:
         return ParentCoverage(digest=digest, problems=(Problem(exc.source, exc.problem),))
     except unreadable as exc:
         problem = Problem(str(data_path), f"cannot read coverage rows ({exc})")
         return ParentCoverage(digest=digest, problems=(problem,))
-    return ParentCoverage(observers=observers, digest=digest, unseen_frozen=unseen)
+    return ParentCoverage(observers=observers, digest=digest, unseen_frozen=unseen, unstable=unstable)
 
 
 def _resolve_claim(git: Git, coverage_sha: str | None, source: str) -> str | None:

@@ -16,6 +16,8 @@ from collections.abc import Iterable
 from contextlib import closing
 from pathlib import Path
 
+from gate.errors import Refused
+
 SCHEMA_VERSION = 7
 SQLITE_SECONDS = 60.0  # wall-clock bound of a map's queries (a progress handler aborts them)
 
@@ -43,7 +45,7 @@ def has_test_context(con: sqlite3.Connection) -> bool:
     return row is not None
 
 
-class UnsupportedCoverageSchema(sqlite3.DatabaseError):
+class UnsupportedCoverageSchema(Refused, sqlite3.DatabaseError):
     """The file is SQLite but not coverage.py's data schema version 7."""
 
 

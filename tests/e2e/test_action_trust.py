@@ -215,7 +215,11 @@ def test_a_stale_success_is_replaced_when_the_base_moves_under_the_same_head(
     moved = project.git("commit-tree", f"{project.main}^{{tree}}", "-p", project.main, "-m", "main moves on")
     merge = project.git("commit-tree", f"{pr.merge}^{{tree}}", "-p", moved, "-p", pr.head, "-m", "test merge")
     project.point_pull(replace(pr, merge=merge))
-    again = runner.run_target(pr, token=APP_TOKEN)
+    project.git("update-ref", "refs/heads/main", moved)  # the merge is fresh: on the base's tip
+    try:
+        again = runner.run_target(pr, token=APP_TOKEN)
+    finally:
+        project.git("update-ref", "refs/heads/main", project.main)
     assert again.verdict_json()["parent"] == moved
     assert again.verdict_json()["head"] == merge
     assert again.outputs["verdict"] == "unscored"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from github import Github
 
-from gate.action.content import check_content, sticky_comment
-from gate.action.defaults import CommentMode
-from gate.action.publisher import Publisher, PublishResult, RetrySettings, make_client, open_repo
+from gate.github.content import check_content, sticky_comment
+from gate.github.defaults import CommentMode
+from gate.github.publisher import Publisher, PublishResult, RetrySettings, make_client, open_repo
 from gate.judge.verdict import Verdict
 from tests.github_fake import FakeGitHub
 

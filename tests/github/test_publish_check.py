@@ -7,9 +7,9 @@ import time
 import pytest
 
 from gate import report
-from gate.action.content import CONCLUSIONS, check_content, error_check
-from gate.action.publisher import NotPermitted, RequestRejected, make_client, open_repo
-from gate.action.publisher import Publisher as GatePublisher
+from gate.github.content import CONCLUSIONS, check_content, error_check
+from gate.github.publisher import NotPermitted, RequestRejected, make_client, open_repo
+from gate.github.publisher import Publisher as GatePublisher
 from gate.judge.verdict import Verdict
 from gate.report import STICKY_MARKER
 from tests.github.clients import FAST, HEAD_SHA, REPO, client_for, publish_rendered, publisher_for, seed

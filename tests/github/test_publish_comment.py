@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from gate.action.content import sticky_comment
-from gate.action.defaults import CommentMode
-from gate.action.publisher import CommentAction, Publisher, open_repo
+from gate.github.content import sticky_comment
+from gate.github.defaults import CommentMode
+from gate.github.publisher import CommentAction, Publisher, open_repo
 from gate.judge.verdict import Verdict
 from gate.report import STICKY_MARKER
 from tests.github.clients import PR, REPO, client_for, publish_rendered, publisher_for

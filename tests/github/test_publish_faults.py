@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from gate.action.content import check_content, sticky_comment
-from gate.action.defaults import CommentMode
-from gate.action.publisher import (
+from gate.github.content import check_content, sticky_comment
+from gate.github.defaults import CommentMode
+from gate.github.publisher import (
     CommentAction,
     GitHubUnavailable,
     NotFound,

@@ -5,7 +5,7 @@ standard output and standard error the subprocess harness gives ``entrypoint.py`
 everything process-wide it touches (``os.environ``, the working directory, the umask, the logging
 configuration) afterwards; :func:`run_cli` does the same for ``oracle-gate``. The one difference
 from production is the action's GitHub client: the same factory,
-:func:`~gate.action.publisher.make_client`, without PyGithub's pacing between requests and with no
+:func:`~gate.github.publisher.make_client`, without PyGithub's pacing between requests and with no
 exponential backoff between retries (waits GitHub asks for are still honoured).
 """
 
@@ -25,14 +25,14 @@ from github import Github
 
 from gate import cli
 from gate.action.entry import main
-from gate.action.publisher import RetrySettings, make_client
+from gate.github.publisher import RetrySettings, make_client
 from tests.support.repo import clean_env
 
 Completed = subprocess.CompletedProcess[str]
 
 UNPACED_RETRY = dataclasses.replace(RetrySettings(), backoff_factor=0)
 # The loggers the entrypoint configures; their handlers and levels are put back after each run.
-ACTION_LOGGERS = ("", "github", "github.GithubRetry", "gate.action.publisher")
+ACTION_LOGGERS = ("", "github", "github.GithubRetry", "gate.github.publisher")
 
 
 def unpaced_client(token: str, api_url: str) -> Github:

@@ -10,8 +10,10 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import replace
+from datetime import date
 
 from gate import report
+from gate.judge.triage import TriageEntry
 from gate.judge.verdict import (
     ORACLE_INPUT_FREEZE,
     ORACLE_INPUT_LOCK,
@@ -210,6 +212,27 @@ def unscored_no_added_lines() -> Verdict:
     return _verdict(Outcome.UNSCORED, reasons, {}, {"src/pkg/mod.py": [5, 6]})
 
 
+def v3_maintainer() -> Verdict:
+    """v3.5-v3.7: an approved oracle change that still rewrites a seed corpus (fail), two approvers,
+    and freeze entries needing triage (one expired, one without an owner, an id with ``|`` and ``@``)."""
+    reasons = (
+        Reason(
+            ReasonCode.SEED_REWRITTEN,
+            "seeds/corpus.json: edited: the parent's content is not kept as a prefix "
+            "(append-only by 'seeds/**')",
+            "seeds/corpus.json",
+        ),
+        Reason(ReasonCode.ORACLE_CHANGE_APPROVED, f"approved by alice at {HEAD}"),
+        Reason(ReasonCode.ORACLE_CHANGE_APPROVED, f"approved by bob-the-maintainer at {HEAD}"),
+    )
+    triage = (
+        TriageEntry(_FROZEN, "alice", date(2026, 1, 31), ("expired",)),
+        TriageEntry("tests/test_mod.py::test_pipe[a|b @carol]", None, None, ("no_owner",)),
+    )
+    touched = {"seeds/corpus.json": [1, 2]}
+    return replace(_verdict(Outcome.FAIL, reasons, {}, touched), triage=triage)
+
+
 VERDICT_KINDS = {
     "fail_approvers": fail_approvers,
     "unscored_no_added_lines": unscored_no_added_lines,
@@ -218,6 +241,7 @@ VERDICT_KINDS = {
     "unscored_overlap": unscored_overlap,
     "unscored_incomplete": unscored_incomplete,
     "unscored_edited": unscored_edited,
+    "v3_maintainer": v3_maintainer,
 }
 
 

@@ -9,13 +9,13 @@ from pathlib import Path
 import yaml  # type: ignore[import-untyped]  # PyYAML ships no stubs; types-PyYAML is not pinned
 
 from gate.action.config import ActionConfig
-from gate.action.defaults import (
+from gate.action.workflow_io import OUTPUT_NAMES
+from gate.github.defaults import (
     DEFAULT_CHECK_NAME,
     DEFAULT_MAX_API_WRITES,
     MAX_ANNOTATIONS_PER_RUN,
     CommentMode,
 )
-from gate.action.workflow_io import OUTPUT_NAMES
 
 ROOT = Path(__file__).resolve().parents[2]
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gate.action.publish_stored import distrusted, read_stored_verdict
+from gate.action.publish_stored import read_stored_verdict
 from gate.action.workflow_io import MAX_SUMMARY_BYTES, fit_summary
 from gate.errors import StoredVerdictError, UsageError
 from gate.report import explain_markdown, overlap_listing, to_json
@@ -68,16 +68,6 @@ def test_explain_is_cut_below_the_comment_limit_with_a_note() -> None:
     full, cut = explain_markdown(v, limit=10**9)
     assert not cut
     assert full.startswith(text.split("\n\n> ✂️")[0])
-
-
-def test_untrusted_stored_verdict_becomes_fail_naming_each_workflow() -> None:
-    v = distrusted(verdicts.passing(), [".github/workflows/a.yml", ".github/workflows/b.yml"])
-    assert v.verdict == "fail"
-    assert [(r.code, r.path) for r in v.reasons] == [
-        ("oracle_edit_forbidden", ".github/workflows/a.yml"),
-        ("oracle_edit_forbidden", ".github/workflows/b.yml"),
-    ]
-    assert "stored verdict (pass_clean)" in v.reasons[0].detail
 
 
 def test_a_stored_verdict_reads_back(tmp_path: Path) -> None:

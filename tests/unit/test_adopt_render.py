@@ -55,7 +55,7 @@ def test_the_policy_spells_out_every_default_and_parses_cleanly() -> None:
 
 def test_doctors_defaults_are_the_actions() -> None:
     import gate.adopt
-    from gate.action import defaults
+    from gate.github import defaults
 
     assert gate.adopt.DEFAULT_CHECK_NAME == defaults.DEFAULT_CHECK_NAME
     assert gate.adopt.DEFAULT_API_URL == defaults.DEFAULT_API_URL

@@ -6,6 +6,7 @@ make the bot act on something it should not."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -48,15 +49,28 @@ def test_a_label_or_a_title_edit_judges_nothing_but_a_base_change_does() -> None
     assert isinstance(events.plan("pull_request", rebased), list)
 
 
-def test_only_a_command_on_a_pull_request_is_a_job() -> None:
+def test_a_comment_on_a_pull_request_is_a_command_job_parsed_later_under_its_own_key() -> None:
+    """The event loop reads no comment text (issue 17: a 64 KiB comment froze the server for 7 s):
+    the worker parses it. Its key is its own, so queuing it supersedes no judgement."""
     on_issue = load("issue_comment.created")
     assert isinstance(events.plan("issue_comment", on_issue), events.Ignored)
-    chatter = on_pull_request(on_issue, "please /oracle-gate rerun this")
-    assert isinstance(events.plan("issue_comment", chatter), events.Ignored)
-    (rerun,) = events.plan("issue_comment", on_pull_request(on_issue, "/oracle-gate rerun", login="m"))  # type: ignore[misc]
-    assert (rerun.kind, rerun.commenter) == (events.JUDGE, "m")
-    (explain,) = events.plan("issue_comment", on_pull_request(on_issue, "/oracle-gate explain"))  # type: ignore[misc]
-    assert explain.kind == events.EXPLAIN
+    chatter = on_pull_request(on_issue, "please /oracle-gate rerun this", login="m")
+    (job,) = events.plan("issue_comment", chatter)  # type: ignore[misc]
+    assert (job.kind, job.commenter, job.comment) == (events.COMMAND, "m", "please /oracle-gate rerun this")
+    assert job.key == f"{job.repo}#{job.pr}/comment/{job.comment_id}"
+    assert job.key != events.judge_pull(chatter, job.pr or 0, None).key
+    from_a_bot = on_pull_request(on_issue, "/oracle-gate rerun", user_type="Bot")
+    assert isinstance(events.plan("issue_comment", from_a_bot), events.Ignored)
+
+
+def test_planning_a_huge_comment_reads_none_of_it() -> None:
+    """One MiB of the text that made the old regex quadratic (a newline is a line start for every
+    position it tried) is planned at once."""
+    huge = on_pull_request(load("issue_comment.created"), "\n" * (1 << 20) + "x")
+    started = time.perf_counter()
+    (job,) = events.plan("issue_comment", huge)  # type: ignore[misc]
+    assert time.perf_counter() - started < 0.05
+    assert job.kind == events.COMMAND
 
 
 def test_a_merge_group_is_judged_on_its_own_sha_against_its_base() -> None:

@@ -3,7 +3,9 @@ grammar), who may read them, the weekly counts, triage, and escaping of what Git
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
+import json
 import re
 import xml.etree.ElementTree as ET
 
@@ -12,8 +14,10 @@ import pytest
 from gate.bot import chart, metrics, status, trend
 from gate.bot.access import Decision, StatusAccess, bearer_of, from_environment
 from gate.errors import UsageError
+from gate.judge.triage import EXPIRED, NO_OWNER, TriageEntry
 from tests.support.exposition import at, parse_exposition
 from tests.support.golden import assert_matches_golden
+from tests.support.verdicts import passing
 
 WEEKS = [
     trend.Week("2026-W45", pass_clean=6, fail=2, unscored=2),
@@ -174,23 +178,23 @@ def test_verdicts_are_counted_per_iso_week_and_no_map_is_unscored() -> None:
     ]
 
 
-def test_freeze_entries_past_expiry_or_without_owner_need_triage() -> None:
-    freeze = b"""{"schema": 1, "frozen": [
-      {"nodeid": "tests/test_a.py::ok", "owner": "alice", "expires": "2026-12-31"},
-      {"nodeid": "tests/test_a.py::old", "owner": "bob", "expires": "2026-11-30"},
-      {"nodeid": "tests/test_a.py::orphan"},
-      {"nodeid": "tests/test_a.py::bad", "owner": "-x", "expires": "2026-13-01"},
-      {"nodeid": "tests/test_a.py::today", "owner": "dependabot[bot]", "expires": "2026-12-01"},
-      "not an entry"
-    ]}"""
-    assert trend.triage_entries(freeze, dt.date(2026, 12, 1)) == [
-        trend.TriageEntry("tests/test_a.py::old", "expired 2026-11-30"),
-        trend.TriageEntry("tests/test_a.py::orphan", "no owner"),
-        trend.TriageEntry("tests/test_a.py::bad", "malformed owner; malformed expires"),
+def test_the_verdicts_own_triage_is_what_is_noted() -> None:
+    verdict = dataclasses.replace(
+        passing(),
+        triage=(
+            TriageEntry("tests/test_a.py::old", "bob", dt.date(2026, 11, 30), (EXPIRED,)),
+            TriageEntry("tests/test_a.py::orphan", None, None, (NO_OWNER,)),
+            TriageEntry("tests/test_a.py::both", None, dt.date(2026, 1, 2), (EXPIRED, NO_OWNER)),
+        ),
+    )
+    noted = trend.noted(verdict, 1.25)
+    assert noted["seconds"] == 1.25
+    assert json.loads(str(noted["triage"])) == [
+        {"nodeid": "tests/test_a.py::old", "why": "expired 2026-11-30"},
+        {"nodeid": "tests/test_a.py::orphan", "why": "no owner"},
+        {"nodeid": "tests/test_a.py::both", "why": "expired 2026-01-02; no owner"},
     ]
-    assert trend.triage_entries(None, dt.date(2026, 12, 1)) == []
-    assert trend.triage_entries(b"[not json", dt.date(2026, 12, 1)) == []
-    assert trend.triage_entries(b"[1, 2]", dt.date(2026, 12, 1)) == []
+    assert json.loads(str(trend.noted(passing(), 0.0)["triage"])) == []
 
 
 # -- the page --------------------------------------------------------------------------------------

@@ -48,7 +48,7 @@ def test_closed_pull_requests_are_ignored() -> None:
     ("body", "name"),
     [
         ("/oracle-gate rerun", "rerun"),
-        ("  /oracle-gate explain please", "explain"),
+        ("  /oracle-gate explain  \nplease", "explain"),
         ("/Oracle-Gate RERUN", "rerun"),
     ],
 )
@@ -62,9 +62,12 @@ def test_commands_in_pull_request_comments(body: str, name: str) -> None:
     assert plan.pr.number == payload["issue"]["number"]
 
 
-@pytest.mark.parametrize("body", ["please /oracle-gate rerun", "/oracle-gate", "/oracle-gate rerunx", "LGTM"])
+@pytest.mark.parametrize(
+    "body",
+    ["please /oracle-gate rerun", "/oracle-gate", "/oracle-gate rerunx", "LGTM", "/oracle-gate rerun please"],
+)
 def test_other_comments_are_not_commands(body: str) -> None:
-    """Only a leading, exact command word counts."""
+    """Only a first line that is exactly the command counts (gate.review.commands)."""
     payload = on_pull_request(load("issue_comment.created"), body)
     assert isinstance(plan_for("issue_comment", payload, "Oracle Gate"), Ignore)
 

@@ -59,7 +59,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "gate.surface_cli": ("gate", "gate.errors", "gate.files", "gate.surface", "gate.judge"),
     "gate.check": ("gate", "gate.errors", "gate.git", "gate.judge", "gate.maps.read", "gate.maps.mapbytes"),
     "gate.git": ("gate.errors", "gate.judge.changes"),
-    "gate.files": (),
+    "gate.files": ("gate.errors",),
     # One escaping function per sink (TRUST.md invariant 7): pure string functions.
     "gate.escape": (),
     # Colour for a terminal: pure string functions and an isatty() question.
@@ -77,8 +77,39 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "gate.judge.policy",
         "gate.judge.freeze",
         "gate.judge.problems",
+        "gate.github.defaults",
         "gate.adopt",
     ),
+    # v3.5: check --approvals FILE, read and checked before the check runs.
+    "gate.approvals_file": ("gate.errors", "gate.files", "gate.judge"),
+    # v3.7: oracle-gate freeze add/remove/list (issue 18), a command of its own.
+    "gate.freeze_cmd": (
+        "gate",
+        "gate.errors",
+        "gate.files",
+        "gate.git",
+        "gate.check",
+        "gate.judge",
+        "gate.maps",
+    ),
+    # What both front doors say to GitHub: client, publisher, rendering, shared values. It knows
+    # neither front door.
+    "gate.github": ("gate", "gate.errors", "gate.escape", "gate.judge", "gate.report", "gate.github"),
+    # The judgement of a pull request behind both front doors (rules and settings they share).
+    "gate.review": (
+        "gate",
+        "gate.errors",
+        "gate.escape",
+        "gate.git",
+        "gate.check",
+        "gate.judge",
+        "gate.maps.read",
+        "gate.maps.provenance",
+        "gate.report",
+        "gate.github",
+        "gate.review",
+    ),
+    # The Action and the bot are two front doors over the same rooms; neither imports the other.
     "gate.action": (
         "gate",
         "gate.errors",
@@ -90,10 +121,10 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "gate.judge",
         "gate.maps",
         "gate.report",
+        "gate.github",
+        "gate.review",
         "gate.action",
     ),
-    # The bot reuses the read side, the core and the Action's rendering, posting and client; it does
-    # not reach into the Action's run (events, config, judging, merge_commit ...).
     "gate.bot": (
         "gate",
         "gate.errors",
@@ -105,24 +136,32 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "gate.maps.read",
         "gate.maps.provenance",
         "gate.report",
-        "gate.action.content",
-        "gate.action.publisher",
-        "gate.action.client",
-        "gate.action.defaults",
+        "gate.github",
+        "gate.review",
         "gate.surface",  # the status page's freeze surface share (gate.bot.surface), issue 18
         "gate.bot",
     ),
 }
 
+# Front doors that may not import each other (issue 17: the bot once imported 13 Action modules).
+FRONT_DOORS = ("gate.action", "gate.bot")
+
 ACTION = GATE / "action"
-# The Action's modules that must stay pure (payload or environment in, values out), with the I/O
-# modules each may name anyway: the config holds paths (pathlib.Path values) it never opens.
-ACTION_PURE = {"events": frozenset(), "config": frozenset({"pathlib"}), "defaults": frozenset()}
-# The Action's modules that may call gate.report: the rendering module, the summary's size cut,
-# and the reading of a stored verdict.json.
-ACTION_REPORT_USERS = frozenset(
-    {"gate.action.content", "gate.action.workflow_io", "gate.action.publish_stored"}
-)
+GITHUB = GATE / "github"
+# Modules that must stay pure (payload or environment in, values out), with the I/O modules each
+# may name anyway: the config holds paths (pathlib.Path values) it never opens.
+PURE = {
+    "action/events": frozenset(),
+    "action/config": frozenset({"pathlib"}),
+    "github/defaults": frozenset(),
+    "review/commands": frozenset(),
+    "review/bases": frozenset(),
+    "review/freshness": frozenset(),
+    "review/settings": frozenset(),
+}
+# The modules of the front doors and gate.github that may call gate.report: the rendering module,
+# the summary's size cut, and the reading of a stored verdict.json.
+REPORT_USERS = frozenset({"gate.github.content", "gate.action.workflow_io", "gate.action.publish_stored"})
 
 
 def module_name(path: Path) -> str:
@@ -201,7 +240,7 @@ def test_nothing_but_the_entry_points_imports_the_cli_or_the_action() -> None:
                 offenders.append(f"{module} -> {name}")
             if (
                 inside(name, ("gate.action",))
-                and not inside(module, ("gate.action", "gate.bot"))
+                and not inside(module, ("gate.action",))
                 and module != "gate.cli"
             ):
                 offenders.append(f"{module} -> {name}")
@@ -218,11 +257,31 @@ def test_nothing_but_the_command_line_imports_the_bot() -> None:
     assert not offenders
 
 
-def test_the_bot_sees_no_forbidden_action_module(tmp_path: Path) -> None:
-    """The bot's rule can fail: the Action's own run and events are outside what it may import."""
+@pytest.mark.parametrize("door", FRONT_DOORS)
+def test_neither_front_door_imports_the_other(door: str) -> None:
+    """The Action and the bot share gate.github and the rooms below it, never each other's modules."""
+    other = next(d for d in FRONT_DOORS if d != door)
+    offenders = [
+        f"{module_name(path)} -> {name}"
+        for path in gate_modules()
+        if inside(module_name(path), (door,))
+        for name in imports_of(path)
+        if inside(name, (other,))
+    ]
+    assert not offenders
+
+
+def test_the_front_door_rule_can_fail() -> None:
+    """The rule sees a bot module importing the Action (and the reverse) and lets gate.github pass."""
     assert not inside("gate.action.run", ALLOWED["gate.bot"])
-    assert not inside("gate.action.events", ALLOWED["gate.bot"])
-    assert inside("gate.action.publisher", ALLOWED["gate.bot"])
+    assert not inside("gate.action.content", ALLOWED["gate.bot"])
+    assert not inside("gate.bot.judging", ALLOWED["gate.action"])
+    assert inside("gate.github.publisher", ALLOWED["gate.bot"])
+    assert inside("gate.github.publisher", ALLOWED["gate.action"])
+    assert not inside("gate.action.run", ALLOWED["gate.github"])
+    assert not inside("gate.bot.judging", ALLOWED["gate.github"])
+    assert not inside("gate.action.run", ALLOWED["gate.review"])
+    assert not inside("gate.bot.judging", ALLOWED["gate.review"])
 
 
 def test_importing_the_verdict_loads_no_io_module() -> None:
@@ -245,35 +304,34 @@ def test_the_rules_see_a_forbidden_import(tmp_path: Path) -> None:
     assert inside("gate.judge.policy", ALLOWED["gate.judge"])
 
 
-@pytest.mark.parametrize("name", sorted(ACTION_PURE))
-def test_the_actions_event_and_config_modules_import_no_io(name: str) -> None:
-    path = ACTION / f"{name}.py"
-    io_modules = IO_MODULES - ACTION_PURE[name]
+@pytest.mark.parametrize("name", sorted(PURE))
+def test_the_event_config_and_defaults_modules_import_no_io(name: str) -> None:
+    path = GATE / f"{name}.py"
+    io_modules = IO_MODULES - PURE[name]
     used = sorted({n for n in imports_of(path) if n.split(".")[0] in io_modules})
-    assert not used, f"gate.action.{name} imports {used}: it turns values into values, it does no I/O"
+    assert not used, f"gate/{name}.py imports {used}: it turns values into values, it does no I/O"
 
 
 @pytest.mark.parametrize("name", ["publisher", "client"])
 def test_the_publisher_and_the_client_render_nothing(name: str) -> None:
     """They post what they are given: no gate.report, no templates, not the rendering module."""
-    names = set(imports_of(ACTION / f"{name}.py"))
-    assert not names & {"gate.report", "jinja2", "gate.action.content"}, sorted(names)
+    names = set(imports_of(GITHUB / f"{name}.py"))
+    assert not names & {"gate.report", "jinja2", "gate.github.content"}, sorted(names)
 
 
 def test_only_the_content_module_renders_for_github() -> None:
-    users = {
-        module_name(path) for path in ACTION.glob("*.py") if {"gate.report", "jinja2"} & set(imports_of(path))
-    }
-    assert users <= ACTION_REPORT_USERS
-    assert "gate.action.content" in users
-    assert not any("jinja2" in imports_of(path) for path in ACTION.glob("*.py"))
+    doors = [*ACTION.glob("*.py"), *GITHUB.glob("*.py"), *(GATE / "bot").glob("*.py")]
+    users = {module_name(path) for path in doors if {"gate.report", "jinja2"} & set(imports_of(path))}
+    assert users <= REPORT_USERS
+    assert "gate.github.content" in users
+    assert not any("jinja2" in imports_of(path) for path in doors)
 
 
 def test_the_command_line_starts_without_the_github_client_or_templates() -> None:
     """``oracle-gate check`` reads the Action's shared values but loads neither PyGithub nor jinja2."""
     probe = (
         "import sys, gate.cli; "
-        "print(sorted(m for m in ('github', 'jinja2', 'requests', 'gate.report', 'gate.action.publisher') "
+        "print(sorted(m for m in ('github', 'jinja2', 'requests', 'gate.report', 'gate.github.publisher') "
         "if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
@@ -294,3 +352,15 @@ def test_building_a_map_loads_coverage_py_only_to_merge() -> None:
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_action_reads_its_event_file_once() -> None:
+    """Issue 17: the event file was parsed up to three times per run. ``run`` reads it into the
+    context; every other module takes the payload from there."""
+    readers = sorted(
+        module_name(path)
+        for path in ACTION.glob("*.py")
+        if "read_event(" in path.read_text() and path.name != "workflow_io.py"
+    )
+    assert readers == ["gate.action.run"]
+    assert (ACTION / "run.py").read_text().count("read_event(") == 1

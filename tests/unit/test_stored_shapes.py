@@ -104,3 +104,20 @@ def test_approvers_of_every_shape_the_policy_allows_are_accepted(tmp_path: Path)
     approvers = ["alice", "@octo-org/oracle-owners", "octo-org/qa", "renovate[bot]", "a_b.c-d"]
     doc = {**json.loads(json.dumps(OVERLAP)), "approvers": approvers}
     assert read_stored_verdict(write(tmp_path, doc)).approvers == tuple(approvers)
+
+
+@pytest.mark.parametrize(
+    ("triage", "problem"),
+    [
+        ([{"nodeid": "t.py::a", "owner": "x | [y](z)", "expires": None, "why": ["no_owner"]}], "'owner'"),
+        ([{"nodeid": "t.py::a", "owner": None, "expires": None, "why": ["**pwned**"]}], "'why'"),
+        ([{"nodeid": "t.py::a", "owner": None, "expires": "2026-02-30", "why": ["expired"]}], "real date"),
+        ([{"nodeid": "", "owner": None, "expires": None, "why": ["no_owner"]}], "'nodeid'"),
+        (["t.py::a"], "a triage entry must be a JSON object"),
+    ],
+)
+def test_a_forged_triage_list_is_rejected(tmp_path: Path, triage: object, problem: str) -> None:
+    """v3.7: the triage list reaches the check summary, so it is held to the shape the gate writes."""
+    with pytest.raises(StoredVerdictError) as caught:
+        read_stored_verdict(write(tmp_path, {**GOOD, "triage": triage}))
+    assert problem in str(caught.value)

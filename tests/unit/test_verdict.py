@@ -400,7 +400,9 @@ def test_reason_table_and_exit_codes() -> None:
         "no_added_lines": "unscored",
         "freeze_overlap": "unscored",
         "observer_edited": "unscored",
+        "seed_rewritten": "fail",  # v3.6
         "dynamic_rebinding": "unscored",  # v3.2
+        "oracle_change_approved": "pass_clean",  # v3.5, informational
         "live_surface_covers_diff": "pass_clean",
     }
     assert EXIT_STATUS == {"pass_clean": 0, "fail": 1, "unscored": 2}

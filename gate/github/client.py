@@ -33,20 +33,13 @@ from urllib3 import Retry
 from urllib3.connectionpool import ConnectionPool
 from urllib3.response import BaseHTTPResponse, HTTPResponse
 
-from gate import __version__
-from gate.action.defaults import DEFAULT_API_URL
+from gate import __version__, errors
+from gate.github.defaults import DEFAULT_API_URL
 
 # -- errors ------------------------------------------------------------------------------------------
 
 
-class PublishError(Exception):
-    """Something could not be posted on GitHub; says what and why, never the token."""
-
-    def __init__(self, what: str, why: str, status: int | None = None) -> None:
-        super().__init__(f"could not {what}: {why}")
-        self.what = what
-        self.why = why
-        self.status = status
+PublishError = errors.PublishError  # the family (gate.errors); the outcomes below are its members
 
 
 class NotPermitted(PublishError):

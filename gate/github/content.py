@@ -24,8 +24,8 @@ Choices, with the GitHub behaviour they rest on (D = https://docs.github.com/en)
 from __future__ import annotations
 
 from gate import report
-from gate.action.defaults import MAX_ANNOTATIONS_PER_RUN, CommentMode
-from gate.action.publisher import (
+from gate.github.defaults import MAX_ANNOTATIONS_PER_RUN, CommentMode
+from gate.github.publisher import (
     CheckContent,
     CheckResult,
     CommentAction,

@@ -1,0 +1,126 @@
+"""Every setting of both front doors, with its one default (issue 17).
+
+The Action reads a setting as the input ``name`` (``INPUT_<NAME>``); the bot reads it as the
+environment variable ``ORACLE_GATE_<NAME>`` (upper case, ``-`` as ``_``). A setting that only one
+door has says so (``action`` / ``bot``). Defaults are written here and nowhere else: the Action's
+config and the bot's config read them from :func:`default`, and tests check ``action.yml``'s
+defaults, the bot's config and the README's settings table against this one.
+
+Standard library only: the command line and both configs import it without PyGithub or jinja2.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from gate.errors import UsageError
+from gate.github.defaults import (
+    DEFAULT_CHECK_NAME,
+    DEFAULT_MAX_API_WRITES,
+    DEFAULT_TIME_BUDGET,
+    MAX_ANNOTATIONS_INPUT,
+    MAX_ANNOTATIONS_PER_RUN,
+    CommentMode,
+)
+
+BOT_PREFIX = "ORACLE_GATE_"
+#: The bot's per-job budget of changed bytes (both sides of every changed file): past it the pull
+#: request is ``oracle_incomplete`` without reading its blobs (TRUST.md invariant 8).
+DEFAULT_MAX_CHANGED_BYTES = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    default: str  # as the input or the variable gives it; "" is "not set"
+    doc: str
+    action: bool = True  # an input of the Action
+    bot: bool = True  # a variable of the bot
+
+    @property
+    def variable(self) -> str:
+        return BOT_PREFIX + self.name.upper().replace("-", "_")
+
+
+_BOTH = [
+    Setting("check-name", DEFAULT_CHECK_NAME, "the check run's name (make it the required check)"),
+    Setting(
+        "allowed-bases",
+        "",
+        "base branches whose pull requests get the required check (default: the repository's "
+        "default branch); any other base is posted as '<check-name> (base: <branch>)'",
+    ),
+    Setting("comment", CommentMode.ON_CHANGE.value, "the sticky comment: always, on-change, never"),
+    Setting(
+        "max-annotations",
+        str(MAX_ANNOTATIONS_PER_RUN),
+        f"annotations per check (0 to {MAX_ANNOTATIONS_INPUT})",
+    ),
+]
+_ACTION = [
+    Setting("github-token", "${{ github.token }}", "the token that posts", bot=False),
+    Setting("coverage-file", "", "the parent's map (a manifest, or its data file)", bot=False),
+    Setting("coverage-sha", "", "the commit the map was built on", bot=False),
+    Setting("coverage-command", "", "build the parent's map in this run", bot=False),
+    Setting("protected", "", "extra protected globs", bot=False),
+    Setting("trust-same-run-map", "false", "trust a map this very run built (pull_request)", bot=False),
+    Setting("comment-author", "", "the login the token comments as", bot=False),
+    Setting("fail-on", "fail,unscored", "verdicts that fail the step", bot=False),
+    Setting("allow-failing-parent", "false", "use a map of a failing parent test run", bot=False),
+    Setting("working-directory", ".", "the repository's directory in the workspace", bot=False),
+    Setting("time-budget", str(DEFAULT_TIME_BUDGET), "the run's wall-time budget, seconds", bot=False),
+    Setting("max-api-writes", str(DEFAULT_MAX_API_WRITES), "write requests per run", bot=False),
+]
+_BOT = [
+    Setting("app-id", "", "the GitHub App's id (required)", action=False),
+    Setting("private-key-file", "", "the App's private key, a PEM file (required)", action=False),
+    Setting("webhook-secret", "", "the webhook secret (or webhook-secret-file; required)", action=False),
+    Setting("api-url", "https://api.github.com", "GitHub's API (GHES: https://HOST/api/v3)", action=False),
+    Setting(
+        "git-url", "", "clone URL template, {repo} is OWNER/NAME (default from the API URL)", action=False
+    ),
+    Setting("state-dir", "/var/lib/oracle-gate", "the database and the mirrors", action=False),
+    Setting("host", "0.0.0.0", "the address to listen on", action=False),  # noqa: S104
+    Setting("port", "8080", "the port to listen on", action=False),
+    Setting(
+        "max-body", str(25 * 1024 * 1024), "the largest delivery accepted, bytes (413 past it)", action=False
+    ),
+    Setting("concurrency", "4", "worker threads (1 to 64)", action=False),
+    Setting("request-pacing-ms", "250", "ms between one client's API requests", action=False),
+    Setting(
+        "max-changed-bytes", str(DEFAULT_MAX_CHANGED_BYTES), "changed bytes judged per job", action=False
+    ),
+    Setting("merge-wait-ms", "3000", "ms between two looks at a test merge not yet fresh", action=False),
+    Setting("max-recoveries", "3", "a job interrupted by crashes more often than this fails", action=False),
+    Setting("job-memory-mb", "1024", "one judgement's memory, MiB (0: no limit)", action=False),
+]
+SETTINGS: dict[str, Setting] = {s.name: s for s in (*_BOTH, *_ACTION, *_BOT)}
+
+
+def default(name: str) -> str:
+    """The one default of the setting ``name``."""
+    return SETTINGS[name].default
+
+
+def comment_mode(value: str, where: str) -> CommentMode:
+    """The ``comment`` setting; :class:`UsageError` naming ``where`` (the input or the variable)."""
+    if value not in tuple(CommentMode):
+        raise UsageError(f"{where} must be one of {', '.join(CommentMode)}; got {value!r}")
+    return CommentMode(value)
+
+
+def count(value: str, where: str, low: int, high: int) -> int:
+    """A whole number from ``low`` to ``high`` (ASCII digits only)."""
+    if not (value.isascii() and value.isdigit()) or not low <= int(value) <= high:
+        raise UsageError(f"{where} takes a whole number from {low} to {high}, got {value!r}")
+    return int(value)
+
+
+def branch_names(value: str, where: str) -> tuple[str, ...]:
+    """Branch names, newline or comma separated; a glob or a ref path is not a branch name here."""
+    branches = [item.strip() for item in re.split(r"[\n,]", value) if item.strip()]
+    bad = [b for b in branches if b.startswith(("refs/", "-")) or any(c in b for c in "*?[ \t:^~\\")]
+    if bad:
+        raise UsageError(f"{where} takes branch names (main, release/2.x); got {bad[0]!r}")
+    return tuple(branches)

@@ -1,0 +1,284 @@
+"""Parity: one table of scenarios run through both front doors (issue 17, TRUST.md invariant 11).
+
+Each row is one event and one repository state; the Action (in process, the e2e harness) and the
+bot (``oracle-gate serve`` as a process, the bot harness) receive the same payload against the same
+origin repository, each with a fake GitHub of its own seeded alike, and must post the same checks
+(name, conclusion, annotation count), the same sticky comment (or none) and the same reactions. A
+row one door cannot serve says why in ``not_served``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, cast
+
+import pytest
+
+from gate.github.defaults import DEFAULT_CHECK_NAME as NAME
+from tests.github_fake import FakeGitHub
+from tests.github_fake.fixtures import FakeFactory
+from tests.support import events
+from tests.support.bot_app import APP_ID, INSTALLATION, Origin, make_app_key
+from tests.support.bot_process import Bot
+from tests.support.harness import Runner
+from tests.support.project import REPO, Project, git, seed_fake
+
+HUGE = "\n" * (1 << 20) + "x"  # made the old bot's comment regex quadratic on the event loop
+STICKY = "<!-- oracle-gate:sticky -->"
+
+
+@dataclass
+class World:
+    """What a row may change before the event: the pull request's base, the origin's main, the
+    answers of pulls/get. ``undo`` restores the session's shared origin."""
+
+    project: Project
+    fake: FakeGitHub
+    undo: list[Callable[[], object]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Row:
+    id: str
+    action_event: str  # the Action's event (pull_request_target judges like the bot: a fetched merge)
+    bot_event: str
+    payload: Callable[[World], dict[str, Any]]
+    checks: tuple[tuple[str, str], ...]  # (name, conclusion) of every check posted, in order
+    comment: bool = False  # a sticky comment is posted
+    reactions: tuple[str, ...] = ()  # on the row's comment
+    summary_has: str = ""
+    setup: Callable[[World], None] = lambda world: None
+    with_map: bool = False  # the Action gets the parent's map (coverage-file); else neither door has one
+    not_served: dict[str, str] = field(default_factory=dict)  # door -> why it cannot serve the row
+
+
+def pr_event(number: int, base: str = "main") -> Callable[[World], dict[str, Any]]:
+    return lambda w: events.pull_request(w.project, w.project.pulls[number], base_ref=base)
+
+
+def said(body: str, login: str, permission: str) -> Callable[[World], dict[str, Any]]:
+    def payload(w: World) -> dict[str, Any]:
+        w.fake.set_permission(REPO, login, permission)
+        comment = w.fake.add_comment(REPO, 1, body, user=login)
+        return events.comment(w.project.pulls[1], body, login=login, comment_id=comment.id)
+
+    return payload
+
+
+def other_base(w: World) -> None:
+    w.project.git("update-ref", "refs/heads/mine", w.project.main)  # a branch the author pushed
+    w.fake.state.pulls[(REPO, 1)].base_ref = "mine"
+    w.undo.append(lambda: w.project.git("update-ref", "-d", "refs/heads/mine"))
+
+
+def base_moved(w: World) -> None:
+    """main moves; GitHub has not recomputed refs/pull/1/merge (still on the old tip)."""
+    env = ["-c", "user.name=someone", "-c", "user.email=someone@example.com"]
+    tree = f"{w.project.main}^{{tree}}"
+    moved = git(w.project.origin, *env, "commit-tree", tree, "-p", w.project.main, "-m", "main moves")
+    w.project.git("update-ref", "refs/heads/main", moved)
+    w.undo.append(lambda: w.project.git("update-ref", "refs/heads/main", w.project.main))
+
+
+def never_mergeable_known(w: World) -> None:
+    w.fake.set_mergeable(REPO, 1, [None])
+
+
+UNSCORED = ((NAME, "action_required"),)  # no trusted map in either door: unscored
+TABLE = [
+    Row("no-map", "pull_request_target", "pull_request", pr_event(1), UNSCORED, comment=True),
+    Row(
+        "oracle-edit", "pull_request_target", "pull_request", pr_event(3), ((NAME, "failure"),), comment=True
+    ),
+    # frozen-only: PR #2 edits lines only frozen tests observe; with no map in either door (the bot's
+    # map cannot be the project's, see "clean") both must still say unscored, never pass.
+    Row("frozen-only", "pull_request_target", "pull_request", pr_event(2), UNSCORED, comment=True),
+    Row(
+        "other-base",
+        "pull_request_target",
+        "pull_request",
+        pr_event(1, base="mine"),
+        ((f"{NAME} (base: mine)", "action_required"),),
+        comment=True,
+        setup=other_base,
+    ),
+    Row(
+        "base-moved",
+        "pull_request_target",
+        "pull_request",
+        pr_event(1),
+        ((NAME, "failure"),),
+        summary_has="not onto the current tip",
+        setup=base_moved,
+    ),
+    Row(
+        "merge-not-ready",
+        "pull_request_target",
+        "pull_request",
+        pr_event(1),
+        ((NAME, "failure"),),
+        summary_has="still computing",
+        setup=never_mergeable_known,
+    ),
+    Row(
+        "rerun-by-writer",
+        "issue_comment",
+        "issue_comment",
+        said("/Oracle-Gate rerun", "maintainer", "write"),
+        UNSCORED,
+        comment=True,
+        reactions=("eyes",),
+    ),
+    Row(
+        "rerun-by-reader",
+        "issue_comment",
+        "issue_comment",
+        said("/oracle-gate rerun", "reader", "read"),
+        (),
+        reactions=("-1",),
+    ),
+    Row(
+        "second-line-command",
+        "issue_comment",
+        "issue_comment",
+        said("thanks\n/oracle-gate rerun", "maintainer", "write"),
+        (),
+    ),
+    Row("huge-comment", "issue_comment", "issue_comment", said(HUGE, "maintainer", "write"), ()),
+    Row(
+        "re-run-button",
+        "check_run",
+        "check_run",
+        lambda w: events.check_run_rerequested(w.project, w.project.pulls[1], name=NAME),
+        UNSCORED,
+        comment=True,
+    ),
+    Row(
+        "merge-group",
+        "merge_group",
+        "merge_group",
+        lambda w: {},
+        (),
+        not_served={
+            "both": "the shared project has no merge-queue ref; each door's merge-group judgement is "
+            "tested on its own (tests/e2e/test_merge_queue.py, tests/bot/test_judging.py)"
+        },
+    ),
+    Row(
+        "clean",
+        "pull_request_target",
+        "pull_request",
+        pr_event(1),
+        ((NAME, "success"),),
+        with_map=True,
+        not_served={
+            "bot": "the bot's map comes only from a map workflow's artifact; the project's parent map is "
+            "a coverage.py data file given to the Action as coverage-file (tests/bot covers pass_clean)"
+        },
+    ),
+]
+
+
+@dataclass(frozen=True)
+class Posted:
+    checks: tuple[tuple[str, str], ...]
+    annotations: tuple[int, ...]
+    summaries: tuple[str, ...]
+    comment: bool
+    reactions: tuple[str, ...]
+
+
+def posted(fake: FakeGitHub, comment_id: int | None) -> Posted:
+    runs = fake.check_runs(REPO)
+    return Posted(
+        checks=tuple((r.name, r.conclusion or "") for r in runs),
+        annotations=tuple(len(r.annotations) for r in runs),
+        summaries=tuple(r.summary or "" for r in runs),
+        comment=any(
+            STICKY in c.body for c in fake.comments(REPO, 1) + fake.comments(REPO, 2) + fake.comments(REPO, 3)
+        ),
+        reactions=tuple(r.content for r in fake.reactions(comment_id)) if comment_id else (),
+    )
+
+
+@pytest.fixture
+def start_bot(tmp_path: Path, project: Project) -> Iterator[Callable[[FakeGitHub], Bot]]:
+    key = make_app_key()
+    key_file = tmp_path / "app.pem"
+    key_file.write_text(key.private_pem)
+    repos = tmp_path / "git" / REPO.split("/")[0]
+    repos.mkdir(parents=True)
+    (repos / REPO.split("/")[1]).symlink_to(project.origin)
+    origin = cast(Origin, SimpleNamespace(url_template=f"file://{tmp_path}/git/{{repo}}"))
+    started: list[Bot] = []
+
+    def start(fake: FakeGitHub) -> Bot:
+        fake.add_app(APP_ID, key.public_pem, "oracle-gate")
+        bot = Bot(tmp_path / "bot-state", fake, key_file, origin, concurrency=1)
+        bot.env["ORACLE_GATE_MERGE_WAIT_MS"] = "20"
+        started.append(bot.start())
+        return bot
+
+    yield start
+    for bot in started:
+        bot.stop()
+
+
+def through_the_action(row: Row, runner: Runner, world: World) -> Posted:
+    payload = row.payload(world)
+    comment_id = payload.get("comment", {}).get("id")
+    inputs = {} if row.with_map else {"coverage-file": ""}
+    runner.run(row.action_event, payload, runner.workspace(at="base"), sha=world.project.main, inputs=inputs)
+    return posted(world.fake, comment_id)
+
+
+def through_the_bot(row: Row, bot: Bot, world: World) -> Posted:
+    payload = row.payload(world)
+    payload["installation"] = {"id": INSTALLATION, "node_id": "x"}
+    comment_id = payload.get("comment", {}).get("id")
+    started = time.monotonic()
+    assert bot.deliver(row.bot_event, payload).status_code == 202
+    assert time.monotonic() - started < 3.0  # answered at once, whatever the payload holds
+    bot.wait_idle(timeout=120)
+    return posted(world.fake, comment_id)
+
+
+def run_row(row: Row, world: World, door: Callable[[World], Posted]) -> Posted:
+    try:
+        row.setup(world)
+        return door(world)
+    finally:
+        for undo in reversed(world.undo):
+            undo()
+
+
+@pytest.mark.parametrize("row", TABLE, ids=[r.id for r in TABLE])
+def test_both_front_doors_post_the_same(
+    *,
+    row: Row,
+    runner: Runner,
+    project: Project,
+    fake: FakeGitHub,
+    github_fake_factory: FakeFactory,
+    start_bot: Callable[[FakeGitHub], Bot],
+) -> None:
+    if "both" in row.not_served:
+        pytest.skip(row.not_served["both"])
+    seen = {}
+    if "action" not in row.not_served:
+        seen["action"] = run_row(row, World(project, fake), lambda w: through_the_action(row, runner, w))
+    if "bot" not in row.not_served:
+        bot_fake = seed_fake(github_fake_factory(), project)
+        bot = start_bot(bot_fake)
+        seen["bot"] = run_row(row, World(project, bot_fake), lambda w: through_the_bot(row, bot, w))
+    for door, got in seen.items():
+        assert got.checks == row.checks, door
+        assert got.comment == row.comment, door
+        assert got.reactions == row.reactions, door
+        assert all(row.summary_has in s for s in got.summaries), (door, got.summaries)
+    if len(seen) == 2:
+        assert seen["action"].annotations == seen["bot"].annotations

@@ -1,0 +1,106 @@
+"""``python -m gate serve`` as a real process on loopback, pointed at a fake GitHub and an origin to
+fetch from: the bot's tier (tests/bot) and the parity table of both front doors (tests/e2e) start it
+the same way."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import requests
+
+from gate.bot.signature import sign
+from tests.github_fake.server import FakeGitHub
+from tests.support.bot_app import APP_ID, SECRET, Origin, free_port
+
+
+class Bot:
+    def __init__(self, state: Path, fake: FakeGitHub, key_file: Path, origin: Origin, concurrency: int = 4):
+        self.state = state
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = state / "server.log"
+        self.env = {
+            **{k: v for k, v in os.environ.items() if not k.startswith(("ORACLE_GATE_", "GIT_"))},
+            **fake.env(),
+            "ORACLE_GATE_APP_ID": str(APP_ID),
+            "ORACLE_GATE_PRIVATE_KEY_FILE": str(key_file),
+            "ORACLE_GATE_WEBHOOK_SECRET": SECRET.decode(),
+            "ORACLE_GATE_API_URL": fake.url,
+            "ORACLE_GATE_GIT_URL": origin.url_template,
+            "ORACLE_GATE_STATE_DIR": str(state),
+            "ORACLE_GATE_CONCURRENCY": str(concurrency),
+            "ORACLE_GATE_HOST": "127.0.0.1",
+            "ORACLE_GATE_PORT": str(self.port),
+            "ORACLE_GATE_REQUEST_PACING_MS": "0",
+            "ORACLE_GATE_RETRY_BASE_MS": "200",  # a transient failure's retry: soon, but not at once
+        }
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> Bot:
+        self.state.mkdir(parents=True, exist_ok=True)
+        with self.log.open("ab") as state_log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "gate", "serve"], env=self.env, stdout=state_log, stderr=state_log
+            )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                if requests.get(f"{self.url}/healthz", timeout=1).status_code == 200:
+                    return self
+            except requests.ConnectionError:
+                time.sleep(0.1)
+            if self.proc.poll() is not None:
+                raise AssertionError(f"the server exited: {self.log.read_text()}")
+        raise AssertionError("the server did not answer /healthz within 30 s")
+
+    def stop(self, sig: int = signal.SIGTERM) -> int:
+        if self.proc is None:
+            return 0
+        self.proc.send_signal(sig)
+        try:
+            code = self.proc.wait(timeout=60)
+        finally:
+            self.proc = None
+        return code
+
+    def deliver(
+        self,
+        event: str,
+        payload: Any,
+        *,
+        delivery: str | None = None,
+        secret: bytes = SECRET,
+        signed: bool = True,
+    ) -> requests.Response:
+        body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+        headers = {
+            "X-GitHub-Event": event,
+            "X-GitHub-Delivery": delivery or str(uuid.uuid4()),
+            "Content-Type": "application/json",
+        }
+        if signed:
+            headers["X-Hub-Signature-256"] = sign(secret, body)
+        return requests.post(f"{self.url}/webhook", data=body, headers=headers, timeout=10)
+
+    def health(self) -> dict[str, Any]:
+        answer: dict[str, Any] = requests.get(f"{self.url}/healthz", timeout=5).json()
+        return answer
+
+    def wait_idle(self, timeout: float = 60) -> dict[str, Any]:
+        """Until no job is queued or running; the last /healthz answer."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            health = self.health()
+            jobs = health["jobs"]
+            if not jobs.get("queued") and not jobs.get("running"):
+                return health
+            time.sleep(0.1)
+        raise AssertionError(f"jobs still pending after {timeout} s: {self.health()}")

@@ -1,0 +1,109 @@
+"""One definition of every setting and its default (gate.review.settings): action.yml, the Action's
+config and the bot's config all agree with it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml  # type: ignore[import-untyped]  # PyYAML ships no stubs; types-PyYAML is not pinned
+
+from gate.action.config import ActionConfig
+from gate.bot import config as bot_config
+from gate.errors import UsageError
+from gate.review.settings import SETTINGS, branch_names, default
+
+ROOT = Path(__file__).resolve().parents[2]
+ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
+ACTION_SETTINGS = {name for name, s in SETTINGS.items() if s.action}
+BOT_SETTINGS = {name for name, s in SETTINGS.items() if s.bot}
+
+
+def test_every_action_input_is_a_setting_with_action_ymls_default() -> None:
+    assert set(ACTION["inputs"]) == ACTION_SETTINGS
+    for name, spec in ACTION["inputs"].items():
+        assert str(spec.get("default", "")) == default(name), name
+
+
+def test_the_actions_config_takes_every_default_from_the_settings(tmp_path: Path) -> None:
+    env = {
+        "INPUT_GITHUB-TOKEN": "t",
+        "GITHUB_REPOSITORY": "o/r",
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_EVENT_PATH": str(tmp_path / "e.json"),
+        "GITHUB_SHA": "0" * 40,
+    }
+    config = ActionConfig.from_environ(env)
+    assert config.check_name == default("check-name")
+    assert config.comment == default("comment")
+    assert str(config.max_annotations) == default("max-annotations")
+    assert str(config.max_api_writes) == default("max-api-writes")
+    assert str(config.time_budget) == default("time-budget")
+    assert config.allowed_bases == ()
+
+
+def test_the_bots_config_has_every_shared_setting_with_its_default(tmp_path: Path) -> None:
+    key = tmp_path / "k.pem"
+    key.write_text("-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----\n")
+    env = {
+        "ORACLE_GATE_APP_ID": "1",
+        "ORACLE_GATE_PRIVATE_KEY_FILE": str(key),
+        "ORACLE_GATE_WEBHOOK_SECRET": "s",
+    }
+    config = bot_config.from_environment(env)
+    assert config.check_name == default("check-name")
+    assert config.comment == default("comment")
+    assert str(config.max_annotations) == default("max-annotations")
+    assert config.allowed_bases == ()
+    assert (config.host, str(config.port), str(config.max_body)) == (
+        default("host"),
+        default("port"),
+        default("max-body"),
+    )
+    assert str(config.concurrency) == default("concurrency")
+    assert str(config.state_dir) == default("state-dir")
+    assert config.api_url == default("api-url")
+    assert str(int(config.pacing * 1000)) == default("request-pacing-ms")
+    assert str(config.max_changed_bytes) == default("max-changed-bytes")
+    assert str(int(config.merge_wait * 1000)) == default("merge-wait-ms")
+    assert str(config.max_recoveries) == default("max-recoveries")
+    assert str(config.job_memory_mb) == default("job-memory-mb")
+
+
+def test_the_bot_reads_the_actions_settings(tmp_path: Path) -> None:
+    key = tmp_path / "k.pem"
+    key.write_text("-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----\n")
+    env = {
+        "ORACLE_GATE_APP_ID": "1",
+        "ORACLE_GATE_PRIVATE_KEY_FILE": str(key),
+        "ORACLE_GATE_WEBHOOK_SECRET": "s",
+        "ORACLE_GATE_ALLOWED_BASES": "main, release/2.x",
+        "ORACLE_GATE_COMMENT": "never",
+        "ORACLE_GATE_MAX_ANNOTATIONS": "7",
+    }
+    config = bot_config.from_environment(env)
+    assert config.allowed_bases == ("main", "release/2.x")
+    assert (config.comment, config.max_annotations) == ("never", 7)
+    with pytest.raises(UsageError, match="ORACLE_GATE_COMMENT"):
+        bot_config.from_environment({**env, "ORACLE_GATE_COMMENT": "sometimes"})
+    with pytest.raises(UsageError, match="ORACLE_GATE_ALLOWED_BASES"):
+        bot_config.from_environment({**env, "ORACLE_GATE_ALLOWED_BASES": "refs/heads/main"})
+
+
+@pytest.mark.parametrize("bad", ["refs/heads/main", "ma*n", "a b", "-x", "a:b", "a~1"])
+def test_a_base_is_a_branch_name(bad: str) -> None:
+    with pytest.raises(UsageError, match="input 'x'"):
+        branch_names(bad, "input 'x'")
+
+
+def test_the_readme_lists_every_bot_setting_with_its_default() -> None:
+    readme = (ROOT / "README.md").read_text()
+    table = readme.split("**Every setting**", 1)[1].split("**What the server answers**", 1)[0]
+    for name in sorted(BOT_SETTINGS):
+        setting = SETTINGS[name]
+        row = next((line for line in table.splitlines() if f"`{setting.variable}`" in line), None)
+        assert row is not None, f"README's settings table lacks {setting.variable}"
+        if setting.default and name not in ("git-url",):
+            assert f"`{setting.default}`" in row, f"README gives another default for {setting.variable}"
+    for status in ("`202`", "`401`", "`413`"):
+        assert status in readme.split("**What the server answers**", 1)[1][:800]
