@@ -371,6 +371,10 @@ def build_parser() -> Parser:
     from gate.freeze_cmd import add_freeze  # v3.7 / issue 18: the freeze's life cycle
 
     add_freeze(sub)
+    from gate.score.command import add_score, add_score_verify
+
+    add_score(sub)
+    add_score_verify(sub)
     return parser
 
 

@@ -48,6 +48,7 @@ from gate.maps.command import run_map_cli
 from gate.maps.hints import EXIT_NO_TESTS, EXIT_TESTS_FAILED, no_map_cause
 from gate.maps.layout import interpreter_first_on_path, src_layout_env
 from gate.maps.mapfile import MAX_LISTED, MapError, MapResult, map_test_ids, merge_parts, now, publish_map
+from gate.maps.outcomes import run_facts
 from gate.maps.provenance import Producer
 from gate.maps.read import Manifest, manifest_beside
 from gate.maps.runner import DATA_DIR, REPORT_FILE, Progress, Run, Runner, child_env, default_command
@@ -134,6 +135,7 @@ def build_map(
                 "coverage_core": run.finish.get("coverage_core"),
                 "outside_worktree": outside[:MAX_LISTED],
                 **collector_fields(run.finish, collector),
+                **run_facts(run.finish),
             },
         )
         publish_map(built, manifest)

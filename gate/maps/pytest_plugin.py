@@ -166,6 +166,7 @@ class OracleGate:
         self.worker = hasattr(config, "workerinput")  # an xdist worker
         self.controller = is_xdist_controller(config)  # the xdist controller: runs no test itself
         self.workers: list[dict[str, Any]] = []  # the controller: what each worker sent back
+        self.outcome_log = _outcome_log()
         if settings.report is not None:
             settings.report.parent.mkdir(parents=True, exist_ok=True)
         # The first event: the plugin runs (``map`` names a command that never loaded it by its absence).
@@ -267,6 +268,7 @@ class OracleGate:
     # -- running ------------------------------------------------------------------------------------------
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.outcome_log.add(report)
         if report.failed and report.nodeid not in self.failed:
             self.failed.append(report.nodeid)
         if report.when == "teardown" and report.nodeid not in self.finished:
@@ -360,6 +362,7 @@ class OracleGate:
                 "coverage_version": _coverage_version(),
                 "coverage_core": self.core,
                 "seconds": round(time.monotonic() - self.started, 3),
+                **_run_facts(self),
             }
         )
 
@@ -427,6 +430,23 @@ def _start_collector(plugin: OracleGate) -> Any:
         plugin._emit({"event": "collector_refused", "reason": started})
         raise pytest.UsageError(f"oracle-gate: the sys.monitoring collector cannot run: {started}")
     return started
+
+
+def _outcome_log() -> Any:
+    from gate.maps.outcomes import OutcomeLog
+
+    return OutcomeLog()
+
+
+def _run_facts(plugin: OracleGate) -> dict[str, Any]:
+    """Issue 20: per-test outcomes, the loaded plugin set and the Python version, for the manifest."""
+    from gate.maps.outcomes import PLUGINS_KEY, PYTHON_KEY, loaded_plugins, python_version
+
+    return {
+        **plugin.outcome_log.document(),
+        PLUGINS_KEY: loaded_plugins(plugin.config),
+        PYTHON_KEY: python_version(),
+    }
 
 
 def _collector_fields(collector: Any) -> dict[str, Any]:

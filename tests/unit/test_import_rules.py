@@ -125,6 +125,20 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "gate.review",
         "gate.action",
     ),
+    # The scoring run (SCORING.md): the read side, the core, the map's run facts; its decision
+    # (gate.score.decide, gate.score.verify) is pure (tests/unit/test_score_decide.py).
+    "gate.score": (
+        "gate",
+        "gate.errors",
+        "gate.escape",
+        "gate.files",
+        "gate.git",
+        "gate.check",
+        "gate.judge",
+        "gate.maps",
+        "gate.report",
+        "gate.score",
+    ),
     "gate.bot": (
         "gate",
         "gate.errors",
