@@ -26,6 +26,8 @@
 | ``ORACLE_GATE_PRUNE_MINUTES`` | how often the bounds above are applied (default 60) |
 | ``ORACLE_GATE_JOB_MEMORY_MB`` | one judgement's memory; past it: unscored (1024; 0: no limit) |
 | ``ORACLE_GATE_MAX_RECOVERIES`` | a job crashes interrupted more often than this fails, with a check (3) |
+| ``ORACLE_GATE_STATUS_TOKEN`` | opens ``/status`` and ``/metrics`` to this bearer token (unset: closed) |
+| ``ORACLE_GATE_STATUS_NETWORKS`` | opens them to these CIDRs, comma-separated (unset: none); see access |
 
 The settings both front doors share (``ORACLE_GATE_ALLOWED_BASES``, ``ORACLE_GATE_COMMENT``,
 ``ORACLE_GATE_MAX_ANNOTATIONS``) and the judgement's bounds (``ORACLE_GATE_MAX_CHANGED_BYTES``,
@@ -41,6 +43,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from gate.bot import access
 from gate.bot.backoff import DEFAULT_BASE_SECONDS, DEFAULT_CAP_SECONDS
 from gate.bot.events import DEFAULT_MAP_WORKFLOW
 from gate.bot.housekeeping import (
@@ -96,6 +99,7 @@ class BotConfig:
     max_annotations: int = int(default("max-annotations"))
     max_changed_bytes: int = int(default("max-changed-bytes"))
     merge_wait: float = int(default("merge-wait-ms")) / 1000  # seconds between looks at a test merge
+    status: access.StatusAccess = field(default_factory=access.StatusAccess)  # off by default
 
     @property
     def database(self) -> Path:
@@ -207,6 +211,7 @@ def from_environment(env: Mapping[str, str]) -> BotConfig:
         prune_minutes=_int(env, "PRUNE_MINUTES", DEFAULT_PRUNE_MINUTES, 1, 7 * 24 * 60),
         max_recoveries=_int(env, "MAX_RECOVERIES", 3, 0, 100),
         job_memory_mb=_int(env, "JOB_MEMORY_MB", 1024, 0, 1_048_576),
+        status=access.from_environment(env),
         **_judgement_settings(env),
     )
 

@@ -17,14 +17,16 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Protocol
 
 import github
 
 from gate import __version__
-from gate.bot import bounded, merges, mirror, posting, stale
+from gate.bot import bounded, merges, mirror, posting, stale, surface, trend
 from gate.bot.auth import AppAuth, installation_client
 from gate.bot.config import BotConfig
 from gate.bot.events import COMMAND, DEFAULT_PUSH, EXPLAIN, JUDGE, MAP_READY, Job
@@ -223,6 +225,7 @@ class Judged:
     parent: str
     head: str  # the pull request's head: where the check goes
     had_map: bool
+    seconds: float = 0.0  # spent judging (the status page's /metrics histogram)
 
 
 def _judge_fresh_merge(
@@ -238,6 +241,7 @@ def _judge_fresh_merge(
         if seen.head != head:
             return Outcome(SUPERSEDED, f"the pull request's head moved to {seen.head} while waiting")
         parent = seen.first_parent or ""
+        started = time.monotonic()
         verdict, had_map = _verdict(
             ctx, git, repo=job.repo, parent=parent, head=seen.merge or "", token=token
         )
@@ -245,7 +249,20 @@ def _judge_fresh_merge(
         publisher.external_id = posting.external_id(job.repo, pull.number, "error", head)
         return _post_error(publisher, head, str(exc))
     publisher.external_id = posting.external_id(job.repo, pull.number, parent, head)
-    return Judged(verdict, parent, head, had_map)
+    return Judged(verdict, parent, head, had_map, time.monotonic() - started)
+
+
+def _noted(ctx: Context, job: Job, judged: Judged) -> dict[str, object]:
+    """What the status page keeps of a posted verdict (gate.bot.trend, gate.bot.surface)."""
+    noted = trend.noted(judged.verdict, judged.seconds)
+    if not judged.had_map:
+        return noted
+    git = mirror.open_mirror(ctx.config.mirrors, job.repo)
+
+    def kept_map() -> Path | None:  # only asked when this parent's share is not known yet
+        return ctx.maps.find(job.repo, judged.parent, ctx.auth.token(job.installation)).manifest
+
+    return surface.with_share(noted, ctx.store, git, (job.repo, judged.parent), kept_map)
 
 
 def _post_verdict(ctx: Context, job: Job, publisher: Publisher, judged: Judged) -> Outcome:
@@ -263,7 +280,8 @@ def _post_verdict(ctx: Context, job: Job, publisher: Publisher, judged: Judged) 
         comment=sticky_comment(verdict, ctx.config.comment),
     )
     recorded = verdict.verdict if judged.had_map else NO_MAP
-    ctx.store.record_verdict(job, parent, judged.head, recorded, result.check.check_run_id)
+    noted = _noted(ctx, job, judged)
+    ctx.store.record_verdict(job, parent, judged.head, recorded, result.check.check_run_id, noted=noted)
     if not result.check.posted:
         raise Transient("; ".join(n.why for n in result.check.not_posted) or "the check was not posted")
     return Outcome(DONE, f"{verdict.verdict} on {judged.head} (parent {parent})")

@@ -50,7 +50,13 @@ def serve(config: BotConfig, *, grace: float | None = None) -> int:
     keep_pruning(store, config.maps, config.keep, config.prune_minutes * 60.0, ctx.stopping)
     _log.info("serving", extra={"detail": f"{config!r}; {recovered} interrupted job(s) queued again"})
     app = make_app(
-        store, config.webhook_secret, config.max_body, pool.wake, pool.stats, map_workflow=config.map_workflow
+        store,
+        config.webhook_secret,
+        config.max_body,
+        pool.wake,
+        pool.stats,
+        map_workflow=config.map_workflow,
+        status=config.status,
     )
     server = uvicorn.Server(
         uvicorn.Config(

@@ -13,6 +13,7 @@ import html
 import json
 import logging
 import re
+import time
 from collections.abc import Callable
 
 from starlette.applications import Starlette
@@ -21,6 +22,8 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from gate.bot import events, signature
+from gate.bot.access import StatusAccess
+from gate.bot.status import routes as status_routes
 from gate.bot.store import Store
 from gate.errors import Refused
 
@@ -78,6 +81,7 @@ def make_app(
     pool_stats: Callable[[], dict[str, int]] = dict,
     *,
     map_workflow: str = events.DEFAULT_MAP_WORKFLOW,
+    status: StatusAccess | None = None,
 ) -> Starlette:
     async def verified_body(request: Request) -> bytes | Response:
         """The body when it is small enough and signed with the secret; else the refusal."""
@@ -136,5 +140,6 @@ def make_app(
             Route("/", webhook, methods=["POST"]),
             Route("/healthz", healthz, methods=["GET"]),
             Route("/explanations/{token}", explanation, methods=["GET"]),
+            *status_routes(store, status or StatusAccess(), time.time),  # off unless configured
         ]
     )

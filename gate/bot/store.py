@@ -23,11 +23,12 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
 from gate.bot import schema
 from gate.bot.events import Job
@@ -284,15 +285,36 @@ class Store:
     # -- verdicts ------------------------------------------------------------------------------
 
     def record_verdict(
-        self, job: Job, parent: str, head: str, verdict: str, check_run_id: int | None
+        self,
+        job: Job,
+        parent: str,
+        head: str,
+        verdict: str,
+        check_run_id: int | None,
+        *,
+        noted: Mapping[str, object] | None = None,
     ) -> None:
+        """The latest verdict per (repository, pull request, parent, head), and one more row in
+        ``posted`` (never replaced: /metrics counts it). ``noted``: the trend's columns (``seconds``,
+        ``triage``, ``surface_share``; see :mod:`gate.bot.trend`), NULL when not given."""
         if job.pr is None:
             return
+        extra = dict(noted or {})
+        trend = tuple(extra.get(k) for k in ("seconds", "triage", "surface_share"))
+        now = time.time()
         with self._transaction() as db:
             db.execute(
-                "INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (job.repo, job.pr, parent, head, verdict, check_run_id, job.installation, time.time()),
+                "INSERT OR REPLACE INTO verdicts (repo, pr, parent, head, verdict, check_run_id, "
+                "installation, at, seconds, triage, surface_share) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (job.repo, job.pr, parent, head, verdict, check_run_id, job.installation, now, *trend),
             )
+            db.execute("INSERT INTO posted VALUES (?, ?, ?, ?)", (now, job.repo, verdict, trend[0]))
+
+    def read(self, sql: str, params: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
+        """Rows of one read-only query (the status page's and ``/metrics``' queries, in
+        :mod:`gate.bot.trend`)."""
+        with self._lock:
+            return [tuple(row) for row in self._db.execute(sql, params).fetchall()]
 
     def last_verdict(self, repo: str, pr: int) -> tuple[str, str, str] | None:
         """(parent, head, verdict) of the pull request's last judgement."""

@@ -152,6 +152,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "gate.report",
         "gate.github",
         "gate.review",
+        "gate.surface",  # the status page's freeze surface share (gate.bot.surface), issue 18
         "gate.bot",
     ),
 }
@@ -332,12 +333,23 @@ def test_the_publisher_and_the_client_render_nothing(name: str) -> None:
     assert not names & {"gate.report", "jinja2", "gate.github.content"}, sorted(names)
 
 
+#: The bot's own HTML page (issue 18): autoescaped templates/status*.html.j2, never posted to GitHub.
+HTML_PAGES = frozenset({"gate.bot.status"})
+
+
 def test_only_the_content_module_renders_for_github() -> None:
     doors = [*ACTION.glob("*.py"), *GITHUB.glob("*.py"), *(GATE / "bot").glob("*.py")]
+    doors = [path for path in doors if module_name(path) not in HTML_PAGES]
     users = {module_name(path) for path in doors if {"gate.report", "jinja2"} & set(imports_of(path))}
     assert users <= REPORT_USERS
     assert "gate.github.content" in users
     assert not any("jinja2" in imports_of(path) for path in doors)
+
+
+def test_the_status_page_renders_html_only_and_nothing_for_github() -> None:
+    names = set(imports_of(GATE / "bot" / "status.py"))
+    assert "jinja2" in names
+    assert not names & {"gate.report", "gate.github.content", "gate.github.publisher"}, sorted(names)
 
 
 def test_the_command_line_starts_without_the_github_client_or_templates() -> None:
