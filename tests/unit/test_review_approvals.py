@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from gate.action import events as action_events
 from gate.bot import events
 from gate.errors import PublishError
 from gate.judge.approvals import ApprovalRules, Approver, counting_approvers
@@ -122,3 +123,39 @@ def test_a_review_event_judges_the_pull_request_again_at_its_current_head(action
 def test_a_review_event_that_changes_nothing_is_ignored() -> None:
     payload = {**load("pull_request_review.submitted"), "action": "requested"}
     assert isinstance(events.plan("pull_request_review", payload), events.Ignored)
+
+
+def review_run(
+    pull_requests: list[dict[str, object]], event: str = "pull_request_review"
+) -> dict[str, object]:
+    """The real workflow_run.completed payload, as the run of a review workflow."""
+    payload = load("workflow_run.completed")
+    payload["workflow_run"].update(event=event, conclusion="success", pull_requests=pull_requests)
+    return payload
+
+
+def test_the_actions_review_run_judges_the_pull_request_github_names_at_the_apis_head() -> None:
+    pr = {"number": 7, "head": {"sha": "c" * 40}, "base": {"ref": "main"}}
+    plan = action_events.plan_for("workflow_run", review_run([pr]), "Oracle Gate")
+    assert isinstance(plan, action_events.Judge)
+    # The head is asked from the API, never taken from the run (the pull request's own workflow).
+    assert (plan.pr.number, plan.pr.head_sha, plan.pr.base_ref, plan.use_event_sha) == (
+        7,
+        None,
+        "main",
+        False,
+    )
+
+
+@pytest.mark.parametrize("event", ["pull_request", "push", "workflow_dispatch"])
+def test_only_a_review_run_re_judges_through_workflow_run(event: str) -> None:
+    pr = {"number": 7, "head": {"sha": "c" * 40}, "base": {"ref": "main"}}
+    assert isinstance(
+        action_events.plan_for("workflow_run", review_run([pr], event), "x"), action_events.Ignore
+    )
+
+
+def test_a_review_run_of_a_fork_names_no_pull_request_and_is_ignored_saying_so() -> None:
+    plan = action_events.plan_for("workflow_run", review_run([]), "Oracle Gate")
+    assert isinstance(plan, action_events.Ignore)
+    assert "fork" in plan.why
