@@ -11,23 +11,25 @@ from tests.github_fake.server import FakeGitHub
 from tests.support.webhooks import load
 
 POLICY = '[approvals]\noracle = ["alice", "@octo/owners"]\n'
+#: a freeze file (no test frozen: the map's test stays live); ``%s`` varies with each version
+FREEZE = '{"schema": 1, "frozen": [], "note": "%s"}\n'
 
 
 def approvers_on_main(origin: Origin) -> None:
-    """The parent names approvers and has a protected fixture."""
+    """The parent names approvers and has a freeze file."""
     r = origin.repo
     r.write("oracle-gate.toml", POLICY)
-    r.write("fixtures/data.txt", "one\n")
+    r.write("freeze.json", FREEZE % "one")
     r.git("add", "-A")
     r.git("commit", "-q", "-m", "approvers")
     origin.main = r.git("rev-parse", "HEAD")
 
 
 def fixture_pull(github: FakeGitHub, origin: Origin, number: int, content: str) -> str:
-    """A pull request that changes the protected fixture (and the code): its head SHA."""
+    """A maintainer's freeze pull request (it changes the code too): its head SHA."""
     r = origin.repo
     r.git("checkout", "-q", "--detach", origin.main)
-    r.write("fixtures/data.txt", f"{content}\n")
+    r.write("freeze.json", FREEZE % content)
     r.write("src/app.py", f"def f():\n    return {content!r}\n")
     r.git("commit", "-q", "-am", f"pull {number}: {content}")
     head = r.git("rev-parse", "HEAD")
@@ -63,7 +65,7 @@ def setup(github: FakeGitHub, origin: Origin) -> str:
     return fixture_pull(github, origin, 1, "two")
 
 
-def test_an_approved_fixture_change_passes_and_a_push_makes_the_approval_stale(
+def test_an_approved_freeze_change_passes_and_a_push_makes_the_approval_stale(
     bot: Bot, github: FakeGitHub, origin: Origin
 ) -> None:
     head = setup(github, origin)
