@@ -4,6 +4,10 @@ approval stale; an API error never reads as "no approvals" (TRUST.md invariant 1
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import pytest
+
 from tests.bot.harness import Bot, Origin, pointed, pull_request_event
 from tests.bot.test_judgement_rules import with_map
 from tests.bot.test_judging import REPO
@@ -129,3 +133,35 @@ def test_reviews_that_cannot_be_read_are_said_and_never_pass(
     conclusion, summary = judged(bot, github, "pull_request_review", review_event(1))
     assert conclusion == "failure", summary
     assert "Approvals could not be read" in summary
+
+
+def _bot_account(github: FakeGitHub, head: str) -> None:
+    github.set_permission(REPO, "helper[bot]", "write")
+    github.reviews.add_member("octo", "owners", "helper[bot]")  # a bot never counts through a team
+    github.reviews.add_review(REPO, 1, "helper[bot]", state="APPROVED", commit_id=head)
+
+
+def _a_team_the_policy_does_not_name(github: FakeGitHub, head: str) -> None:
+    github.set_permission(REPO, "mallory", "admin")
+    github.reviews.add_member("agents", "owners", "mallory")  # a team the agent controls
+    github.reviews.add_review(REPO, 1, "mallory", state="APPROVED", commit_id=head)
+
+
+def _a_later_change_request(github: FakeGitHub, head: str) -> None:
+    github.reviews.add_review(REPO, 1, "alice", state="APPROVED", commit_id=head)
+    github.reviews.add_review(REPO, 1, "alice", state="CHANGES_REQUESTED", commit_id=head)
+
+
+@pytest.mark.parametrize(
+    "review",
+    [_bot_account, _a_team_the_policy_does_not_name, _a_later_change_request],
+    ids=lambda f: f.__name__,
+)
+def test_what_an_agent_could_arrange_never_approves(
+    bot: Bot, github: FakeGitHub, origin: Origin, review: Callable[[FakeGitHub, str], None]
+) -> None:
+    head = setup(github, origin)
+    review(github, head)
+    conclusion, summary = judged(bot, github, "pull_request_review", review_event(1))
+    assert conclusion == "failure", summary
+    assert "approved by" not in summary
