@@ -3,17 +3,26 @@ user is an active member of an organization's team, and a user's permission on t
 
 Each call raises :class:`gate.github.client.PublishError` on an API error; a team that does not
 answer for the user (404) is "not a member", never an error. :mod:`gate.review.approvals` decides
-what counts.
+what counts (and the core, what an approval is).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from urllib.parse import quote
 
 from github.Repository import Repository
 
 from gate.github.client import NotFound, github_call
-from gate.review.approvals import Review
+
+
+@dataclass(frozen=True)
+class Review:
+    """One review as ``pulls/list-reviews`` lists it."""
+
+    login: str
+    state: str  # APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED, PENDING
+    commit: str
 
 
 class ReviewReader:

@@ -23,20 +23,12 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from gate.errors import GateError, PublishError
+from gate.github.reviews import Review
 from gate.judge.approvals import BOT_SUFFIX, Approval, ApprovalRules, ApprovalsSeen, Approver
 
 if TYPE_CHECKING:
     from gate.git import Git
     from gate.judge.verdict import Verdict
-
-
-@dataclass(frozen=True)
-class Review:
-    """One review as ``pulls/list-reviews`` lists it."""
-
-    login: str
-    state: str  # APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED, PENDING
-    commit: str
 
 
 class ReviewSource(Protocol):

@@ -10,8 +10,9 @@ import pytest
 from gate.action import events as action_events
 from gate.bot import events
 from gate.errors import PublishError
+from gate.github.reviews import Review
 from gate.judge.approvals import ApprovalRules, Approver, counting_approvers
-from gate.review.approvals import Review, read_approvals, split_approved
+from gate.review.approvals import read_approvals, split_approved
 from tests.support.webhooks import load
 
 HEAD = "a" * 40
