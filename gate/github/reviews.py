@@ -54,6 +54,18 @@ class ReviewReader:
             return False
         return isinstance(data, dict) and data.get("state") == "active"
 
+    def team_exists(self, team: str) -> bool:
+        """``teams/get-by-name``: whether ``org/team`` exists and this token can see it."""
+        org, slug = team.split("/", 1)
+        try:
+            with github_call(f"read the team {team}"):
+                self._repo.requester.requestJsonAndCheck(
+                    "GET", f"/orgs/{quote(org, safe='')}/teams/{quote(slug, safe='')}"
+                )
+        except NotFound:
+            return False
+        return True
+
     def permission(self, login: str) -> str:
         """``repos/get-collaborator-permission-level``: ``admin``, ``write``, ``read`` or ``none``."""
         try:

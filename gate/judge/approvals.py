@@ -66,6 +66,7 @@ class ApprovalsSeen:
     head: str = ""  # the pull request's head SHA the approvals were compared with
     stale: tuple[Approver, ...] = ()
     unreadable: str = ""
+    unknown_teams: tuple[str, ...] = ()  # named teams that do not exist (or cannot be seen)
 
 
 def parse_approvals(value: object) -> tuple[ApprovalRules | None, list[str]]:

@@ -36,6 +36,8 @@ class ReviewSource(Protocol):
 
     def active_member(self, team: str, login: str) -> bool: ...
 
+    def team_exists(self, team: str) -> bool: ...
+
     def permission(self, login: str) -> str: ...
 
 
@@ -91,9 +93,21 @@ def read_approvals(
     try:
         current, stale = split_approved(source.reviews(number), head)
         approvals = tuple(_approval(source, rules, review, author) for review in current)
+        unknown = _unknown_teams(source, rules, approvals)
     except (PublishError, GateError) as exc:
         return unreadable(head, str(exc), author)
-    return ApprovalsRead(approvals, author, head, ApprovalsSeen(head=head, stale=tuple(stale)))
+    seen = ApprovalsSeen(head=head, stale=tuple(stale), unknown_teams=unknown)
+    return ApprovalsRead(approvals, author, head, seen)
+
+
+def _unknown_teams(
+    source: ReviewSource, rules: ApprovalRules, approvals: Sequence[Approval]
+) -> tuple[str, ...]:
+    """The named teams that do not exist (or this token cannot see), asked only when some approver
+    was not found in any of them: such a team approves nothing, and the check says so."""
+    if not rules.teams or all(a.teams or a.login.casefold() in rules.logins for a in approvals):
+        return ()
+    return tuple(team for team in sorted(rules.teams) if not source.team_exists(team))
 
 
 def unreadable(head: str, why: str, author: str = "") -> ApprovalsRead:

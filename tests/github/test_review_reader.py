@@ -56,3 +56,18 @@ def test_a_team_that_cannot_be_read_is_said_never_no_approvals(fake: FakeGitHub)
     )
     assert read.approvals is None
     assert "team octo/owners" in read.seen.unreadable
+
+
+def test_a_named_team_that_does_not_exist_is_listed(fake: FakeGitHub) -> None:
+    fake.set_permission(REPO, "carol", "write")
+    fake.reviews.add_review(REPO, PR, "carol", state="APPROVED", commit_id=HEAD_SHA)
+    read = read_approvals(
+        publisher_for(fake).review_reader(), RULES, number=PR, author="agent", head=HEAD_SHA
+    )
+    assert read.approvals is not None
+    assert read.seen.unknown_teams == ("octo/owners",)
+    fake.reviews.add_team("octo", "owners")
+    again = read_approvals(
+        publisher_for(fake).review_reader(), RULES, number=PR, author="agent", head=HEAD_SHA
+    )
+    assert again.seen.unknown_teams == ()

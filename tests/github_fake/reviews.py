@@ -53,6 +53,10 @@ class Reviews:
         """What a dismissal leaves: the review, its state now ``DISMISSED``."""
         review.state = "DISMISSED"
 
+    def add_team(self, org: str, team: str) -> None:
+        """A team that exists (``add_member`` adds its team too)."""
+        self.teams.setdefault((org.lower(), team.lower()), {})
+
     def add_member(self, org: str, team: str, login: str, state: str = "active") -> None:
         self.teams.setdefault((org.lower(), team.lower()), {})[login.lower()] = state
 
@@ -96,7 +100,21 @@ def team_membership_get(fake: FakeGitHub, call: Call) -> Reply:
     return Reply(200, data)
 
 
+def team_get(fake: FakeGitHub, call: Call) -> Reply:
+    from tests.github_fake.server import Reply
+
+    org, slug = call.params["org"], call.params["team_slug"]
+    if (org.lower(), slug.lower()) not in fake.reviews.teams:
+        return fake._not_found()
+    data = responses._rebased("team-full", fake.url, org + "/-")
+    # The official example lacks two required fields (as the branch protection's teams do).
+    data.update(slug=slug, name=slug, type="organization")
+    data["organization"]["archived_at"] = None
+    return Reply(200, data)
+
+
 HANDLERS: dict[str, Callable[[FakeGitHub, Call], Reply]] = {
     "pulls/list-reviews": reviews_list,
     "teams/get-membership-for-user-in-org": team_membership_get,
+    "teams/get-by-name": team_get,
 }

@@ -213,6 +213,7 @@ def approvals_stale() -> Verdict:
     seen = ApprovalsSeen(
         head=HEAD,
         stale=(Approver("alice", "1" * 40), Approver("octo-maintainer[bot]", "2" * 40)),
+        unknown_teams=("octo-org/oracle-owners", "octo-org/gone_team"),
     )
     return replace(fail_approvers(), approvals_seen=seen)
 

@@ -39,6 +39,9 @@ class Source:
             raise PublishError("read the team", "GitHub answered 403")
         return login in self.members.get(team, set())
 
+    def team_exists(self, team: str) -> bool:
+        return team in self.members
+
     def permission(self, login: str) -> str:
         return self.permissions.get(login, "none")
 
@@ -100,6 +103,15 @@ def test_approvals_of_an_older_head_are_stale() -> None:
     current, stale = split_approved([Review("alice", "APPROVED", OLD), Review("bob", "APPROVED", HEAD)], HEAD)
     assert [r.login for r in current] == ["bob"]
     assert stale == [Approver("alice", OLD)]
+
+
+def test_a_named_team_that_does_not_exist_approves_nothing_and_is_listed() -> None:
+    source = Source([Review("carol", "APPROVED", HEAD)], permissions={"carol": "write"})
+    read = read_approvals(source, RULES, number=7, author="agent", head=HEAD)
+    assert read.seen.unknown_teams == ("octo/owners",)
+    assert counted(source) == []
+    named = Source([Review("alice", "APPROVED", HEAD)], permissions={"alice": "write"})
+    assert read_approvals(named, RULES, number=7, author="agent", head=HEAD).seen.unknown_teams == ()
 
 
 @pytest.mark.parametrize("fail", ["reviews", "teams"])

@@ -52,6 +52,7 @@ OPERATIONS = (
     # contract v3.5 approvals: the pull request's reviews, a named team's membership
     "pulls/list-reviews",
     "teams/get-membership-for-user-in-org",
+    "teams/get-by-name",
     "apps/get-repo-installation",
     "apps/create-installation-access-token",
     "apps/get-authenticated",
