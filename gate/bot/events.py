@@ -124,6 +124,19 @@ def _pull_request(payload: dict[str, Any]) -> list[Job] | Ignored:
     return [judge_pull(payload, number, _sha(_get(pull, "head", "sha"), "pull_request.head.sha"))]
 
 
+REVIEW_ACTIONS = frozenset({"submitted", "edited", "dismissed"})
+
+
+def _pull_request_review(payload: dict[str, Any]) -> list[Job] | Ignored:
+    """v3.5: a review may add or take back an approval: judge the pull request again, at whatever its
+    head is then (approvals are read from the API, never from this payload)."""
+    action = payload.get("action")
+    if action not in REVIEW_ACTIONS:
+        return Ignored(f"pull_request_review.{action} does not change what is judged")
+    number = _number(_get(payload, "pull_request", "number"), "pull_request.number")
+    return [judge_pull(payload, number, None)]
+
+
 def _pulls_of(payload: dict[str, Any], holder: str) -> list[Job] | Ignored:
     """check_suite / check_run: every (non-fork) pull request GitHub lists for it."""
     item = _get(payload, holder)
@@ -242,6 +255,7 @@ def _push(payload: dict[str, Any]) -> list[Job] | Ignored:
 
 PLANNERS = {
     "pull_request": _pull_request,
+    "pull_request_review": _pull_request_review,
     "check_suite": _check_suite,
     "check_run": _check_run,
     "merge_group": _merge_group,

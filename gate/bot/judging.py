@@ -41,6 +41,7 @@ from gate.github.content import check_content, error_check, explain_reply, stick
 from gate.github.publisher import CheckContent, Publisher, PullInfo, open_repo
 from gate.judge.verdict import Verdict
 from gate.judge.withheld import change_too_large, map_unavailable
+from gate.review.approvals import ApprovalsRead, parent_rules, read_approvals, request_fields, shown
 from gate.review.bases import allowed_bases, check_name_for_base
 from gate.review.budget import changed_bytes
 from gate.review.commands import Command, may_command, parse_command, reaction_for, refusal
@@ -241,9 +242,10 @@ def _judge_fresh_merge(
         if seen.head != head:
             return Outcome(SUPERSEDED, f"the pull request's head moved to {seen.head} while waiting")
         parent = seen.first_parent or ""
+        approvals = _approvals(git, publisher, pull, parent)
         started = time.monotonic()
         verdict, had_map = _verdict(
-            ctx, git, repo=job.repo, parent=parent, head=seen.merge or "", token=token
+            ctx, git, repo=job.repo, parent=parent, head=seen.merge or "", token=token, approvals=approvals
         )
     except GateError as exc:
         publisher.external_id = posting.external_id(job.repo, pull.number, "error", head)
@@ -326,16 +328,34 @@ def _note(job: Job) -> Callable[[str], None]:
     return note
 
 
+def _approvals(git: Git, publisher: Publisher, pull: PullInfo, parent: str) -> ApprovalsRead | None:
+    """v3.5: the pull request's approvals through the API, when the parent's policy names approvers."""
+    rules = parent_rules(git, parent)
+    if rules is None:
+        return None
+    reader = publisher.review_reader()
+    return read_approvals(reader, rules, number=pull.number, author=pull.author, head=pull.head_sha)
+
+
 def _verdict(
-    ctx: Context, git: Git, *, repo: str, parent: str, head: str, token: str
+    ctx: Context,
+    git: Git,
+    *,
+    repo: str,
+    parent: str,
+    head: str,
+    token: str,
+    approvals: ApprovalsRead | None = None,
 ) -> tuple[Verdict, bool]:
     found = ctx.maps.find(repo, parent, token)
     size = changed_bytes(git, parent, head)
     if size > ctx.config.max_changed_bytes:
         verdict = change_too_large(parent, head, size, ctx.config.max_changed_bytes, __version__)
     else:
-        request = CheckRequest(repo=git.repo, base=parent, head=head, coverage=found.manifest)
-        verdict = bounded.judge(request, ctx.config.job_memory_mb * bounded.MIB)
+        request = CheckRequest(
+            repo=git.repo, base=parent, head=head, coverage=found.manifest, **request_fields(approvals)
+        )
+        verdict = shown(bounded.judge(request, ctx.config.job_memory_mb * bounded.MIB), approvals)
     if found.manifest is None:
         return map_unavailable(verdict, found.why), False
     return verdict, True

@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from github.CheckRun import CheckRun
 from github.IssueComment import IssueComment
@@ -70,6 +70,9 @@ REACTIONS = frozenset({"+1", "-1", "laugh", "confused", "heart", "hooray", "rock
 
 _log = logging.getLogger(__name__)
 T = TypeVar("T")
+
+if TYPE_CHECKING:
+    from gate.github.reviews import ReviewReader
 
 
 # -- what is posted ----------------------------------------------------------------------------------
@@ -563,6 +566,12 @@ class Publisher:
                 PullFile(f.filename, f.previous_filename, f.status)
                 for f in self._repo.get_pull(number).get_files()
             ]
+
+    def review_reader(self) -> ReviewReader:
+        """v3.5 approvals: this repository's reviews, team memberships and permissions."""
+        from gate.github.reviews import ReviewReader
+
+        return ReviewReader(self._repo)
 
     def permission_of(self, login: str) -> str:
         """``admin``, ``write``, ``read`` or ``none`` (also for an unknown user) on this repository."""

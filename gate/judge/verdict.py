@@ -14,7 +14,7 @@ from datetime import date
 from enum import StrEnum
 
 from gate.exit_status import ExitStatus
-from gate.judge.approvals import Approval, counting_approvers
+from gate.judge.approvals import Approval, ApprovalsSeen, counting_approvers
 from gate.judge.changes import ChangeSet, FileChange, FileStatus, Kind
 from gate.judge.freeze import Freeze
 from gate.judge.globs import GlobSet
@@ -157,6 +157,8 @@ class Verdict:
     approvers: tuple[str, ...] = ()
     # v3.7 (in the JSON as "triage"): freeze entries past their expiry or without an owner.
     triage: tuple[TriageEntry, ...] = ()
+    # Not in the JSON: v3.5 approvals a front door read but did not count (stale ones), or could not read.
+    approvals_seen: ApprovalsSeen | None = None
 
     @property
     def codes(self) -> list[ReasonCode]:
