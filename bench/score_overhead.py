@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from map_overhead import Sample, build_suite, git_env, real_suite, run_measured  # noqa: E402
 
-from gate.score.sandbox import Limits, run_sandboxed  # noqa: E402
+from oracle_gate.score.sandbox import Limits, run_sandboxed  # noqa: E402
 
 
 def make_head(root: Path, suite: str) -> tuple[str, str]:
@@ -70,7 +70,7 @@ def bench_suite(name: str, tmp: Path, repeat: int) -> None:
         [
             str(py),
             "-m",
-            "gate",
+            "oracle_gate",
             "map",
             "--repo",
             str(root),
@@ -87,7 +87,7 @@ def bench_suite(name: str, tmp: Path, repeat: int) -> None:
     score = [
         str(py),
         "-m",
-        "gate",
+        "oracle_gate",
         "score",
         "--repo",
         str(root),

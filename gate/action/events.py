@@ -12,8 +12,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
-from gate.errors import GateError
-from gate.review.commands import parse_command
+from oracle_gate.errors import GateError
+from oracle_gate.review.commands import parse_command
 
 PR_EVENTS = ("pull_request", "pull_request_target")
 SKIPPED_PR_ACTIONS = (

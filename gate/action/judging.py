@@ -1,6 +1,6 @@
 """The verdict of a pull request: its test merge judged against its first parent with the parent's map.
 
-The map is ``coverage-file`` (used only when :mod:`gate.action.map_trust` finds nothing the pull
+The map is ``coverage-file`` (used only when :mod:`oracle_gate.action.map_trust` finds nothing the pull
 request could have fed; otherwise the verdict is ``oracle_incomplete`` saying why), else one built
 with ``coverage-command`` on the parent by this run, else none (the core then reports
 ``oracle_incomplete``).
@@ -13,16 +13,16 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-from gate.action.context import Context
-from gate.action.events import PullRequestRef
-from gate.action.map_trust import map_trust_problems, same_run_map_trusted, trusted_source
-from gate.action.merge_commit import Commits, MergeFinder
-from gate.check import CheckRequest, gather
-from gate.errors import PublishError, UsageError
-from gate.judge.observers import ParentCoverage
-from gate.judge.problems import Problem
-from gate.judge.verdict import Verdict, evaluate
-from gate.review.approvals import (
+from oracle_gate.action.context import Context
+from oracle_gate.action.events import PullRequestRef
+from oracle_gate.action.map_trust import map_trust_problems, same_run_map_trusted, trusted_source
+from oracle_gate.action.merge_commit import Commits, MergeFinder
+from oracle_gate.check import CheckRequest, gather
+from oracle_gate.errors import PublishError, UsageError
+from oracle_gate.judge.observers import ParentCoverage
+from oracle_gate.judge.problems import Problem
+from oracle_gate.judge.verdict import Verdict, evaluate
+from oracle_gate.review.approvals import (
     ApprovalsRead,
     parent_rules,
     read_approvals,
@@ -85,7 +85,7 @@ def judge_commits(ctx: Context, commits: Commits, approvals: ApprovalsRead | Non
 
 
 def given_map_problems(ctx: Context) -> list[Problem]:
-    """Why the ``coverage-file`` may not be used (:mod:`gate.action.map_trust`); empty when it may."""
+    """Why the ``coverage-file`` may not be used (:mod:`oracle_gate.action.map_trust`); empty when it may."""
     config = ctx.config
     payload = ctx.event
     same_run = same_run_map_trusted(config.event_name, trust_same_run_map=config.trust_same_run_map)

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
-from gate.errors import UsageError
+from oracle_gate.errors import UsageError
 
 PREFIX = "ORACLE_GATE_"
 MIN_TOKEN = 16

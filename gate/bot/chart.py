@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
-from gate.bot import trend
-from gate.bot.trend import Week
+from oracle_gate.bot import trend
+from oracle_gate.bot.trend import Week
 
 WIDTH, HEIGHT = 720, 280
 LEFT, RIGHT, TOP, BOTTOM = 48, 16, 36, 48

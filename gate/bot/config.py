@@ -31,7 +31,7 @@
 
 The settings both front doors share (``ORACLE_GATE_ALLOWED_BASES``, ``ORACLE_GATE_COMMENT``,
 ``ORACLE_GATE_MAX_ANNOTATIONS``) and the judgement's bounds (``ORACLE_GATE_MAX_CHANGED_BYTES``,
-``ORACLE_GATE_MERGE_WAIT_MS``) take their one default from :mod:`gate.review.settings`.
+``ORACLE_GATE_MERGE_WAIT_MS``) take their one default from :mod:`oracle_gate.review.settings`.
 """
 
 from __future__ import annotations
@@ -43,10 +43,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from gate.bot import access
-from gate.bot.backoff import DEFAULT_BASE_SECONDS, DEFAULT_CAP_SECONDS
-from gate.bot.events import DEFAULT_MAP_WORKFLOW
-from gate.bot.housekeeping import (
+from oracle_gate.bot import access
+from oracle_gate.bot.backoff import DEFAULT_BASE_SECONDS, DEFAULT_CAP_SECONDS
+from oracle_gate.bot.events import DEFAULT_MAP_WORKFLOW
+from oracle_gate.bot.housekeeping import (
     DAY,
     DEFAULT_KEEP_DAYS,
     DEFAULT_KEEP_EXPLANATIONS,
@@ -54,9 +54,14 @@ from gate.bot.housekeeping import (
     DEFAULT_PRUNE_MINUTES,
     Limits,
 )
-from gate.errors import UsageError
-from gate.github.defaults import DEFAULT_API_URL, DEFAULT_CHECK_NAME, MAX_ANNOTATIONS_INPUT, CommentMode
-from gate.review.settings import SETTINGS, branch_names, comment_mode, count, default
+from oracle_gate.errors import UsageError
+from oracle_gate.github.defaults import (
+    DEFAULT_API_URL,
+    DEFAULT_CHECK_NAME,
+    MAX_ANNOTATIONS_INPUT,
+    CommentMode,
+)
+from oracle_gate.review.settings import SETTINGS, branch_names, comment_mode, count, default
 
 PREFIX = "ORACLE_GATE_"
 DEFAULT_STATE_DIR = Path("/var/lib/oracle-gate")
@@ -87,13 +92,13 @@ class BotConfig:
     redeliver_hours: int = 24
     public_url: str | None = None
     shutdown_grace: int = 30
-    retry_base: float = DEFAULT_BASE_SECONDS  # seconds; see gate.bot.backoff
+    retry_base: float = DEFAULT_BASE_SECONDS  # seconds; see oracle_gate.bot.backoff
     retry_cap: float = DEFAULT_CAP_SECONDS
     keep: Limits = field(default_factory=Limits)
     prune_minutes: int = DEFAULT_PRUNE_MINUTES
-    max_recoveries: int = 3  # gate.bot.recovery
-    job_memory_mb: int = 1024  # gate.bot.bounded
-    # The judgement's settings, shared with the Action (gate.review.settings).
+    max_recoveries: int = 3  # oracle_gate.bot.recovery
+    job_memory_mb: int = 1024  # oracle_gate.bot.bounded
+    # The judgement's settings, shared with the Action (oracle_gate.review.settings).
     allowed_bases: tuple[str, ...] = ()  # empty: the repository's default branch
     comment: CommentMode = DEFAULT_COMMENT
     max_annotations: int = int(default("max-annotations"))

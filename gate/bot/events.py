@@ -6,7 +6,7 @@ head only orders and supersedes jobs.
 
 This runs on the server's event loop, so it reads only the payload's structure: a comment's text
 is not parsed here. A comment on a pull request becomes a :data:`COMMAND` job under a key of its
-own (it supersedes nothing); the worker parses it with the one grammar of gate.review.commands and
+own (it supersedes nothing); the worker parses it with the one grammar of oracle_gate.review.commands and
 checks the commenter's permission before the command has any effect.
 """
 
@@ -16,8 +16,8 @@ import json
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from gate.errors import Refused
-from gate.github.defaults import FULL_SHA, is_repository
+from oracle_gate.errors import Refused
+from oracle_gate.github.defaults import FULL_SHA, is_repository
 
 PULL_ACTIONS = frozenset({"opened", "synchronize", "reopened"})
 JUDGE, EXPLAIN, MAP_READY, DEFAULT_PUSH = "judge", "explain", "map_ready", "default_push"

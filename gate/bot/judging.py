@@ -1,14 +1,14 @@
 """One job, start to end: learn the pull request, fetch its objects, judge with the core, post as the App.
 
 The bot's front door over the judgement the Action also makes (TRUST.md invariant 11), under the
-same rules of :mod:`gate.review`: GitHub's test merge ``refs/pull/N/merge`` is judged against its
-first parent only when it is fresh (:mod:`gate.review.freshness`: ``mergeable`` known, first parent
+same rules of :mod:`oracle_gate.review`: GitHub's test merge ``refs/pull/N/merge`` is judged against its
+first parent only when it is fresh (:mod:`oracle_gate.review.freshness`: ``mergeable`` known, first parent
 the base's current tip, second parent the head; else look again, and past the looks post a failure
 check, never a verdict on a stale merge); the check goes on the head under the required check's
-name only for an allowed base (:mod:`gate.review.bases`); a comment is parsed here, in the worker,
-and a command acts only once its author's write access is known (:mod:`gate.review.commands`); a
+name only for an allowed base (:mod:`oracle_gate.review.bases`); a comment is parsed here, in the worker,
+and a command acts only once its author's write access is known (:mod:`oracle_gate.review.commands`); a
 change over ``max-changed-bytes`` is not read (``oracle_incomplete``). A merge group's commit is
-judged against the group's base. The oracle comes from the parent (gate.check reads it there); the
+judged against the group's base. The oracle comes from the parent (oracle_gate.check reads it there); the
 parent's map comes only from a :class:`MapSource` (no source, or no map for that parent: the core
 makes the verdict ``unscored``, posted as ``action_required``, and the pull request waits for it).
 """
@@ -25,29 +25,29 @@ from typing import Protocol
 
 import github
 
-from gate import __version__
-from gate.bot import bounded, merges, mirror, posting, stale, surface, trend
-from gate.bot.auth import AppAuth, installation_client
-from gate.bot.config import BotConfig
-from gate.bot.events import COMMAND, DEFAULT_PUSH, EXPLAIN, JUDGE, MAP_READY, Job
-from gate.bot.mapstore import MapLookup
-from gate.bot.ratelimit import Budgets
-from gate.bot.store import DONE, FAILED, NO_MAP, SUPERSEDED, ClaimedJob, Store
-from gate.check import CheckRequest
-from gate.errors import GateError, RetryLater
-from gate.git import Git
-from gate.github.client import GitHubUnavailable, PublishError, RateLimited, RetrySettings
-from gate.github.content import check_content, error_check, explain_reply, sticky_comment
-from gate.github.publisher import CheckContent, Publisher, PullInfo, open_repo
-from gate.judge.verdict import Verdict
-from gate.judge.withheld import change_too_large, map_unavailable
-from gate.review.approvals import ApprovalsRead, parent_rules, read_approvals, request_fields, shown
-from gate.review.bases import allowed_bases, check_name_for_base
-from gate.review.budget import changed_bytes
-from gate.review.commands import Command, may_command, parse_command, reaction_for, refusal
-from gate.review.freshness import fresh_merge
+from oracle_gate import __version__
+from oracle_gate.bot import bounded, merges, mirror, posting, stale, surface, trend
+from oracle_gate.bot.auth import AppAuth, installation_client
+from oracle_gate.bot.config import BotConfig
+from oracle_gate.bot.events import COMMAND, DEFAULT_PUSH, EXPLAIN, JUDGE, MAP_READY, Job
+from oracle_gate.bot.mapstore import MapLookup
+from oracle_gate.bot.ratelimit import Budgets
+from oracle_gate.bot.store import DONE, FAILED, NO_MAP, SUPERSEDED, ClaimedJob, Store
+from oracle_gate.check import CheckRequest
+from oracle_gate.errors import GateError, RetryLater
+from oracle_gate.git import Git
+from oracle_gate.github.client import GitHubUnavailable, PublishError, RateLimited, RetrySettings
+from oracle_gate.github.content import check_content, error_check, explain_reply, sticky_comment
+from oracle_gate.github.publisher import CheckContent, Publisher, PullInfo, open_repo
+from oracle_gate.judge.verdict import Verdict
+from oracle_gate.judge.withheld import change_too_large, map_unavailable
+from oracle_gate.review.approvals import ApprovalsRead, parent_rules, read_approvals, request_fields, shown
+from oracle_gate.review.bases import allowed_bases, check_name_for_base
+from oracle_gate.review.budget import changed_bytes
+from oracle_gate.review.commands import Command, may_command, parse_command, reaction_for, refusal
+from oracle_gate.review.freshness import fresh_merge
 
-_log = logging.getLogger("gate.bot")
+_log = logging.getLogger("oracle_gate.bot")
 
 
 class MapSource(Protocol):
@@ -255,7 +255,7 @@ def _judge_fresh_merge(
 
 
 def _noted(ctx: Context, job: Job, judged: Judged) -> dict[str, object]:
-    """What the status page keeps of a posted verdict (gate.bot.trend, gate.bot.surface)."""
+    """What the status page keeps of a posted verdict (oracle_gate.bot.trend, oracle_gate.bot.surface)."""
     noted = trend.noted(judged.verdict, judged.seconds)
     if not judged.had_map:
         return noted

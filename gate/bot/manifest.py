@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from urllib.parse import urlsplit
 
-from gate.errors import UsageError
+from oracle_gate.errors import UsageError
 
 PERMISSIONS = {
     "checks": "write",

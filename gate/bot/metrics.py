@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from gate.bot.store import QUEUED, JobState, Store
+from oracle_gate.bot.store import QUEUED, JobState, Store
 
 #: Upper bounds (seconds) of the judging time histogram's buckets; ``+Inf`` is added.
 BUCKETS = (0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0)

@@ -14,7 +14,7 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
-from gate.errors import UsageError
+from oracle_gate.errors import UsageError
 
 _V1 = """
 CREATE TABLE IF NOT EXISTS deliveries (id TEXT PRIMARY KEY, event TEXT NOT NULL, received REAL NOT NULL);
@@ -64,7 +64,7 @@ def _to_2(db: sqlite3.Connection) -> None:
 
 
 def _to_3(db: sqlite3.Connection) -> None:
-    """What the status page and ``/metrics`` read of a posted verdict (:mod:`gate.bot.trend`), noted
+    """What the status page and ``/metrics`` read of a posted verdict (:mod:`oracle_gate.bot.trend`), noted
     when it was judged: ``seconds`` spent judging, ``triage`` (JSON list of the parent's freeze
     entries needing triage) and ``surface_share`` (frozen-only share of the map's measured lines).
     Verdicts recorded before this step have them NULL (unknown, shown as such).

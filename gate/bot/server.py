@@ -21,11 +21,11 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from gate.bot import events, signature
-from gate.bot.access import StatusAccess
-from gate.bot.status import routes as status_routes
-from gate.bot.store import Store
-from gate.errors import Refused
+from oracle_gate.bot import events, signature
+from oracle_gate.bot.access import StatusAccess
+from oracle_gate.bot.status import routes as status_routes
+from oracle_gate.bot.store import Store
+from oracle_gate.errors import Refused
 
 DELIVERY = re.compile(r"[A-Za-z0-9-]{1,100}")
 EVENT = re.compile(r"[a-z_]{1,64}")
@@ -37,7 +37,7 @@ PAGE_HEADERS = {
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-store",
 }
-_log = logging.getLogger("gate.bot")
+_log = logging.getLogger("oracle_gate.bot")
 
 
 class TooLarge(Refused):

@@ -12,8 +12,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from gate.github.content import MAX_CHECK_TEXT
-from gate.github.publisher import CheckContent
+from oracle_gate.github.content import MAX_CHECK_TEXT
+from oracle_gate.github.publisher import CheckContent
 
 ACTION_REQUIRED = "action_required"
 

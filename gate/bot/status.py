@@ -1,8 +1,9 @@
-"""The status page (``/status``, ``/status/OWNER/NAME``) and ``/metrics``, behind :mod:`gate.bot.access`.
+"""The status page (``/status``, ``/status/OWNER/NAME``) and ``/metrics``, behind
+:mod:`oracle_gate.bot.access`.
 
 The page is plain HTML from ``templates/status*.html.j2`` with autoescaping on: repository names,
 commit ids, test ids and logins all come from GitHub or from a pull request, so they are text, never
-markup. The chart is SVG drawn here (:mod:`gate.bot.chart`), the style is one inline block allowed by
+markup. The chart is SVG drawn here (:mod:`oracle_gate.bot.chart`), the style is one inline block allowed by
 its hash, and the Content-Security-Policy allows nothing else: no script, no image, no font, no
 frame, no form. It never shows file contents (nothing the page reads holds any).
 """
@@ -22,9 +23,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
-from gate.bot import chart, metrics, trend
-from gate.bot.access import Decision, StatusAccess, bearer_of
-from gate.bot.store import Store
+from oracle_gate.bot import chart, metrics, trend
+from oracle_gate.bot.access import Decision, StatusAccess, bearer_of
+from oracle_gate.bot.store import Store
 
 STYLE = (
     "body{font-family:sans-serif;margin:1.5em;color:#222;background:#fff;max-width:60em}"
@@ -50,7 +51,7 @@ HEADERS = {
 @cache
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("gate.templates", "."),
+        loader=jinja2.PackageLoader("oracle_gate.templates", "."),
         autoescape=True,
         trim_blocks=True,
         lstrip_blocks=True,

@@ -1,6 +1,6 @@
 """The freeze surface share of a parent's map: of the measured lines of scored files, the share only
-frozen tests observe, as ``oracle-gate surface`` computes it (:func:`gate.surface.read_surface`, over
-the pure :func:`gate.judge.surface.freeze_surface`).
+frozen tests observe, as ``oracle-gate surface`` computes it (:func:`oracle_gate.surface.read_surface`, over
+the pure :func:`oracle_gate.judge.surface.freeze_surface`).
 
 Measured by the bot once per (repository, parent), after the verdict with that map was posted, from the
 verified map it keeps and its bare mirror; reused for every later verdict on the same parent (the map
@@ -15,18 +15,18 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
-from gate.bot import trend
-from gate.bot.store import Store
-from gate.git import Git
+from oracle_gate.bot import trend
+from oracle_gate.bot.store import Store
+from oracle_gate.git import Git
 
-_log = logging.getLogger("gate.bot")
+_log = logging.getLogger("oracle_gate.bot")
 
 
 def share_of_map(repo: Path, manifest: Path | None, parent: str, today: dt.date) -> float | None:
     """The share for the kept map ``manifest`` of ``parent`` in the repository at ``repo``."""
     if manifest is None:
         return None
-    from gate.surface import read_surface  # the map reader's dependencies load only when needed
+    from oracle_gate.surface import read_surface  # the map reader's dependencies load only when needed
 
     try:
         return read_surface(repo, manifest, parent, today).surface.share

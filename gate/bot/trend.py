@@ -1,7 +1,7 @@
 """The trend the status page shows: verdicts per ISO week, freeze entries needing triage, surface share.
 
 What is kept is noted when the bot posts a verdict (:func:`noted_at_judging`, stored beside the
-verdict by :meth:`gate.bot.store.Store.record_verdict`), so the page never reads a repository, a map
+verdict by :meth:`oracle_gate.bot.store.Store.record_verdict`), so the page never reads a repository, a map
 or a file: it shows counts, dates, test ids and logins, never file contents.
 
 * A verdict recorded as ``no_map`` was posted as ``unscored`` (the parent had no map yet), so it
@@ -9,7 +9,7 @@ or a file: it shows counts, dates, test ids and logins, never file contents.
 * **Triage** (contract v3.7): the verdict's own ``triage``, the parent's freeze entries past their
   ``expires`` date (UTC) or without an ``owner``, as the core listed them.
 * **Surface share**: the share of the map's measured lines only frozen tests observe
-  (:mod:`gate.bot.surface`), once per parent; NULL ("not measured") without a map.
+  (:mod:`oracle_gate.bot.surface`), once per parent; NULL ("not measured") without a map.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from gate.bot.store import NO_MAP, Store
-from gate.judge.triage import EXPIRED, NO_OWNER
-from gate.judge.triage import TriageEntry as VerdictTriage
-from gate.judge.verdict import Verdict
+from oracle_gate.bot.store import NO_MAP, Store
+from oracle_gate.judge.triage import EXPIRED, NO_OWNER
+from oracle_gate.judge.triage import TriageEntry as VerdictTriage
+from oracle_gate.judge.verdict import Verdict
 
 MAX_TRIAGE = 200  # entries kept per verdict: a freeze of thousands does not bloat every row
 WEEKS_SHOWN = 26
@@ -80,7 +80,8 @@ def triage_why(entry: VerdictTriage) -> str:
 def noted(verdict: Verdict, seconds: float) -> dict[str, object]:
     """The trend's columns for a posted verdict (see :meth:`Store.record_verdict`): the time spent
     judging, and the verdict's own ``triage`` (v3.7: the core lists the parent freeze's entries past
-    ``expires`` or without ``owner``); the surface share is added by :func:`gate.bot.surface.with_share`."""
+    ``expires`` or without ``owner``); the surface share is added by
+    :func:`oracle_gate.bot.surface.with_share`."""
     triage = [{"nodeid": t.nodeid[:500], "why": triage_why(t)} for t in verdict.triage[:MAX_TRIAGE]]
     return {"seconds": seconds, "triage": json.dumps(triage)}
 

@@ -1,8 +1,8 @@
 """What contract v3.5 approvals need from the API: a pull request's reviews (every page), whether a
 user is an active member of an organization's team, and a user's permission on the repository.
 
-Each call raises :class:`gate.github.client.PublishError` on an API error; a team that does not
-answer for the user (404) is "not a member", never an error. :mod:`gate.review.approvals` decides
+Each call raises :class:`oracle_gate.github.client.PublishError` on an API error; a team that does not
+answer for the user (404) is "not a member", never an error. :mod:`oracle_gate.review.approvals` decides
 what counts (and the core, what an approval is).
 """
 
@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 from github.Repository import Repository
 
-from gate.github.client import NotFound, github_call
+from oracle_gate.github.client import NotFound, github_call
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from gate.judge.approvals import ApprovalRules, parse_approvals
-from gate.judge.globs import GlobSet
-from gate.judge.problems import Problem
+from oracle_gate.judge.approvals import ApprovalRules, parse_approvals
+from oracle_gate.judge.globs import GlobSet
+from oracle_gate.judge.problems import Problem
 
 POLICY_PATH = "oracle-gate.toml"
 DEFAULT_PROTECTED = ("seeds/**", "fixtures/**", "harness/**", "freeze.json", "fixture_lock.json")

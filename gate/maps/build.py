@@ -3,20 +3,20 @@
 :func:`build_map` checks the commit out into a temporary ``git worktree`` (the
 user's working tree, index and HEAD are never touched), runs the test command
 there with coverage.py writing one context per test phase, and writes the data
-file plus its manifest (:class:`gate.maps.read.Manifest`): the full SHA,
+file plus its manifest (:class:`oracle_gate.maps.read.Manifest`): the full SHA,
 the sha256 of the data file, the coverage.py version, the command, whether the
-parent's tests passed. :func:`gate.maps.combine.combine_maps` merges shard maps measured at the
+parent's tests passed. :func:`oracle_gate.maps.combine.combine_maps` merges shard maps measured at the
 same commit. Both write through a temporary file and a rename, so a good map
 is never replaced by a half-written or failed one.
 
 The map stores repo-relative paths: every measured file under the worktree is
 rewritten relative to its root, so a map made on one runner reads the same on
 another. On CPython 3.12+ the plugin's own ``sys.monitoring`` collector measures
-(:mod:`gate.maps.collector`; which one, and the fallbacks: :mod:`gate.maps.choice`).
+(:mod:`oracle_gate.maps.collector`; which one, and the fallbacks: :mod:`oracle_gate.maps.choice`).
 When coverage.py measures, the test command runs with ``COVERAGE_CORE=ctrace``: on Python 3.14+
 coverage.py would otherwise pick ``sysmon``, which cannot switch contexts per
 test and silently records incomplete per-test data. The package's pytest
-plugin (:mod:`gate.maps.pytest_plugin`) is told through ``ORACLE_GATE_*``
+plugin (:mod:`oracle_gate.maps.pytest_plugin`) is told through ``ORACLE_GATE_*``
 variables that it runs for a map: frozen tests are *run* (the map must record
 what they observe), the shard filter applies, and it reports progress and the
 final counts; without it (a non-pytest command, plugin autoload off) the map is
@@ -38,25 +38,33 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from gate import __version__
-from gate.check import read_oracle
-from gate.git import Git
-from gate.judge.freeze import Freeze
-from gate.maps.choice import chosen_collector, collector_fields, coverage_py_reason, map_command
-from gate.maps.collector import COLLECTOR_NAME, COVERAGE_COLLECTOR, ENV_COLLECTOR
-from gate.maps.combine import combine_maps
-from gate.maps.command import run_map_cli
-from gate.maps.hints import EXIT_NO_TESTS, EXIT_TESTS_FAILED, no_map_cause
-from gate.maps.ignored_files import copy_ignored
-from gate.maps.layout import interpreter_first_on_path, src_layout_env
-from gate.maps.mapfile import MAX_LISTED, MapError, MapResult, map_test_ids, merge_parts, now, publish_map
-from gate.maps.outcomes import run_facts
-from gate.maps.provenance import Producer
-from gate.maps.read import Manifest, manifest_beside
-from gate.maps.repeat import repeat_runs, unstable_observations
-from gate.maps.runner import DATA_DIR, REPORT_FILE, Progress, Run, Runner, child_env, default_command
-from gate.maps.shards import ENV_FREEZE
-from gate.maps.sqlite_map import SqliteCoverageMap
+from oracle_gate import __version__
+from oracle_gate.check import read_oracle
+from oracle_gate.git import Git
+from oracle_gate.judge.freeze import Freeze
+from oracle_gate.maps.choice import chosen_collector, collector_fields, coverage_py_reason, map_command
+from oracle_gate.maps.collector import COLLECTOR_NAME, COVERAGE_COLLECTOR, ENV_COLLECTOR
+from oracle_gate.maps.combine import combine_maps
+from oracle_gate.maps.command import run_map_cli
+from oracle_gate.maps.hints import EXIT_NO_TESTS, EXIT_TESTS_FAILED, no_map_cause
+from oracle_gate.maps.ignored_files import copy_ignored
+from oracle_gate.maps.layout import interpreter_first_on_path, src_layout_env
+from oracle_gate.maps.mapfile import (
+    MAX_LISTED,
+    MapError,
+    MapResult,
+    map_test_ids,
+    merge_parts,
+    now,
+    publish_map,
+)
+from oracle_gate.maps.outcomes import run_facts
+from oracle_gate.maps.provenance import Producer
+from oracle_gate.maps.read import Manifest, manifest_beside
+from oracle_gate.maps.repeat import repeat_runs, unstable_observations
+from oracle_gate.maps.runner import DATA_DIR, REPORT_FILE, Progress, Run, Runner, child_env, default_command
+from oracle_gate.maps.shards import ENV_FREEZE
+from oracle_gate.maps.sqlite_map import SqliteCoverageMap
 
 # Importers (the Action, the CLI) name these through this module.
 __all__ = ["MapError", "MapResult", "build_map", "combine_maps", "default_command", "run_map_cli"]
@@ -89,10 +97,10 @@ def build_map(
     false, which ``check`` refuses unless told ``--allow-failing-parent``.
     This is the function the Action calls for its ``coverage-command`` input. ``producer`` is the
     GitHub Actions run building the map (``oracle-gate map`` passes ``Producer.from_environ``), which
-    readers of the map check before trusting it (:mod:`gate.maps.provenance`). ``copy_ignored_paths``:
+    readers of the map check before trusting it (:mod:`oracle_gate.maps.provenance`). ``copy_ignored_paths``:
     git-ignored files of the checkout the build writes (``_version.py``), copied into the worktree
-    (:mod:`gate.maps.ignored_files`). ``note`` prints one line (why coverage.py measures). ``repeat``:
-    run the tests that many times, the map the union, what differed recorded (:mod:`gate.maps.repeat`).
+    (:mod:`oracle_gate.maps.ignored_files`). ``note`` prints one line (why coverage.py measures). ``repeat``:
+    run the tests that many times, the map the union, what differed recorded (:mod:`oracle_gate.maps.repeat`).
     """
     git.check_repository()
     sha = git.commit(rev)
@@ -201,7 +209,7 @@ def _union(built: Path, repeats: Sequence[Path], tree: Path) -> None:
 
 
 def _refuse_tampered(run: Run, sha: str) -> None:
-    """A test switched the measurement off (:mod:`gate.maps.guard`): whatever was written, no map."""
+    """A test switched the measurement off (:mod:`oracle_gate.maps.guard`): whatever was written, no map."""
     if run.report.tampered is not None:
         raise MapError(
             f"{sha[:12]}: no map: the measurement was switched off by the code under test: "

@@ -6,7 +6,7 @@ collector does what a per-test map needs and nothing more:
 
 * **Which code.** ``PY_START`` fires once per code object (the callback returns ``DISABLE``); a code
   object whose file the project's coverage configuration measures gets ``LINE`` events, the others
-  none. Which files: coverage.py's own decision (:mod:`gate.maps.selection`), from the project's
+  none. Which files: coverage.py's own decision (:mod:`oracle_gate.maps.selection`), from the project's
   coverage configuration; a test pytest-cov would not measure (``no_cover``) is paused for its call.
 * **Each line once per test phase.** The ``LINE`` callback records ``(code, line)`` and returns
   ``DISABLE``; at each phase boundary the phase's lines are handed to the writer and the events are
@@ -21,7 +21,7 @@ collector does what a per-test map needs and nothing more:
   number of tests.
 
 It uses its own tool id (the first free one), never coverage.py's if coverage.py holds it, and checks
-at every boundary that nothing in the tests switched it off (:mod:`gate.maps.guard`).
+at every boundary that nothing in the tests switched it off (:mod:`oracle_gate.maps.guard`).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from pathlib import Path
 from types import CodeType, FrameType
 from typing import Any
 
-from gate.maps.guard import MonitoringGuard, sysmon_problem, trace_problem
+from oracle_gate.maps.guard import MonitoringGuard, sysmon_problem, trace_problem
 
 COLLECTOR_NAME = "sysmon"
 COVERAGE_COLLECTOR = "coverage.py"
@@ -356,7 +356,7 @@ def start_from_environment(
         return reason
     data_file = Path(env.get("COVERAGE_FILE") or ".coverage")
     data_file = data_file.with_name(f"{data_file.name}.{os.getpid()}")
-    from gate.maps.selection import CoverageSelection
+    from oracle_gate.maps.selection import CoverageSelection
 
     collector = LineCollector(CoverageSelection(root), Writer(data_file))
     collector.start()

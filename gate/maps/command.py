@@ -8,15 +8,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from gate.errors import InputError, UsageError
-from gate.git import Git
-from gate.maps.choice import chosen_collector, map_command
-from gate.maps.combine import combine_maps
-from gate.maps.layout import default_out
-from gate.maps.mapfile import MapError, MapResult
-from gate.maps.provenance import Producer
-from gate.maps.repeat import parse_repeat
-from gate.maps.shards import parse_shard
+from oracle_gate.errors import InputError, UsageError
+from oracle_gate.git import Git
+from oracle_gate.maps.choice import chosen_collector, map_command
+from oracle_gate.maps.combine import combine_maps
+from oracle_gate.maps.layout import default_out
+from oracle_gate.maps.mapfile import MapError, MapResult
+from oracle_gate.maps.provenance import Producer
+from oracle_gate.maps.repeat import parse_repeat
+from oracle_gate.maps.shards import parse_shard
 
 SPINNER = "|/-\\"
 
@@ -118,8 +118,8 @@ def run_map_cli(args: Any, say: Callable[[str], None]) -> int:
     where = f" shard {shard[0]}/{shard[1]}" if shard else ""
     say(f"mapping {sha} ({args.sha}){where} in a temporary worktree: {shown}")
     bar = choose_progress(args.progress, args.verbose)
-    # Imported here, not at the top: gate.maps.build re-exports this command.
-    from gate.maps.build import build_map
+    # Imported here, not at the top: oracle_gate.maps.build re-exports this command.
+    from oracle_gate.maps.build import build_map
 
     try:
         result = build_map(
@@ -152,8 +152,8 @@ def _report_drift(
 ) -> int:
     """``--previous``: say what drifted since the last map; 1 when ``fail`` and there is drift, or
     when drift could not be computed (that is not "no drift")."""
-    from gate.maps.drift import drift_since
-    from gate.maps.read import read_manifest
+    from oracle_gate.maps.drift import drift_since
+    from oracle_gate.maps.read import read_manifest
 
     try:
         drift = drift_since(previous, read_manifest(result.manifest), git)

@@ -22,8 +22,8 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
-from gate.errors import UsageError
-from gate.git import Git
+from oracle_gate.errors import UsageError
+from oracle_gate.git import Git
 
 
 def copy_ignored(git: Git, sha: str, tree: Path, paths: Sequence[str]) -> list[str]:

@@ -7,7 +7,7 @@ library. It is enabled by any of
 
 * ``--oracle-freeze=FILE`` or the ini option ``oracle_freeze = FILE`` (relative
   to the rootdir): the frozen node ids of that manifest (the gate's own prefix
-  rules, :meth:`gate.judge.freeze.Freeze.frozen_by`) are deselected at collection
+  rules, :meth:`oracle_gate.judge.freeze.Freeze.frozen_by`) are deselected at collection
   and listed with their reasons in the terminal summary. A frozen test that is
   collected anyway (named on the command line, or put back by another plugin)
   and a frozen test that a skip/xfail marker takes out here (its condition true) are policy errors:
@@ -25,7 +25,8 @@ library. It is enabled by any of
   JSON-lines report file for progress and the final counts.
 
 In map mode every test boundary is also a check that no test switched the measurement off
-(:mod:`gate.maps.plugin_guard`, :mod:`gate.maps.guard`), and pytest-cov's ``no_cover`` pauses the
+(:mod:`oracle_gate.maps.plugin_guard`, :mod:`oracle_gate.maps.guard`), and pytest-cov's
+``no_cover`` pauses the
 collector for the test's call as it pauses coverage.py.
 
 Under pytest-xdist (``-n``) the controller and every worker load the plugin. The workers collect,
@@ -49,10 +50,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from gate.maps.shards import ENV_FREEZE, ENV_MAP, ENV_REPORT, ENV_SHARD, parse_shard, shard_of
+from oracle_gate.maps.shards import ENV_FREEZE, ENV_MAP, ENV_REPORT, ENV_SHARD, parse_shard, shard_of
 
 if TYPE_CHECKING:
-    from gate.judge.freeze import Freeze
+    from oracle_gate.judge.freeze import Freeze
 
 PLUGIN_NAME = "oracle_gate"
 WORKER_OUTPUT = "oracle_gate"  # the key of a worker's results in xdist's ``workeroutput``
@@ -136,7 +137,7 @@ class Frozen:
 
 
 def load_freeze(path: Path, source: str) -> Freeze:
-    from gate.judge.freeze import parse_freeze
+    from oracle_gate.judge.freeze import parse_freeze
 
     try:
         data = path.read_bytes()
@@ -213,7 +214,7 @@ class OracleGate:
                 continue
             frozen_items.append(item)
             self.frozen.append(Frozen(item.nodeid, entry, reasons[entry]))
-            from gate.maps.frozen_marks import marker_in_effect  # only when a freeze is enabled
+            from oracle_gate.maps.frozen_marks import marker_in_effect  # only when a freeze is enabled
 
             marker = marker_in_effect(item)
             if marker is not None:
@@ -264,7 +265,7 @@ class OracleGate:
         cov = _current_coverage()
         self.core = _core_name(cov) if cov is not None else None
         if self.collector is not None:
-            from gate.maps.plugin_guard import report_tampering
+            from oracle_gate.maps.plugin_guard import report_tampering
 
             self.collector.check_armed("the first test")
             report_tampering(self, session)
@@ -291,7 +292,7 @@ class OracleGate:
     def pytest_runtest_logfinish(self, nodeid: str) -> None:
         """After a test's teardown: the coverage.py path's last boundary of the test."""
         if self.settings.map_mode and self.collector is None:
-            from gate.maps.plugin_guard import guard_measurement
+            from oracle_gate.maps.plugin_guard import guard_measurement
 
             guard_measurement(self, None, nodeid)
 
@@ -318,7 +319,7 @@ class OracleGate:
 
     def _switch(self, item: pytest.Item, phase: str) -> None:
         if self.settings.map_mode:
-            from gate.maps.plugin_guard import guard_measurement, no_cover, report_tampering
+            from oracle_gate.maps.plugin_guard import guard_measurement, no_cover, report_tampering
 
             guard_measurement(self, item, phase)
         if self.collector is not None:
@@ -376,7 +377,7 @@ class OracleGate:
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self.collector is not None:
-            from gate.maps.plugin_guard import report_tampering
+            from oracle_gate.maps.plugin_guard import report_tampering
 
             self.collector.stop()
             report_tampering(self, session)
@@ -455,11 +456,11 @@ def is_xdist_controller(config: pytest.Config) -> bool:
 
 
 def _start_collector(plugin: OracleGate) -> Any:
-    """The sys.monitoring collector when ``map`` asked for it (:mod:`gate.maps.collector`), else None.
+    """The sys.monitoring collector when ``map`` asked for it (:mod:`oracle_gate.maps.collector`), else None.
 
     The xdist controller runs no test: it only checks that the collector may run (so a refusal falls
     back to coverage.py before any worker starts) and leaves measuring to its workers."""
-    from gate.maps.collector import start_from_environment
+    from oracle_gate.maps.collector import start_from_environment
 
     # The working directory, not pytest's rootdir: ``map`` runs the command at the top of the worktree,
     # whose paths the map is relative to, and coverage.py reads its configuration from there too.
@@ -471,14 +472,14 @@ def _start_collector(plugin: OracleGate) -> Any:
 
 
 def _outcome_log() -> Any:
-    from gate.maps.outcomes import OutcomeLog
+    from oracle_gate.maps.outcomes import OutcomeLog
 
     return OutcomeLog()
 
 
 def _run_facts(plugin: OracleGate) -> dict[str, Any]:
     """Issue 20: per-test outcomes, the loaded plugin set and the Python version, for the manifest."""
-    from gate.maps.outcomes import PLUGINS_KEY, PYTHON_KEY, loaded_plugins, python_version
+    from oracle_gate.maps.outcomes import PLUGINS_KEY, PYTHON_KEY, loaded_plugins, python_version
 
     return {
         **plugin.outcome_log.document(),
@@ -488,7 +489,7 @@ def _run_facts(plugin: OracleGate) -> dict[str, Any]:
 
 
 def _collector_fields(collector: Any) -> dict[str, Any]:
-    from gate.maps.collector import collector_report
+    from oracle_gate.maps.collector import collector_report
 
     return collector_report(collector)
 

@@ -1,7 +1,7 @@
 """Contract v3.5 approvals, established through the API at judging time (TRUST.md invariant 12).
 
 Both front doors call :func:`read_approvals` when the parent's policy has an ``[approvals]`` table.
-What counts is decided by the core (:func:`gate.judge.approvals.counts`); this module only reads
+What counts is decided by the core (:func:`oracle_gate.judge.approvals.counts`); this module only reads
 what the API says, in a shape the core takes:
 
 - every review of the pull request (every page); per user only the **latest** submitted review
@@ -12,7 +12,7 @@ what the API says, in a shape the core takes:
   and the named teams they are an active member of; one ``APPROVED`` on another commit is
   **stale** (display only);
 - an API error never reads as "no approvals": the verdict is judged without approvals and its
-  check and comment say the approvals could not be read (:class:`gate.judge.approvals.ApprovalsSeen`).
+  check and comment say the approvals could not be read (:class:`oracle_gate.judge.approvals.ApprovalsSeen`).
   Fail closed: an unreadable answer can only make the verdict stricter.
 """
 
@@ -22,13 +22,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
-from gate.errors import GateError, PublishError
-from gate.github.reviews import Review
-from gate.judge.approvals import BOT_SUFFIX, Approval, ApprovalRules, ApprovalsSeen, Approver
+from oracle_gate.errors import GateError, PublishError
+from oracle_gate.github.reviews import Review
+from oracle_gate.judge.approvals import BOT_SUFFIX, Approval, ApprovalRules, ApprovalsSeen, Approver
 
 if TYPE_CHECKING:
-    from gate.git import Git
-    from gate.judge.verdict import Verdict
+    from oracle_gate.git import Git
+    from oracle_gate.judge.verdict import Verdict
 
 
 class ReviewSource(Protocol):
@@ -126,7 +126,7 @@ def _approval(source: ReviewSource, rules: ApprovalRules, review: Review, author
 
 def parent_rules(git: Git, parent: str) -> ApprovalRules | None:
     """The parent's ``[approvals]`` table (None: none, or a policy the judgement reports as broken)."""
-    from gate.check import read_oracle
+    from oracle_gate.check import read_oracle
 
     try:
         return read_oracle(git, parent).policy.approvals

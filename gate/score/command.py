@@ -1,4 +1,4 @@
-"""``oracle-gate score``: the command line of the scoring run (registered in :mod:`gate.cli`).
+"""``oracle-gate score``: the command line of the scoring run (registered in :mod:`oracle_gate.cli`).
 
 Progress goes to standard error: on a terminal one line rewritten in place, otherwise (CI) one
 line per phase. The score's exit status is ``check``'s: 0 ``pass_clean``, 1 ``fail``, 2
@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from gate.judge.verdict import EXIT_STATUS
+from oracle_gate.judge.verdict import EXIT_STATUS
 
 FORMATS = ("text", "json", "markdown")
 
@@ -50,8 +50,8 @@ def add_score(sub: Any) -> None:
 def run_score_command(args: argparse.Namespace) -> int:
     import json
 
-    from gate.score.report import format_score, score_document
-    from gate.score.run import ScoreRequest, run_score
+    from oracle_gate.score.report import format_score, score_document
+    from oracle_gate.score.run import ScoreRequest, run_score
 
     result = run_score(
         ScoreRequest(
@@ -95,8 +95,8 @@ def add_score_verify(sub: Any) -> None:
 
 
 def run_score_verify_command(args: argparse.Namespace) -> int:
-    from gate.score.report import format_score
-    from gate.score.trusted import verify_uploaded
+    from oracle_gate.score.report import format_score
+    from oracle_gate.score.trusted import verify_uploaded
 
     result = verify_uploaded(args.report, args.repo, args.base, args.head, args.coverage)
     text = format_score(result, args.format)
@@ -109,8 +109,8 @@ def run_score_verify_command(args: argparse.Namespace) -> int:
 
 
 def _write(path: Path, text: str) -> None:
-    from gate.errors import OutputError
-    from gate.files import write_atomically
+    from oracle_gate.errors import OutputError
+    from oracle_gate.files import write_atomically
 
     try:
         write_atomically(path, text)

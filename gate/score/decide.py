@@ -1,6 +1,6 @@
 """The score's decision (SCORING.md, Procedure 4-5): the parent's run and head's two runs in, the
 score and its reasons out. Pure: no I/O, so every rule is unit-tested on plain values, and the
-trusted stage (:mod:`gate.score.verify`) recomputes the score from an uploaded report with the same
+trusted stage (:mod:`oracle_gate.score.verify`) recomputes the score from an uploaded report with the same
 function instead of believing the report's own word.
 
 A test counts as *live* when the parent ran it, the freeze does not take it out, and the change
@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from gate.judge.verdict import SEVERITY, Outcome, Verdict
+from oracle_gate.judge.verdict import SEVERITY, Outcome, Verdict
 
 SCORE_KIND = "oracle-gate-score"  # score.json's "kind"
 SCORE_SCHEMA = 1
@@ -97,7 +97,7 @@ class Score:
 
 @dataclass(frozen=True)
 class ScoreResult:
-    """A score with everything it was made from (rendered by gate.score.report)."""
+    """A score with everything it was made from (rendered by oracle_gate.score.report)."""
 
     score: Score
     verdict: Verdict

@@ -1,12 +1,12 @@
-"""The scoring run's pytest plugin, loaded by ``-p gate.score.pytest_score`` (never autoloaded).
+"""The scoring run's pytest plugin, loaded by ``-p oracle_gate.score.pytest_score`` (never autoloaded).
 
-``oracle-gate score`` runs head's tests through it twice (:mod:`gate.score.run`). It is configured
+``oracle-gate score`` runs head's tests through it twice (:mod:`oracle_gate.score.run`). It is configured
 by ``ORACLE_GATE_SCORE_*`` variables only, and does what SCORING.md's Procedure 2-3 asks inside the
 run itself, so one pytest process is one run:
 
 * the parent's freeze is a collection filter (the last word on the item list); a frozen test still
   collected afterwards, or a frozen parametrized test collected under a new id
-  (:func:`gate.score.decide.parametrization_leaks`), stops the session before any test runs;
+  (:func:`oracle_gate.score.decide.parametrization_leaks`), stops the session before any test runs;
 * harness tests run first; when one fails, the session stops before the first tree test;
 * the second run reverses the order within each file (files keep their order);
 * ``random`` is seeded per test from a digest of its id (``PYTHONHASHSEED``, ``TZ``, ``LC_ALL`` are
@@ -28,8 +28,8 @@ from typing import Any
 
 import pytest
 
-from gate.maps.outcomes import OutcomeLog, loaded_plugins, python_version
-from gate.score.settings import (
+from oracle_gate.maps.outcomes import OutcomeLog, loaded_plugins, python_version
+from oracle_gate.score.settings import (
     ENV_FREEZE,
     ENV_HARNESS,
     ENV_PARENT_IDS,
@@ -75,7 +75,7 @@ class ScorePlugin:
         items[:] = ordered(items, self.harness, reverse=self.reverse)
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        from gate.score.decide import parametrization_leaks
+        from oracle_gate.score.decide import parametrization_leaks
 
         self.collected = [i.nodeid for i in session.items]
         if self.freeze is not None:
@@ -156,7 +156,7 @@ def ordered(items: list[pytest.Item], harness: set[str], *, reverse: bool) -> li
 
 
 def _globs(globs: list[str]) -> Any:
-    from gate.judge.globs import GlobSet
+    from oracle_gate.judge.globs import GlobSet
 
     return GlobSet(tuple(str(g) for g in globs))
 
@@ -168,7 +168,7 @@ def _is_harness(nodeid: str, globs: Any) -> bool:
 def _load_freeze(path: str | None) -> Any:
     if not path:
         return None
-    from gate.judge.freeze import parse_freeze
+    from oracle_gate.judge.freeze import parse_freeze
 
     return parse_freeze(Path(path).read_bytes(), "freeze")
 

@@ -2,7 +2,7 @@
 
 The JSON binds the score to (parent, head), the diff verdict's protocol digests and the parent's
 map manifest digest, and carries every per-test outcome of both runs, so the trusted stage can
-recompute the score from it (:mod:`gate.score.verify`) instead of reading the ``score`` word.
+recompute the score from it (:mod:`oracle_gate.score.verify`) instead of reading the ``score`` word.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from gate.escape import log_line
-from gate.report import md_escape, to_json
-from gate.score.decide import SCORE_KIND, SCORE_SCHEMA, HeadRun, Score, ScoreResult
+from oracle_gate.escape import log_line
+from oracle_gate.report import md_escape, to_json
+from oracle_gate.score.decide import SCORE_KIND, SCORE_SCHEMA, HeadRun, Score, ScoreResult
 
 ICONS = {"pass_clean": "✅", "fail": "❌", "unscored": "⚠️"}
 MEANINGS = {

@@ -1,7 +1,7 @@
 """The I/O edge of ``oracle-gate score``: judge the diff, read the parent's facts, run head's tests
-twice in a checkout of head, and hand everything to the pure decision (:mod:`gate.score.decide`).
+twice in a checkout of head, and hand everything to the pure decision (:mod:`oracle_gate.score.decide`).
 
-Each run is one ``python -m pytest -p gate.score.pytest_score`` process in the head checkout, with
+Each run is one ``python -m pytest -p oracle_gate.score.pytest_score`` process in the head checkout, with
 ``PYTHONHASHSEED`` pinned (another seed for the second run), ``TZ=UTC`` and ``LC_ALL=C.UTF-8``; no
 ``ORACLE_GATE_*`` variable of the caller's reaches it (the map plugin stays inert). A run that is
 killed at the wall-clock limit or reports nothing makes the score ``unscored``.
@@ -21,21 +21,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gate.check import CheckRequest, run_check
-from gate.errors import UsageError
-from gate.git import Git
-from gate.judge.verdict import Outcome, Verdict
-from gate.maps.outcomes import OUTCOMES_KEY, SKIP_REASONS_KEY, plugin_set
-from gate.maps.runner import RunReport
-from gate.score import settings as plug
-from gate.score.decide import (
+from oracle_gate.check import CheckRequest, run_check
+from oracle_gate.errors import UsageError
+from oracle_gate.git import Git
+from oracle_gate.judge.verdict import Outcome, Verdict
+from oracle_gate.maps.outcomes import OUTCOMES_KEY, SKIP_REASONS_KEY, plugin_set
+from oracle_gate.maps.runner import RunReport
+from oracle_gate.score import settings as plug
+from oracle_gate.score.decide import (
     HeadRun,
     ScoreResult,
     decide,
     from_diff_verdict,
     incomplete,
 )
-from gate.score.parent import ParentProblem, parent_side
+from oracle_gate.score.parent import ParentProblem, parent_side
 
 HASH_SEEDS = (1729, 4104)  # first run, second run
 DEFAULT_WALL_SECONDS = 3600.0

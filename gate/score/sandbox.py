@@ -39,9 +39,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gate.errors import GateError, UsageError
-from gate.judge.verdict import Outcome
-from gate.score.decide import SCORE_KIND, ScoreCode
+from oracle_gate.errors import GateError, UsageError
+from oracle_gate.judge.verdict import Outcome
+from oracle_gate.score.decide import SCORE_KIND, ScoreCode
 
 # Inside the sandbox, on its own empty /tmp: the only writable place (a sized tmpfs).
 SCRATCH = "/tmp/oracle-gate-score"  # noqa: S108 - a path in the sandbox's private tmpfs
@@ -220,12 +220,12 @@ def score_in_sandbox(
 
     ``repo`` and ``coverage`` are exposed read-only even when they lie in ``state_dir``; ``base`` and
     ``head`` must be full SHAs the caller resolved. The caller still checks the report against what
-    it knows (:func:`gate.score.verify.check_report`): this only keeps head's code away from secrets.
+    it knows (:func:`oracle_gate.score.verify.check_report`): this only keeps head's code away from secrets.
     """
     tree = f"{SCRATCH}/head"
     repo, coverage = repo.resolve(), coverage.resolve()  # the child starts in the scratch directory
     script = 'set -e; mkdir "$1"; git -C "$2" archive --format=tar "$3" | tar -x -C "$1"; shift 3; exec "$@"'
-    command = ["sh", "-c", script, "sh", tree, str(repo), head, python, "-m", "gate", "score"]
+    command = ["sh", "-c", script, "sh", tree, str(repo), head, python, "-m", "oracle_gate", "score"]
     command += ["--repo", str(repo), "--base", base, "--head", head, "--coverage", str(coverage)]
     command += ["--tree", tree, "--format", "json", "--score-json", f"{SCRATCH}/score.json"]
     command += ["--wall-seconds", str(max(limits.wall_seconds - 30, 1))]

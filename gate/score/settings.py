@@ -6,4 +6,4 @@ ENV_FREEZE = "ORACLE_GATE_SCORE_FREEZE"  # the parent's freeze manifest (absolut
 ENV_PARENT_IDS = "ORACLE_GATE_SCORE_PARENT_IDS"  # a file: JSON list of the test ids the parent ran
 ENV_HARNESS = "ORACLE_GATE_SCORE_HARNESS"  # JSON list of harness globs
 ENV_REVERSE = "ORACLE_GATE_SCORE_REVERSE"  # "1": reverse the order within each file
-PLUGIN_MODULE = "gate.score.pytest_score"
+PLUGIN_MODULE = "oracle_gate.score.pytest_score"

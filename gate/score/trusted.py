@@ -2,7 +2,7 @@
 
 The diff verdict is computed here (the parent checked out or not, head read as git objects only,
 TRUST.md 1); the parent's facts come from the map the trusted store holds; the head comes from the
-caller (the API's head SHA, resolved to the commit scored). :func:`gate.score.verify.check_report`
+caller (the API's head SHA, resolved to the commit scored). :func:`oracle_gate.score.verify.check_report`
 then decides.
 """
 
@@ -11,15 +11,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from gate.check import CheckRequest, run_check
-from gate.errors import InputError
-from gate.files import read_bounded
-from gate.git import Git
-from gate.judge.verdict import Outcome
-from gate.report import to_json
-from gate.score.decide import Score, ScoreResult, from_diff_verdict, incomplete
-from gate.score.parent import ParentProblem, parent_side
-from gate.score.verify import KnownFacts, check_report, rejected
+from oracle_gate.check import CheckRequest, run_check
+from oracle_gate.errors import InputError
+from oracle_gate.files import read_bounded
+from oracle_gate.git import Git
+from oracle_gate.judge.verdict import Outcome
+from oracle_gate.report import to_json
+from oracle_gate.score.decide import Score, ScoreResult, from_diff_verdict, incomplete
+from oracle_gate.score.parent import ParentProblem, parent_side
+from oracle_gate.score.verify import KnownFacts, check_report, rejected
 
 MAX_SCORE_BYTES = 64 * 1024 * 1024
 

@@ -4,7 +4,7 @@ The scoring job ran head's code, so its report is a claim. The trusted stage kno
 the run's head SHA (from the API), the parent, the parent's map manifest (its digest, outcomes and
 plugin set), and the diff verdict it computes itself. :func:`check_report` accepts a report only
 when it is bound to exactly those, and then does not read the report's ``score`` word: it
-recomputes the score from the report's per-test outcomes with :func:`gate.score.decide.decide`, and
+recomputes the score from the report's per-test outcomes with :func:`oracle_gate.score.decide.decide`, and
 rejects the report when its own score disagrees (an edited score, a removed reason). A rejected
 report is ``unscored`` (``score_report_rejected``): never ``pass_clean``.
 
@@ -20,8 +20,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gate.judge.verdict import Outcome
-from gate.score.decide import (
+from oracle_gate.judge.verdict import Outcome
+from oracle_gate.score.decide import (
     SCORE_KIND,
     SCORE_REASONS,
     SCORE_SCHEMA,

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 import requests
 
-from gate.bot import chart
-from gate.bot.store import Store
+from oracle_gate.bot import chart
+from oracle_gate.bot.store import Store
 from tests.bot.harness import INSTALLATION, Bot, BotFactory, Origin, pull_request_event
 from tests.bot.maps import ARTIFACT, WORKFLOW, map_artifact
 from tests.github_fake.server import FakeGitHub

@@ -6,10 +6,10 @@ import json
 import sqlite3
 from pathlib import Path
 
-from gate.bot import metrics, schema, surface, trend
-from gate.bot.events import JUDGE, Job
-from gate.bot.store import NO_MAP, Store
-from gate.git import Git
+from oracle_gate.bot import metrics, schema, surface, trend
+from oracle_gate.bot.events import JUDGE, Job
+from oracle_gate.bot.store import NO_MAP, Store
+from oracle_gate.git import Git
 from tests.support.repo import Repo
 
 

@@ -18,7 +18,7 @@ from typing import Any, cast
 
 import pytest
 
-from gate.github.defaults import DEFAULT_CHECK_NAME as NAME
+from oracle_gate.github.defaults import DEFAULT_CHECK_NAME as NAME
 from tests.github_fake import FakeGitHub
 from tests.github_fake.fixtures import FakeFactory
 from tests.support import events

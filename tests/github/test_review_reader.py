@@ -3,9 +3,9 @@ reviews, team membership (404 and pending are "not a member"), permissions, and 
 
 from __future__ import annotations
 
-from gate.github.reviews import Review
-from gate.judge.approvals import ApprovalRules, Approver, counting_approvers
-from gate.review.approvals import read_approvals
+from oracle_gate.github.reviews import Review
+from oracle_gate.judge.approvals import ApprovalRules, Approver, counting_approvers
+from oracle_gate.review.approvals import read_approvals
 from tests.github.clients import HEAD_SHA, PR, REPO, publisher_for
 from tests.github_fake import FakeGitHub
 

@@ -141,7 +141,18 @@ def test_a_setting_the_collector_cannot_follow_is_named_on_one_line_before_cover
         repo.write(rel, text)
     repo.commit("patch = subprocess")
     out = tmp_path / "map.coverage"
-    argv = [str(py312), "-m", "gate", "map", "--repo", str(repo.root), "--sha", "HEAD", "--out", str(out)]
+    argv = [
+        str(py312),
+        "-m",
+        "oracle_gate",
+        "map",
+        "--repo",
+        str(repo.root),
+        "--sha",
+        "HEAD",
+        "--out",
+        str(out),
+    ]
 
     proc = subprocess.run(argv, env=clean_env(), capture_output=True, text=True, check=False)
 

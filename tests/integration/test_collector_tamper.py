@@ -1,4 +1,4 @@
-"""No test can switch the map's measurement off and still get a map (:mod:`gate.maps.guard`).
+"""No test can switch the map's measurement off and still get a map (:mod:`oracle_gate.maps.guard`).
 
 Each case adds a test file to a small project whose frozen test calls a helper only it calls; the
 file attacks the measurement (at collection time, or from inside a test). ``oracle-gate map`` must
@@ -94,7 +94,18 @@ def project(tmp_path: Path, evil: str | None) -> Repo:
 def run_map(
     python: Path, repo: Repo, out: Path, *command: str, **env: str
 ) -> subprocess.CompletedProcess[str]:
-    argv = [str(python), "-m", "gate", "map", "--repo", str(repo.root), "--sha", "HEAD", "--out", str(out)]
+    argv = [
+        str(python),
+        "-m",
+        "oracle_gate",
+        "map",
+        "--repo",
+        str(repo.root),
+        "--sha",
+        "HEAD",
+        "--out",
+        str(out),
+    ]
     argv += ["--", *command] if command else []
     return subprocess.run(argv, env=clean_env(**env), capture_output=True, text=True, check=False)
 

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from gate.check import CheckRequest, run_check
-from gate.judge.verdict import Outcome
-from gate.score.decide import ScoreResult
-from gate.score.run import RunSetup, ScoreRequest, run_env, run_score
+from oracle_gate.check import CheckRequest, run_check
+from oracle_gate.judge.verdict import Outcome
+from oracle_gate.score.decide import ScoreResult
+from oracle_gate.score.run import RunSetup, ScoreRequest, run_env, run_score
 from tests.support.in_process import run_cli
 from tests.support.repo import Repo, clean_env
 

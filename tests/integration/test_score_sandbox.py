@@ -1,4 +1,4 @@
-"""The scoring sandbox (gate.score.sandbox) for real under bubblewrap: each test tries one thing
+"""The scoring sandbox (oracle_gate.score.sandbox) for real under bubblewrap: each test tries one thing
 head's code must not be able to do (read the token, the key, the state directory; open a socket)
 or one limit it must not pass (CPU, memory, disk, wall clock), and one scores a change end to end.
 
@@ -18,7 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from gate.score.sandbox import Limits, SandboxUnavailable, run_sandboxed, sandbox_argv, score_in_sandbox
+from oracle_gate.score.sandbox import (
+    Limits,
+    SandboxUnavailable,
+    run_sandboxed,
+    sandbox_argv,
+    score_in_sandbox,
+)
 from tests.support.in_process import run_cli
 from tests.support.repo import Repo, clean_env
 

@@ -1,7 +1,7 @@
 """Verdicts built from values, one per kind a person reads, for the rendering goldens.
 
 Everything that reaches the output is fixed here: the SHAs, the protocol's digests and the gate
-version (pinned, not ``gate.__version__``, so a release does not churn the goldens). Details follow
+version (pinned, not ``oracle_gate.__version__``, so a release does not churn the goldens). Details follow
 the judge's wording, and some carry markdown that must come out escaped.
 """
 
@@ -12,10 +12,10 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import date
 
-from gate import report
-from gate.judge.approvals import ApprovalsSeen, Approver
-from gate.judge.triage import TriageEntry
-from gate.judge.verdict import (
+from oracle_gate import report
+from oracle_gate.judge.approvals import ApprovalsSeen, Approver
+from oracle_gate.judge.triage import TriageEntry
+from oracle_gate.judge.verdict import (
     ORACLE_INPUT_FREEZE,
     ORACLE_INPUT_LOCK,
     ORACLE_INPUT_MAP,

@@ -11,10 +11,10 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from gate.bot import chart, metrics, status, trend
-from gate.bot.access import Decision, StatusAccess, bearer_of, from_environment
-from gate.errors import UsageError
-from gate.judge.triage import EXPIRED, NO_OWNER, TriageEntry
+from oracle_gate.bot import chart, metrics, status, trend
+from oracle_gate.bot.access import Decision, StatusAccess, bearer_of, from_environment
+from oracle_gate.errors import UsageError
+from oracle_gate.judge.triage import EXPIRED, NO_OWNER, TriageEntry
 from tests.support.exposition import at, parse_exposition
 from tests.support.golden import assert_matches_golden
 from tests.support.verdicts import passing

@@ -1,4 +1,4 @@
-"""The collector's bookkeeping between tests (:mod:`gate.maps.collector`), without ``sys.monitoring``.
+"""The collector's bookkeeping between tests (:mod:`oracle_gate.maps.collector`), without ``sys.monitoring``.
 
 Grouping a test's hits by file, handing them to the writer and writing batches run on any Python;
 the events themselves are tested against coverage.py on 3.12 in ``tests/integration/test_collector.py``.
@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from coverage import CoverageData
 
-from gate.maps import collector
-from gate.maps.collector import LineCollector, Writer
+from oracle_gate.maps import collector
+from oracle_gate.maps.collector import LineCollector, Writer
 
 Contexts = dict[str, dict[str, set[int]]]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gate.judge.policy import DEFAULT_PROTECTED, DEFAULT_TESTS, Policy, parse_policy
+from oracle_gate.judge.policy import DEFAULT_PROTECTED, DEFAULT_TESTS, Policy, parse_policy
 
 
 def policy(text: str) -> Policy:

@@ -1,4 +1,4 @@
-"""gate.review.approvals: which reviews become approvals the core is given, and that an API error
+"""oracle_gate.review.approvals: which reviews become approvals the core is given, and that an API error
 is never read as "no approvals" (contract v3.5, TRUST.md invariant 12)."""
 
 from __future__ import annotations
@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from gate.action import events as action_events
-from gate.bot import events
-from gate.errors import PublishError
-from gate.github.reviews import Review
-from gate.judge.approvals import ApprovalRules, Approver, counting_approvers
-from gate.review.approvals import read_approvals, split_approved
+from oracle_gate.action import events as action_events
+from oracle_gate.bot import events
+from oracle_gate.errors import PublishError
+from oracle_gate.github.reviews import Review
+from oracle_gate.judge.approvals import ApprovalRules, Approver, counting_approvers
+from oracle_gate.review.approvals import read_approvals, split_approved
 from tests.support.webhooks import load
 
 HEAD = "a" * 40

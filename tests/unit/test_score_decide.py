@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from gate.judge.freeze import Freeze, FreezeEntry
-from gate.judge.verdict import Outcome
-from gate.score.decide import (
+from oracle_gate.judge.freeze import Freeze, FreezeEntry
+from oracle_gate.judge.verdict import Outcome
+from oracle_gate.score.decide import (
     HeadRun,
     ParentRun,
     decide,
@@ -147,5 +147,15 @@ def test_the_decision_modules_do_no_io(name: str) -> None:
             names |= {a.name.split(".")[0] for a in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module:
             names.add(node.module)
-    io = {"os", "io", "subprocess", "socket", "pathlib", "shutil", "tempfile", "sqlite3", "gate.score.run"}
+    io = {
+        "os",
+        "io",
+        "subprocess",
+        "socket",
+        "pathlib",
+        "shutil",
+        "tempfile",
+        "sqlite3",
+        "oracle_gate.score.run",
+    }
     assert not names & io

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from gate.score.decide import HeadRun, ParentRun, ScoreResult, decide
-from gate.score.report import format_score
+from oracle_gate.score.decide import HeadRun, ParentRun, ScoreResult, decide
+from oracle_gate.score.report import format_score
 from tests.support.golden import assert_matches_golden
 from tests.support.verdicts import HEAD, PARENT, passing
 

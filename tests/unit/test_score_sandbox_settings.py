@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from gate.errors import UsageError
-from gate.score.sandbox import Limits, limits_from_environment
+from oracle_gate.errors import UsageError
+from oracle_gate.score.sandbox import Limits, limits_from_environment
 
 
 def test_defaults_and_values() -> None:

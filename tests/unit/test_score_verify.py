@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from gate.judge.verdict import Outcome
-from gate.report import to_json
-from gate.score.decide import HeadRun, ParentRun, ScoreResult, decide
-from gate.score.report import score_document
-from gate.score.verify import KnownFacts, check_report
+from oracle_gate.judge.verdict import Outcome
+from oracle_gate.report import to_json
+from oracle_gate.score.decide import HeadRun, ParentRun, ScoreResult, decide
+from oracle_gate.score.report import score_document
+from oracle_gate.score.verify import KnownFacts, check_report
 from tests.support.verdicts import HEAD, PARENT, passing
 
 PLUGINS = {"pytest-cov": "7.1.0"}
