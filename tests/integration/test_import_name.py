@@ -20,6 +20,8 @@ from tests.support.repo import clean_env
 def test_a_projects_own_gate_package_is_not_shadowed_by_the_installed_gate(tmp_path: Path) -> None:
     (tmp_path / "gate").mkdir()
     (tmp_path / "gate" / "__init__.py").write_text('VALUE = "the project\'s own gate"\n')
+    # As a project without an install finds its own top-level package: the root on pytest's path.
+    (tmp_path / "pytest.ini").write_text("[pytest]\npythonpath = .\n")
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_own.py").write_text(
         'from gate import VALUE\n\n\ndef test_value():\n    assert VALUE == "the project\'s own gate"\n'

@@ -45,7 +45,10 @@ def venv312() -> Path:
     """The cached venv's python (built on first use); raises AssertionError when building fails."""
     base = python312()
     assert base is not None, "python3.12 is not on PATH"
-    key = hashlib.sha256(REQUIREMENTS.read_bytes() + str(ROOT).encode()).hexdigest()[:16]
+    # pyproject.toml too: its package layout decides what the editable install maps (the rename of
+    # the import package made an older venv of the same checkout import nothing).
+    pyproject = (ROOT / "pyproject.toml").read_bytes()
+    key = hashlib.sha256(REQUIREMENTS.read_bytes() + pyproject + str(ROOT).encode()).hexdigest()[:16]
     home = Path(tempfile.gettempdir()) / f"oracle-gate-py312-{key}"
     python = home / "bin" / "python"
     if (home / ".complete").is_file():
