@@ -18,11 +18,12 @@ from typing import Any
 
 from gate.errors import Refused
 from gate.github.defaults import FULL_SHA, is_repository
+from gate.review.settings import default
 
 PULL_ACTIONS = frozenset({"opened", "synchronize", "reopened"})
 JUDGE, EXPLAIN, MAP_READY, DEFAULT_PUSH = "judge", "explain", "map_ready", "default_push"
 COMMAND = "command"  # a pull request comment that may hold a command; explain: jobs stored before it
-DEFAULT_MAP_WORKFLOW = ".github/workflows/oracle-gate-map.yml"
+DEFAULT_MAP_WORKFLOW = default("map-workflow")  # the one definition: gate.review.settings
 
 
 class PayloadError(Refused, ValueError):

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from gate.errors import UsageError
 from gate.github.defaults import (
+    DEFAULT_API_URL,
     DEFAULT_CHECK_NAME,
     DEFAULT_MAX_API_WRITES,
     DEFAULT_TIME_BUDGET,
@@ -76,7 +77,7 @@ _BOT = [
     Setting("app-id", "", "the GitHub App's id (required)", action=False),
     Setting("private-key-file", "", "the App's private key, a PEM file (required)", action=False),
     Setting("webhook-secret", "", "the webhook secret (or webhook-secret-file; required)", action=False),
-    Setting("api-url", "https://api.github.com", "GitHub's API (GHES: https://HOST/api/v3)", action=False),
+    Setting("api-url", DEFAULT_API_URL, "GitHub's API (GHES: https://HOST/api/v3)", action=False),
     Setting(
         "git-url", "", "clone URL template, {repo} is OWNER/NAME (default from the API URL)", action=False
     ),
@@ -94,6 +95,19 @@ _BOT = [
     Setting("merge-wait-ms", "3000", "ms between two looks at a test merge not yet fresh", action=False),
     Setting("max-recoveries", "3", "a job interrupted by crashes more often than this fails", action=False),
     Setting("job-memory-mb", "1024", "one judgement's memory, MiB (0: no limit)", action=False),
+    Setting("map-workflow", ".github/workflows/oracle-gate-map.yml", "the map workflow's path", action=False),
+    Setting("map-artifact", "oracle-gate-map", "the name of the artifact it uploads", action=False),
+    Setting("public-url", "", "public base URL for the checks' explanation pages", action=False),
+    Setting(
+        "redeliver-hours", "24", "redeliver failed deliveries this recent on start (0: off)", action=False
+    ),
+    Setting("shutdown-grace", "30", "seconds running jobs get on SIGTERM", action=False),
+    Setting("retry-base-ms", "5000", "a job's wait after its first transient failure", action=False),
+    Setting("retry-cap-ms", "300000", "the longest such wait", action=False),
+    Setting("keep-days", "30", "verified maps and explanations older than this are pruned", action=False),
+    Setting("keep-maps", "500", "verified maps kept, the most recently used", action=False),
+    Setting("keep-explanations", "20000", "explanations kept, the newest", action=False),
+    Setting("prune-minutes", "60", "how often the bounds above are applied", action=False),
 ]
 SETTINGS: dict[str, Setting] = {s.name: s for s in (*_BOTH, *_ACTION, *_BOT)}
 

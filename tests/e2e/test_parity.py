@@ -144,6 +144,11 @@ def merge_queue_ref(w: World) -> None:
     w.undo.append(lambda: w.project.git("update-ref", "-d", QUEUE_REF))
 
 
+def queued_with_map(w: World) -> None:
+    merge_queue_ref(w)
+    map_of_the_parent(w)
+
+
 def never_mergeable_known(w: World) -> None:
     w.fake.set_mergeable(REPO, 1, [None])
 
@@ -224,7 +229,7 @@ TABLE = [
         lambda w: events.merge_group(w.project, head_sha=queued(w), head_ref=QUEUE_REF),
         ((NAME, "success"),),
         with_map=True,
-        setup=lambda w: (merge_queue_ref(w), map_of_the_parent(w)),
+        setup=queued_with_map,
     ),
     Row(
         "clean",
