@@ -13,6 +13,7 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
+from gate import __version__
 from gate.action.context import Context
 from gate.action.events import PullRequestRef
 from gate.action.map_trust import map_trust_problems, same_run_map_trusted, trusted_source
@@ -22,6 +23,8 @@ from gate.errors import UsageError
 from gate.judge.observers import ParentCoverage
 from gate.judge.problems import Problem
 from gate.judge.verdict import Verdict, evaluate
+from gate.judge.withheld import change_too_large
+from gate.review.budget import changed_bytes
 
 
 def judge_pull_request(ctx: Context, pr: PullRequestRef, head_sha: str, *, use_event_sha: bool) -> Verdict:
@@ -36,7 +39,14 @@ def judge_pull_request(ctx: Context, pr: PullRequestRef, head_sha: str, *, use_e
 
 
 def judge_commits(ctx: Context, commits: Commits) -> Verdict:
-    """The verdict of ``commits.merge`` against ``commits.parent`` with the parent's map."""
+    """The verdict of ``commits.merge`` against ``commits.parent`` with the parent's map; a change
+    over ``max-changed-bytes`` is not read, nor any map built for it (as in the bot)."""
+    size = changed_bytes(ctx.git, commits.parent, commits.merge)
+    if size > ctx.config.max_changed_bytes:
+        ctx.log.line(f"oracle-gate: the change is {size} bytes, over max-changed-bytes: not read")
+        return change_too_large(
+            commits.parent, commits.merge, size, ctx.config.max_changed_bytes, __version__
+        )
     with tempfile.TemporaryDirectory(prefix="oracle-gate-action-") as tmp:
         coverage = parent_map(ctx, commits, Path(tmp))
         refused = given_map_problems(ctx) if ctx.config.coverage_file else []

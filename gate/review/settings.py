@@ -26,7 +26,7 @@ from gate.github.defaults import (
 )
 
 BOT_PREFIX = "ORACLE_GATE_"
-#: The bot's per-job budget of changed bytes (both sides of every changed file): past it the pull
+#: One judgement's budget of changed bytes (both sides of every changed file): past it the pull
 #: request is ``oracle_incomplete`` without reading its blobs (TRUST.md invariant 8).
 DEFAULT_MAX_CHANGED_BYTES = 64 * 1024 * 1024
 
@@ -57,6 +57,11 @@ _BOTH = [
         "max-annotations",
         str(MAX_ANNOTATIONS_PER_RUN),
         f"annotations per check (0 to {MAX_ANNOTATIONS_INPUT})",
+    ),
+    Setting(
+        "max-changed-bytes",
+        str(DEFAULT_MAX_CHANGED_BYTES),
+        "bytes of a change judged (both sides of every changed file); past it: unscored, unread",
     ),
 ]
 _ACTION = [
@@ -89,9 +94,6 @@ _BOT = [
     ),
     Setting("concurrency", "4", "worker threads (1 to 64)", action=False),
     Setting("request-pacing-ms", "250", "ms between one client's API requests", action=False),
-    Setting(
-        "max-changed-bytes", str(DEFAULT_MAX_CHANGED_BYTES), "changed bytes judged per job", action=False
-    ),
     Setting("merge-wait-ms", "3000", "ms between two looks at a test merge not yet fresh", action=False),
     Setting("max-recoveries", "3", "a job interrupted by crashes more often than this fails", action=False),
     Setting("job-memory-mb", "1024", "one judgement's memory, MiB (0: no limit)", action=False),
