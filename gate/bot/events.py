@@ -47,6 +47,8 @@ class Job:
     comment: str | None = None  # a COMMAND job's comment text, parsed only by the worker
     default_branch: str | None = None  # repository.default_branch: the allowed base by default
     base_ref: str | None = None  # a merge group's base branch (refs/heads/ stripped)
+    event: str | None = None  # a plan job's event name (gate.bot.planning)
+    payload: str | None = None  # a plan job's delivery, its raw JSON text, planned by a worker
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)

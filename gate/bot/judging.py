@@ -24,7 +24,7 @@ from typing import Protocol
 import github
 
 from gate import __version__
-from gate.bot import bounded, merges, mirror, posting, stale
+from gate.bot import bounded, merges, mirror, planning, posting, stale
 from gate.bot.auth import AppAuth, installation_client
 from gate.bot.config import BotConfig
 from gate.bot.events import COMMAND, DEFAULT_PUSH, EXPLAIN, JUDGE, MAP_READY, Job
@@ -131,6 +131,8 @@ def _wait_for_budget(ctx: Context, job: Job) -> None:
 def _run(ctx: Context, claimed: ClaimedJob) -> Outcome:
     job = claimed.job
     try:
+        if job.kind == planning.PLAN:
+            return Outcome(*planning.plan_delivery(ctx.store, claimed, ctx.config.map_workflow))
         if job.kind == COMMAND:
             return _answer_command(ctx, claimed)
         if job.kind == MAP_READY:
