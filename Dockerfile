@@ -46,7 +46,7 @@ RUN python -m pip install --no-deps --no-index /tmp/wheels/*.whl && rm -rf /tmp/
 
 # Only the installed package may run: `python /action/entrypoint.py` would put
 # /action first on sys.path, and a copy of the sources there (which has no
-# gate.templates: templates/ becomes gate.templates only in the wheel) would
+# oracle_gate.templates: templates/ becomes oracle_gate.templates only in the wheel) would
 # shadow the installed package. So /action holds entrypoint.py alone, and -P
 # keeps the script's directory off sys.path altogether.
 COPY entrypoint.py /action/entrypoint.py

@@ -1,8 +1,8 @@
 """The Docker action's entrypoint: the process's environment in, exit status out.
 
-First the token leaves the process environment for good (:mod:`gate.action.token_handoff`: a re-exec
+First the token leaves the process environment for good (:mod:`oracle_gate.action.token_handoff`: a re-exec
 without it, the token passed through a pipe), so no child can read it, not even from
-``/proc/<this pid>/environ``. Everything else is :func:`gate.action.entry.main` (configuration,
+``/proc/<this pid>/environ``. Everything else is :func:`oracle_gate.action.entry.main` (configuration,
 clients, the run, failing closed), which the end-to-end tests also call in-process.
 """
 
@@ -11,10 +11,10 @@ from __future__ import annotations
 import os
 import sys
 
-from gate.action.entry import main
-from gate.action.token_handoff import TOKEN_FD, HandoffError, environ_with_token, reexec_without_token
-from gate.action.workflow_io import workflow_command
-from gate.exit_status import ExitStatus
+from oracle_gate.action.entry import main
+from oracle_gate.action.token_handoff import TOKEN_FD, HandoffError, environ_with_token, reexec_without_token
+from oracle_gate.action.workflow_io import workflow_command
+from oracle_gate.exit_status import ExitStatus
 
 
 def start() -> int:

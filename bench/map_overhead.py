@@ -285,7 +285,7 @@ def test_line_pairs(path: Path) -> int:
 def commands_for(py: Path, root: Path, out: Path) -> dict[str, tuple[list[str], dict[str, str]]]:
     env = git_env()
     pytest = [str(py), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
-    gate_map = [str(py), "-m", "gate", "map", "--repo", str(root), "--sha", "HEAD", "--out"]
+    gate_map = [str(py), "-m", "oracle_gate", "map", "--repo", str(root), "--sha", "HEAD", "--out"]
     return {
         "plain": (pytest, env),
         "cov": (

@@ -34,13 +34,13 @@ BIG_BYTES = 100 * 1024 * 1024
 DRIVER = """
 import sys
 from pathlib import Path
-from gate.check import read_addopts, read_changes, read_links
-from gate.git import Git
-from gate.judge.freeze import Freeze
-from gate.judge.lock import FixtureLock
-from gate.judge.observers import ParentCoverage
-from gate.judge.policy import Policy
-from gate.judge.verdict import Evidence, Provenance, evaluate
+from oracle_gate.check import read_addopts, read_changes, read_links
+from oracle_gate.git import Git
+from oracle_gate.judge.freeze import Freeze
+from oracle_gate.judge.lock import FixtureLock
+from oracle_gate.judge.observers import ParentCoverage
+from oracle_gate.judge.policy import Policy
+from oracle_gate.judge.verdict import Evidence, Provenance, evaluate
 
 repo, parent, head, v2 = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "1"
 git = Git(Path(repo))
@@ -160,7 +160,18 @@ def main() -> int:
                 f"{max(r[1] for r in runs) / 2**20:>8.1f}  {runs[0][2]}"
             )
         repo, parent, head = build_big_pair(root)
-        cli = [sys.executable, "-m", "gate", "check", "--repo", str(repo), "--base", parent, "--head", head]
+        cli = [
+            sys.executable,
+            "-m",
+            "oracle_gate",
+            "check",
+            "--repo",
+            str(repo),
+            "--base",
+            parent,
+            "--head",
+            head,
+        ]
         elapsed, peak, _ = one_child([*cli, "--format", "json", "--output", os.devnull])
         size = BIG_BYTES // 2**20
         print(f"\none {size} MB file pair through the CLI: {elapsed:.2f} s, peak {peak / 2**20:.1f} MB")

@@ -1,7 +1,7 @@
-"""``python -m gate``: the same as the ``oracle-gate`` command."""
+"""``python -m oracle_gate``: the same as the ``oracle-gate`` command."""
 
 import sys
 
-from gate.cli import main
+from oracle_gate.cli import main
 
 sys.exit(main())

@@ -12,9 +12,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from gate.errors import UsageError
-from gate.files import read_bounded
-from gate.judge.approvals import Approval
+from oracle_gate.errors import UsageError
+from oracle_gate.files import read_bounded
+from oracle_gate.judge.approvals import Approval
 
 MAX_APPROVALS_BYTES = 4 * 1024 * 1024
 KEYS = ("login", "commit", "teams", "permission")

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
 
-from gate import __version__
-from gate.errors import GitError
-from gate.git import Git, diff_blob_pairs
-from gate.judge.approvals import Approval
-from gate.judge.changes import (
+from oracle_gate import __version__
+from oracle_gate.errors import GitError
+from oracle_gate.git import Git, diff_blob_pairs
+from oracle_gate.judge.approvals import Approval
+from oracle_gate.judge.changes import (
     MAX_BLOB,
     TEXT_KINDS,
     ChangeSet,
@@ -30,11 +30,11 @@ from gate.judge.changes import (
     shadowed_module,
     with_shadowed_modules,
 )
-from gate.judge.freeze import Freeze, check_bindings, parse_freeze
-from gate.judge.globs import GlobSet
-from gate.judge.lock import FixtureLock, parse_lock
-from gate.judge.modules import ModuleIndex
-from gate.judge.observer_rules import (
+from oracle_gate.judge.freeze import Freeze, check_bindings, parse_freeze
+from oracle_gate.judge.globs import GlobSet
+from oracle_gate.judge.lock import FixtureLock, parse_lock
+from oracle_gate.judge.modules import ModuleIndex
+from oracle_gate.judge.observer_rules import (
     ParsedFiles,
     inner_touched,
     lines_to_ask,
@@ -42,14 +42,14 @@ from gate.judge.observer_rules import (
     parse_rebound_files,
     with_rebinding,
 )
-from gate.judge.policy import POLICY_PATH, Policy, parse_policy
-from gate.judge.pyscope import MAX_PARSE_BYTES
-from gate.judge.pytest_config import CONFIG_FILES, joined_addopts
-from gate.judge.rebinding import modules_to_read, needs_module_index, with_dynamic_rebinding
-from gate.judge.symlinks import EntryKind, LinkResolution, resolve_link
-from gate.judge.verdict import Evidence, Provenance, Verdict, changed_link_target, evaluate
-from gate.maps.mapbytes import EarlyHash
-from gate.maps.read import EarlyMapRead, load_parent_coverage
+from oracle_gate.judge.policy import POLICY_PATH, Policy, parse_policy
+from oracle_gate.judge.pyscope import MAX_PARSE_BYTES
+from oracle_gate.judge.pytest_config import CONFIG_FILES, joined_addopts
+from oracle_gate.judge.rebinding import modules_to_read, needs_module_index, with_dynamic_rebinding
+from oracle_gate.judge.symlinks import EntryKind, LinkResolution, resolve_link
+from oracle_gate.judge.verdict import Evidence, Provenance, Verdict, changed_link_target, evaluate
+from oracle_gate.maps.mapbytes import EarlyHash
+from oracle_gate.maps.read import EarlyMapRead, load_parent_coverage
 
 
 @dataclass(frozen=True)

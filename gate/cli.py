@@ -14,11 +14,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from gate import __version__
-from gate.errors import GateError, OutputError
-from gate.exit_status import ExitStatus
-from gate.github.defaults import DEFAULT_API_URL, DEFAULT_CHECK_NAME, CommentMode, is_repository
-from gate.surface_cli import add_surface
+from oracle_gate import __version__
+from oracle_gate.errors import GateError, OutputError
+from oracle_gate.exit_status import ExitStatus
+from oracle_gate.github.defaults import DEFAULT_API_URL, DEFAULT_CHECK_NAME, CommentMode, is_repository
+from oracle_gate.surface_cli import add_surface
 
 FORMATS = ("text", "json", "markdown")
 
@@ -32,9 +32,9 @@ class Parser(argparse.ArgumentParser):
 def say(message: str) -> None:
     """One line on standard error, prefixed with the program's name. Messages quote paths and
     answers the pull request controls, so no line break, ``::`` or ``##[`` in them reaches the
-    runner as a workflow command (:func:`gate.escape.log_line`)."""
-    from gate import colour
-    from gate.escape import log_line
+    runner as a workflow command (:func:`oracle_gate.escape.log_line`)."""
+    from oracle_gate import colour
+    from oracle_gate.escape import log_line
 
     line = f"oracle-gate: {log_line(message)}"
     print(colour.message(line) if colour.wanted(sys.stderr) else line, file=sys.stderr)
@@ -42,7 +42,7 @@ def say(message: str) -> None:
 
 def emit(text: str, output: Path | None, *, fmt: str = "") -> None:
     if output is None:
-        from gate import colour
+        from oracle_gate import colour
 
         if fmt == "text" and colour.wanted(sys.stdout):
             text = colour.verdicts(text)
@@ -50,7 +50,7 @@ def emit(text: str, output: Path | None, *, fmt: str = "") -> None:
         sys.stdout.flush()
     else:
         try:
-            from gate.files import write_atomically
+            from oracle_gate.files import write_atomically
 
             write_atomically(output, text)
         except OSError as exc:
@@ -100,26 +100,26 @@ def add_check(sub: argparse._SubParsersAction[Parser]) -> None:
             dest=f"{name}_file",
             help=f"also write the {name} report to FILE (several formats in one run)",
         )
-    from gate.approvals_file import add_approval_arguments
+    from oracle_gate.approvals_file import add_approval_arguments
 
     add_approval_arguments(p)
     p.set_defaults(func=run_check_command)
 
 
 def run_check_command(args: argparse.Namespace) -> int:
-    from gate.maps.mapbytes import EarlyHash
+    from oracle_gate.maps.mapbytes import EarlyHash
 
     if args.coverage is None:
-        from gate.maps.store import stored_map
+        from oracle_gate.maps.store import stored_map
 
         args.coverage = stored_map(args.repo, args.base)
         if args.coverage is not None:
             say(f"using the map of {args.base} from the map store: {args.coverage}")
     # Hashing a large map takes a core for a while: start it before importing the gate (~40 ms).
     early_hash = EarlyHash(args.coverage) if args.coverage is not None else None
-    from gate.approvals_file import approval_request
-    from gate.check import CheckRequest, run_check
-    from gate.judge.verdict import ReasonCode
+    from oracle_gate.approvals_file import approval_request
+    from oracle_gate.check import CheckRequest, run_check
+    from oracle_gate.judge.verdict import ReasonCode
 
     verdict = run_check(
         CheckRequest(
@@ -137,7 +137,7 @@ def run_check_command(args: argparse.Namespace) -> int:
     for reason in verdict.reasons:
         if reason.code == ReasonCode.ORACLE_INCOMPLETE:
             say(reason.detail)
-    from gate.report import format_verdict
+    from oracle_gate.report import format_verdict
 
     emit(format_verdict(verdict, args.format), args.output, fmt=args.format)
     for name in FORMATS:
@@ -166,7 +166,7 @@ def add_demo(sub: argparse._SubParsersAction[Parser]) -> None:
 
 
 def run_demo_command(args: argparse.Namespace) -> int:
-    from gate.demo import run_demo
+    from oracle_gate.demo import run_demo
 
     return run_demo(keep=args.keep, fmt=args.format)
 
@@ -180,7 +180,8 @@ def add_map(sub: argparse._SubParsersAction[Parser]) -> None:
         "FILE.manifest.json binding it to the full SHA. With --combine, merge shard maps "
         "measured at one SHA instead. Exit 0 map written, 1 map written but the parent's "
         "tests failed (flagged), 3 no map.",
-        usage="%(prog)s --repo DIR --sha REV [--out FILE] [--shard I/N] [-- COMMAND ...]\n"
+        usage="%(prog)s --repo DIR --sha REV [--out FILE] [--shard I/N] [--repeat N]\n"
+        "       [--copy-ignored PATH] [--previous MANIFEST [--fail-on-drift]] [-- COMMAND ...]\n"
         "       %(prog)s --combine OUT SHARD [SHARD ...]",
     )
     p.add_argument("--repo", type=Path, default=Path("."), help="the git repository (default: .)")
@@ -193,6 +194,19 @@ def add_map(sub: argparse._SubParsersAction[Parser]) -> None:
     )
     p.add_argument("--shard", metavar="I/N", help="measure only shard I of N (tests split by file hash)")
     p.add_argument("--combine", type=Path, metavar="OUT", help="merge the given shard maps into OUT")
+    p.add_argument(
+        "--repeat",
+        metavar="N",
+        help="run the tests N times (default 1); the manifest records what differed between runs as "
+        "'unstable', which check does not count for live tests (contract v3.4)",
+    )
+    p.add_argument(
+        "--copy-ignored",
+        action="append",
+        metavar="PATH",
+        help="copy this git-ignored file the build writes (e.g. src/pkg/_version.py) from the checkout "
+        "into the map's worktree (repeatable)",
+    )
     p.add_argument(
         "--progress",
         choices=("auto", "always", "never"),
@@ -218,14 +232,17 @@ def add_map(sub: argparse._SubParsersAction[Parser]) -> None:
         "args",
         nargs="*",
         metavar="COMMAND | SHARD",
-        help="after --: the test command (default: python -m pytest -q -p no:cacheprovider --cov "
-        "--cov-context=test --cov-report=); with --combine: the shard maps",
+        help="after --: the test command (default on Python 3.12+: python -m pytest -q -p "
+        "no:cacheprovider, measured by oracle-gate's sys.monitoring collector; on Python 3.11, or when "
+        "the coverage configuration needs coverage.py (plugins, patch, concurrency = multiprocessing): "
+        "python -m pytest -q -p no:cacheprovider --cov --cov-context=test --cov-report=); with "
+        "--combine: the shard maps",
     )
     p.set_defaults(func=run_map_command)
 
 
 def run_map_command(args: argparse.Namespace) -> int:
-    from gate.maps.build import run_map_cli
+    from oracle_gate.maps.build import run_map_cli
 
     return run_map_cli(args, say)
 
@@ -272,10 +289,10 @@ def run_publish_command(args: argparse.Namespace) -> int:
     import re
     import uuid
 
-    from gate import report
-    from gate.action.publish_stored import publish_stored, read_stored_verdict
-    from gate.errors import UsageError
-    from gate.github.publisher import Publisher, make_client, open_repo
+    from oracle_gate import report
+    from oracle_gate.action.publish_stored import publish_stored, read_stored_verdict
+    from oracle_gate.errors import UsageError
+    from oracle_gate.github.publisher import Publisher, make_client, open_repo
 
     token = os.environ.get("GITHUB_TOKEN", "").strip()
     if not token:
@@ -328,8 +345,8 @@ def add_serve(sub: argparse._SubParsersAction[Parser]) -> None:
 
 
 def run_serve_command(args: argparse.Namespace) -> int:
-    from gate.bot.config import from_environment
-    from gate.bot.serve import serve
+    from oracle_gate.bot.config import from_environment
+    from oracle_gate.bot.serve import serve
 
     return serve(from_environment(os.environ))
 
@@ -347,7 +364,7 @@ def add_app_manifest(sub: argparse._SubParsersAction[Parser]) -> None:
 
 
 def run_app_manifest_command(args: argparse.Namespace) -> int:
-    from gate.bot.manifest import app_manifest
+    from oracle_gate.bot.manifest import app_manifest
 
     emit(app_manifest(args.hook_url, name=args.name), None)
     return 0
@@ -364,13 +381,17 @@ def build_parser() -> Parser:
     add_serve(sub)
     add_app_manifest(sub)
     add_surface(sub)
-    from gate.adopt.commands import add_doctor, add_init
+    from oracle_gate.adopt.commands import add_doctor, add_init
 
     add_init(sub)
     add_doctor(sub)
-    from gate.freeze_cmd import add_freeze  # v3.7 / issue 18: the freeze's life cycle
+    from oracle_gate.freeze_cmd import add_freeze  # v3.7 / issue 18: the freeze's life cycle
 
     add_freeze(sub)
+    from oracle_gate.score.command import add_score, add_score_verify
+
+    add_score(sub)
+    add_score_verify(sub)
     return parser
 
 

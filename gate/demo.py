@@ -19,10 +19,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from gate import colour
-from gate.check import CheckRequest, run_check
-from gate.judge.verdict import Outcome
-from gate.report import format_verdict, to_json
+from oracle_gate import colour
+from oracle_gate.check import CheckRequest, run_check
+from oracle_gate.judge.verdict import Outcome
+from oracle_gate.report import format_verdict, to_json
 
 RETRY_PY = '''\
 """Retry with exponential backoff and jitter."""

@@ -4,7 +4,8 @@ changes nothing but that path's text).
 
 Sinks: GitHub-flavoured markdown (inline text, code spans, fenced blocks), check-run and annotation
 text (plain, within GitHub's limits), and the Actions log (a line the runner would read as a
-workflow command). ``GITHUB_OUTPUT`` values need no escaping: :func:`gate.action.workflow_io.format_outputs`
+workflow command). ``GITHUB_OUTPUT`` values need no escaping:
+:func:`oracle_gate.action.workflow_io.format_outputs`
 frames each with a random delimiter checked against the value, so no value can end its entry.
 
 Mentions and autolinks are broken with a zero-width space after ``@`` and inside ``://`` / ``www.``:

@@ -1,7 +1,7 @@
 """The exit statuses of ``oracle-gate`` and of the Action, in one place.
 
 The command line exits with the verdict (0 ``pass_clean``, 1 ``fail``, 2 ``unscored``, see
-:attr:`gate.judge.verdict.Verdict.exit_status`); the Action exits 1 when the verdict is one of
+:attr:`oracle_gate.judge.verdict.Verdict.exit_status`); the Action exits 1 when the verdict is one of
 ``fail-on``. Both exit 3 when the gate could not run, so that status is never mistaken for a verdict.
 """
 

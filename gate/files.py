@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from gate.errors import Refused
+from oracle_gate.errors import Refused
 
 # Caps on the files the gate reads (../shared/spec/TRUST.md invariant 8: bounded work). A pull request
 # can point each of these at /dev/zero, a FIFO or a sparse terabyte; past a cap the read is refused

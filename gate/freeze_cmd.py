@@ -7,7 +7,7 @@ know kept as they were. ``add`` binds the entry to the current commit's full SHA
 id that matches no test pytest collects; ``list`` shows each entry's age (from its bound commit's
 date), owner, expiry, whether its test still exists and, given a map, the lines only it observes.
 
-Every refusal is one line and exit 3 (:class:`~gate.errors.UsageError`).
+Every refusal is one line and exit 3 (:class:`~oracle_gate.errors.UsageError`).
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from gate.errors import GateError, UsageError
-from gate.files import write_atomically
-from gate.git import Git
-from gate.judge.freeze import ISO_DATE, LOGIN, nodeid_matches
-from gate.judge.policy import POLICY_PATH, parse_policy
+from oracle_gate.errors import GateError, UsageError
+from oracle_gate.files import write_atomically
+from oracle_gate.git import Git
+from oracle_gate.judge.freeze import ISO_DATE, LOGIN, nodeid_matches
+from oracle_gate.judge.policy import POLICY_PATH, parse_policy
 
 KEY_ORDER = ("nodeid", "reason", "bound_sha", "owner", "expires")
 COLLECT_SECONDS = 600
@@ -230,8 +230,8 @@ def age_days(git: Git, sha: object, today: date) -> int | None:
 
 def unique_lines(nodeids: list[str], coverage: Path, root: Path) -> dict[str, dict[str, list[int]]]:
     """Per entry, the lines (path -> lines) that only the tests it freezes observe in the map."""
-    from gate.errors import InputError
-    from gate.maps.read import locate, open_map
+    from oracle_gate.errors import InputError
+    from oracle_gate.maps.read import locate, open_map
 
     try:
         data, _manifest = locate(coverage)
@@ -278,6 +278,6 @@ def format_rows(rows: list[dict[str, Any]], fmt: str) -> str:
 
 
 def _ranges(lines: list[int]) -> str:
-    from gate.judge.verdict import ranges_text
+    from oracle_gate.judge.verdict import ranges_text
 
     return ranges_text(lines)

@@ -20,8 +20,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from gate.errors import GitError, NotARepository, UnknownRevision
-from gate.judge.changes import RawChange
+from oracle_gate.errors import GitError, NotARepository, UnknownRevision
+from oracle_gate.judge.changes import RawChange
 
 HEX = re.compile(r"[0-9a-fA-F]+")
 
@@ -222,7 +222,7 @@ class Git:
         answers = out.decode("utf-8", "surrogateescape").split("\n")
         return {p for p, a in zip(wanted, answers, strict=False) if a == "blob"}
 
-    # -- fetching what the Action judges (see gate.action.run) ------------------------------------------
+    # -- fetching what the Action judges (see oracle_gate.action.run) -------------------------------
 
     def has_commit(self, rev: str) -> bool:
         """Whether ``rev`` names a commit whose object is here (a shallow commit hides its parents)."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from gate.judge.verdict import (
+from oracle_gate.judge.verdict import (
     ORACLE_INPUT_FREEZE,
     ORACLE_INPUT_LOCK,
     ORACLE_INPUT_MAP,

@@ -10,8 +10,8 @@ Two steps of a release, kept here so they are tested rather than written as shel
 * ``notes``: the GitHub release's text is the version's section of ``CHANGELOG.md`` (Keep a
   Changelog); a version with no section, or an empty one, is an error rather than an empty release.
 
-Usage: ``python -m gate.release pin-image --action action.yml --image REF`` and
-``python -m gate.release notes --changelog CHANGELOG.md --version X.Y.Z``.
+Usage: ``python -m oracle_gate.release pin-image --action action.yml --image REF`` and
+``python -m oracle_gate.release notes --changelog CHANGELOG.md --version X.Y.Z``.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from gate.errors import UsageError
+from oracle_gate.errors import UsageError
 
 IMAGE_REF = re.compile(r"ghcr\.io/[a-z0-9][a-z0-9._-]*/[a-z0-9][a-z0-9._/-]*@sha256:[0-9a-f]{64}")
 RUNS_IMAGE = re.compile(r"^(?P<indent>[ \t]+)image:[ \t]*(?P<value>\S.*?)[ \t]*$", re.MULTILINE)
@@ -66,7 +66,7 @@ def release_notes(changelog: str, version: str) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m gate.release")
+    parser = argparse.ArgumentParser(prog="python -m oracle_gate.release")
     sub = parser.add_subparsers(dest="step", required=True)
     pin = sub.add_parser("pin-image", help="make action.yml run the pushed image by digest")
     pin.add_argument("--action", type=Path, required=True)
@@ -85,7 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             sys.stdout.write(release_notes(args.changelog.read_text(encoding="utf-8"), args.version))
     except (UsageError, OSError) as exc:
-        print(f"gate.release: error: {exc}", file=sys.stderr)
+        print(f"oracle_gate.release: error: {exc}", file=sys.stderr)
         return 3
     return 0
 

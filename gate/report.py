@@ -1,6 +1,6 @@
 """Renderings of a verdict: the contract's JSON, a short text summary, markdown.
 
-Markdown comes from the jinja2 templates packaged as ``gate.templates``.
+Markdown comes from the jinja2 templates packaged as ``oracle_gate.templates``.
 Everything a pull request controls (paths, marker lines, details) goes through
 :func:`md_escape` or :func:`md_code`, so a change cannot inject markup or
 mention people through the gate's own comment.
@@ -22,11 +22,11 @@ from typing import Protocol as TypingProtocol
 
 import jinja2
 
-from gate import escape, guidance
-from gate.errors import StoredVerdictError
-from gate.judge.freeze import ISO_DATE, LOGIN
-from gate.judge.triage import EXPIRED, NO_OWNER, TriageEntry
-from gate.judge.verdict import (
+from oracle_gate import escape, guidance
+from oracle_gate.errors import StoredVerdictError
+from oracle_gate.judge.freeze import ISO_DATE, LOGIN
+from oracle_gate.judge.triage import EXPIRED, NO_OWNER, TriageEntry
+from oracle_gate.judge.verdict import (
     ORACLE_INPUTS,
     REASONS,
     Outcome,
@@ -323,7 +323,7 @@ def replay_command(v: Verdict) -> str:
 def environment() -> jinja2.Environment:
     # Markdown, not HTML: autoescaping would mangle it; untrusted text goes through md/code.
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("gate.templates", "."),
+        loader=jinja2.PackageLoader("oracle_gate.templates", "."),
         autoescape=False,  # noqa: S701
         trim_blocks=True,
         lstrip_blocks=True,
@@ -603,7 +603,8 @@ def error_summary(why: str) -> str:
 
 
 class Unposted(TypingProtocol):
-    """Something the Action did not post, and why (``gate.github.publisher.NotPosted`` has this shape)."""
+    """Something the Action did not post, and why (``oracle_gate.github.publisher.NotPosted`` has
+    this shape)."""
 
     @property
     def what(self) -> str: ...

@@ -1,6 +1,6 @@
 """``oracle-gate surface``: the freeze surface of a parent map, read and rendered.
 
-The edge around :mod:`gate.judge.surface`: it reads the map whole (every measured file, mapped to
+The edge around :mod:`oracle_gate.judge.surface`: it reads the map whole (every measured file, mapped to
 the paths of ``rev``'s tree as ``check`` maps touched files), the policy and the freeze manifest as
 ``rev`` has them (the same reading as ``check``'s oracle), and the commit date of each entry's
 ``bound_sha``; then renders the result as markdown (a job summary), JSON, or a shields.io endpoint
@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gate.check import read_oracle
-from gate.errors import UsageError
-from gate.git import Git
-from gate.judge.globs import GlobSet
-from gate.judge.observers import map_measured_paths
-from gate.judge.surface import (
+from oracle_gate.check import read_oracle
+from oracle_gate.errors import UsageError
+from oracle_gate.git import Git
+from oracle_gate.judge.globs import GlobSet
+from oracle_gate.judge.observers import map_measured_paths
+from oracle_gate.judge.surface import (
     EntrySurface,
     Surface,
     entry_fields,
@@ -27,7 +27,7 @@ from gate.judge.surface import (
     sorted_entries,
     unique_share_text,
 )
-from gate.judge.verdict import line_ranges, range_text
+from oracle_gate.judge.verdict import line_ranges, range_text
 
 #: Rows a markdown table shows before it counts the rest (the JSON has every one).
 MAX_ROWS = 200
@@ -48,8 +48,8 @@ def read_surface(repo: Path, coverage: Path, rev: str | None, today: dt.date) ->
     """The surface of the map ``coverage`` against ``rev`` (default: the commit its manifest binds it
     to, else ``HEAD``). A map bound to another commit than ``rev`` is refused: its lines would be
     read against the wrong tree and the wrong freeze."""
-    from gate.errors import InputError
-    from gate.maps.read import locate, open_map
+    from oracle_gate.errors import InputError
+    from oracle_gate.maps.read import locate, open_map
 
     git = Git(repo)
     git.check_repository()
@@ -136,7 +136,7 @@ def _entry_json(e: EntrySurface) -> dict[str, Any]:
 
 
 def to_markdown(report: SurfaceReport) -> str:
-    from gate.report import environment
+    from oracle_gate.report import environment
 
     s = report.surface
     entries = sorted_entries(s.entries)

@@ -1,6 +1,6 @@
-"""``oracle-gate surface``: the command line of the freeze surface report (:mod:`gate.surface`).
+"""``oracle-gate surface``: the command line of the freeze surface report (:mod:`oracle_gate.surface`).
 
-Registered by :mod:`gate.cli`; everything heavy is imported when the command runs, so the CLI's
+Registered by :mod:`oracle_gate.cli`; everything heavy is imported when the command runs, so the CLI's
 start stays as light as before.
 """
 
@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gate.errors import OutputError, UsageError
+from oracle_gate.errors import OutputError, UsageError
 
 SURFACE_FORMATS = ("markdown", "json")
 
@@ -47,8 +47,8 @@ def add_surface(sub: Any) -> None:
 
 
 def run_surface_command(args: argparse.Namespace) -> int:
-    from gate import surface
-    from gate.judge.surface import badge, parse_date
+    from oracle_gate import surface
+    from oracle_gate.judge.surface import badge, parse_date
 
     today = dt.datetime.now(dt.UTC).date()
     if args.today is not None:
@@ -72,7 +72,7 @@ def _emit(text: str, output: Path | None) -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    from gate.files import write_atomically
+    from oracle_gate.files import write_atomically
 
     try:
         write_atomically(output, text)

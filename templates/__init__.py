@@ -1,1 +1,1 @@
-"""Jinja2 templates of the reports: a package so they ship inside the wheel as ``gate.templates``."""
+"""Jinja2 templates of the reports: a package so they ship inside the wheel as ``oracle_gate.templates``."""

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
 
-from gate.errors import GateError
+from oracle_gate.errors import GateError
 
 MAX_RESERVE = 120.0  # seconds kept for posting the failure check (one request's retries fit)
 

@@ -2,23 +2,23 @@
 
 Only people who may write to the repository may command; the command's comment gets a reaction
 saying whether it was accepted. ``rerun`` is answered by judging the pull request again (the run
-does that: :func:`answer` hands back the :class:`~gate.action.events.Judge` plan); ``explain``
+does that: :func:`answer` hands back the :class:`~oracle_gate.action.events.Judge` plan); ``explain``
 replies with every reason and the full overlap listing, and posts no check run.
 """
 
 from __future__ import annotations
 
-from gate.action.context import Context
-from gate.action.events import Command, Judge, PullRequestRef
-from gate.action.judging import judge_pull_request
-from gate.action.merge_commit import HeadUnknown, head_sha_of
-from gate.action.outcome import cannot_run, write_verdict_json
-from gate.action.workflow_io import verdict_outputs
-from gate.errors import GateError
-from gate.exit_status import ExitStatus
-from gate.github import content
-from gate.github.publisher import PublishError
-from gate.review.commands import may_command, reaction_for, refusal
+from oracle_gate.action.context import Context
+from oracle_gate.action.events import Command, Judge, PullRequestRef
+from oracle_gate.action.judging import judge_pull_request
+from oracle_gate.action.merge_commit import HeadUnknown, head_sha_of
+from oracle_gate.action.outcome import cannot_run, write_verdict_json
+from oracle_gate.action.workflow_io import verdict_outputs
+from oracle_gate.errors import GateError
+from oracle_gate.exit_status import ExitStatus
+from oracle_gate.github import content
+from oracle_gate.github.publisher import PublishError
+from oracle_gate.review.commands import may_command, reaction_for, refusal
 
 
 def answer(ctx: Context, cmd: Command) -> ExitStatus | Judge:

@@ -2,7 +2,7 @@
 
 Inputs arrive as ``INPUT_<NAME>`` with the name upper-cased and its hyphens
 kept (``github-token`` -> ``INPUT_GITHUB-TOKEN``). Every field has its own
-``clean_<field>`` validator raising :class:`~gate.errors.UsageError` with one
+``clean_<field>`` validator raising :class:`~oracle_gate.errors.UsageError` with one
 line naming the input. The token is excluded from ``repr`` and never printed.
 """
 
@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from gate.errors import UsageError
-from gate.github.defaults import (
+from oracle_gate.errors import UsageError
+from oracle_gate.github.defaults import (
     ANNOTATIONS_PER_REQUEST,
     DEFAULT_API_URL,
     DEFAULT_CHECK_NAME,
@@ -28,8 +28,8 @@ from gate.github.defaults import (
     CommentMode,
     is_repository,
 )
-from gate.judge.verdict import Outcome
-from gate.review.settings import branch_names, default
+from oracle_gate.judge.verdict import Outcome
+from oracle_gate.review.settings import branch_names, default
 
 VERDICTS = tuple(Outcome)
 
@@ -61,14 +61,14 @@ class ActionConfig:
     comment_author: str | None = None
     fail_on: frozenset[str] = frozenset({Outcome.FAIL, Outcome.UNSCORED})
     allow_failing_parent: bool = False
-    allowed_bases: tuple[str, ...] = ()  # empty: the repository's default branch (gate.review.bases)
+    allowed_bases: tuple[str, ...] = ()  # empty: the repository's default branch (oracle_gate.review.bases)
     trust_same_run_map: bool = False  # under pull_request, trust a map this run built (map_trust)
     output_path: Path | None = None
     summary_path: Path | None = None
     time_budget: int = DEFAULT_TIME_BUDGET
     max_annotations: int = MAX_ANNOTATIONS_PER_RUN
     max_api_writes: int = DEFAULT_MAX_API_WRITES
-    max_changed_bytes: int = int(default("max-changed-bytes"))  # gate.review.budget
+    max_changed_bytes: int = int(default("max-changed-bytes"))  # oracle_gate.review.budget
 
     @property
     def repo_dir(self) -> Path:

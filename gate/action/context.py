@@ -7,11 +7,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from gate.action.config import ActionConfig
-from gate.action.workflow_io import Log, write_outputs, write_summary
-from gate.git import Git
-from gate.github.publisher import Publisher
-from gate.maps.build import MapResult
+from oracle_gate.action.config import ActionConfig
+from oracle_gate.action.workflow_io import Log, write_outputs, write_summary
+from oracle_gate.git import Git
+from oracle_gate.github.publisher import Publisher
+from oracle_gate.maps.build import MapResult
 
 
 class MapBuilder(Protocol):
@@ -28,7 +28,7 @@ class RunState:
 
 @dataclass
 class Context:
-    """One run's collaborators, passed to each job (see :mod:`gate.action.run`)."""
+    """One run's collaborators, passed to each job (see :mod:`oracle_gate.action.run`)."""
 
     config: ActionConfig
     git: Git
@@ -37,7 +37,7 @@ class Context:
     map_builder: MapBuilder
     sleep: Callable[[float], None]
     state: RunState = field(default_factory=RunState)
-    #: The event payload, read and parsed once per run (:func:`gate.action.run.run`).
+    #: The event payload, read and parsed once per run (:func:`oracle_gate.action.run.run`).
     event: Mapping[str, Any] = field(default_factory=dict)
 
     def write_outputs(self, values: Mapping[str, str]) -> None:

@@ -1,9 +1,9 @@
 """The Docker action's main: environment in, exit status out; ``entrypoint.py`` only calls :func:`main`.
 
-Reads the environment once into :class:`~gate.action.config.ActionConfig`, builds the real clients
-once (PyGithub through ``make_github``, by default :func:`gate.github.client.make_client`; git
-through :class:`gate.git.Git` trusting the workspace's owner for the gate's own commands only) and
-calls :func:`gate.action.run.run`.
+Reads the environment once into :class:`~oracle_gate.action.config.ActionConfig`, builds the real clients
+once (PyGithub through ``make_github``, by default :func:`oracle_gate.github.client.make_client`; git
+through :class:`oracle_gate.git.Git` trusting the workspace's owner for the gate's own commands only) and
+calls :func:`oracle_gate.action.run.run`.
 
 It never exits 0 by accident: a configuration error is one ``::error::`` line and exit 3, and so is
 an unexpected exception, after trying to post a ``failure`` check on the pull request's head when
@@ -22,15 +22,15 @@ from typing import TextIO
 
 import github
 
-from gate.action.budget import BudgetSpent, wall_time_budget
-from gate.action.config import ActionConfig
-from gate.action.run import EXIT_CANNOT_RUN, RunState, run
-from gate.action.token_handoff import TOKEN_INPUT
-from gate.action.workflow_io import redact, workflow_command
-from gate.errors import UsageError
-from gate.git import Git
-from gate.github.content import error_check
-from gate.github.publisher import Publisher, PublishError, make_client, open_repo
+from oracle_gate.action.budget import BudgetSpent, wall_time_budget
+from oracle_gate.action.config import ActionConfig
+from oracle_gate.action.run import EXIT_CANNOT_RUN, RunState, run
+from oracle_gate.action.token_handoff import TOKEN_INPUT
+from oracle_gate.action.workflow_io import redact, workflow_command
+from oracle_gate.errors import UsageError
+from oracle_gate.git import Git
+from oracle_gate.github.content import error_check
+from oracle_gate.github.publisher import Publisher, PublishError, make_client, open_repo
 
 GithubFactory = Callable[[str, str], github.Github]
 """``(token, api_url) -> client``: :func:`make_client` in production."""
@@ -92,13 +92,14 @@ def configure_logging() -> None:
 
     PyGithub installs its own stream handler on the ``github`` logger; it is replaced by the root
     handler here, and only ``github.GithubRetry`` (which says when and why it retries) is kept at
-    INFO. ``gate.github.publisher``'s warnings are left to gate.action.outcome, which prints each as
+    INFO. ``oracle_gate.github.publisher``'s warnings are left to oracle_gate.action.outcome,
+    which prints each as
     ``::warning::``.
     """
     logging.getLogger("github").handlers.clear()
     logging.getLogger("github").setLevel(logging.WARNING)
     logging.getLogger("github.GithubRetry").setLevel(logging.INFO)
-    logging.getLogger("gate.github.publisher").setLevel(logging.ERROR)
+    logging.getLogger("oracle_gate.github.publisher").setLevel(logging.ERROR)
     logging.basicConfig(level=logging.WARNING, format="oracle-gate: %(message)s", stream=sys.stderr)
 
 

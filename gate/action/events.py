@@ -12,8 +12,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
-from gate.errors import GateError
-from gate.review.commands import parse_command
+from oracle_gate.errors import GateError
+from oracle_gate.review.commands import parse_command
 
 PR_EVENTS = ("pull_request", "pull_request_target")
 SKIPPED_PR_ACTIONS = (
@@ -113,10 +113,29 @@ def _plan(event_name: str, payload: dict[str, Any], check_name: str) -> Plan:
         return _check_run(payload, check_name)
     if event_name == "merge_group":
         return _merge_group(payload)
+    if event_name == "workflow_run":
+        return _review_run(payload)
     return Ignore(
         f"event '{event_name}' is not one oracle-gate handles "
-        "(pull_request, pull_request_target, merge_group, issue_comment, check_run)"
+        "(pull_request, pull_request_target, merge_group, issue_comment, check_run, workflow_run)"
     )
+
+
+def _review_run(payload: dict[str, Any]) -> Plan:
+    """v3.5: a completed ``pull_request_review`` run (the pull request's own workflow file, so
+    nothing it produced is read) re-judges the pull request GitHub names, at its head as the API
+    says, with approvals re-read from the API."""
+    run = payload.get("workflow_run") or {}
+    if payload.get("action") != "completed" or run.get("event") != "pull_request_review":
+        return Ignore("only a completed pull_request_review run asks for a new judgement")
+    prs = run.get("pull_requests") or []
+    if not prs:
+        return Ignore(
+            "the review run names no pull request (GitHub leaves this empty for pull requests "
+            "from forks: re-run the check there, or use the bot)"
+        )
+    base_ref = _text((prs[0].get("base") or {}).get("ref"))
+    return Judge(PullRequestRef(int(prs[0]["number"]), None, base_ref=base_ref))
 
 
 def _merge_group(payload: dict[str, Any]) -> Plan:

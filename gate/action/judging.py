@@ -1,6 +1,6 @@
 """The verdict of a pull request: its test merge judged against its first parent with the parent's map.
 
-The map is ``coverage-file`` (used only when :mod:`gate.action.map_trust` finds nothing the pull
+The map is ``coverage-file`` (used only when :mod:`oracle_gate.action.map_trust` finds nothing the pull
 request could have fed; otherwise the verdict is ``oracle_incomplete`` saying why), else one built
 with ``coverage-command`` on the parent by this run, else none (the core then reports
 ``oracle_incomplete``).
@@ -13,18 +13,26 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-from gate import __version__
-from gate.action.context import Context
-from gate.action.events import PullRequestRef
-from gate.action.map_trust import map_trust_problems, same_run_map_trusted, trusted_source
-from gate.action.merge_commit import Commits, MergeFinder
-from gate.check import CheckRequest, gather
-from gate.errors import UsageError
-from gate.judge.observers import ParentCoverage
-from gate.judge.problems import Problem
-from gate.judge.verdict import Verdict, evaluate
-from gate.judge.withheld import change_too_large
-from gate.review.budget import changed_bytes
+from oracle_gate import __version__
+from oracle_gate.action.context import Context
+from oracle_gate.action.events import PullRequestRef
+from oracle_gate.action.map_trust import map_trust_problems, same_run_map_trusted, trusted_source
+from oracle_gate.action.merge_commit import Commits, MergeFinder
+from oracle_gate.check import CheckRequest, gather
+from oracle_gate.errors import PublishError, UsageError
+from oracle_gate.judge.observers import ParentCoverage
+from oracle_gate.judge.problems import Problem
+from oracle_gate.judge.verdict import Verdict, evaluate
+from oracle_gate.judge.withheld import change_too_large
+from oracle_gate.review.approvals import (
+    ApprovalsRead,
+    parent_rules,
+    read_approvals,
+    request_fields,
+    shown,
+    unreadable,
+)
+from oracle_gate.review.budget import changed_bytes
 
 
 def judge_pull_request(ctx: Context, pr: PullRequestRef, head_sha: str, *, use_event_sha: bool) -> Verdict:
@@ -35,10 +43,28 @@ def judge_pull_request(ctx: Context, pr: PullRequestRef, head_sha: str, *, use_e
         f"oracle-gate: judging pull request #{pr.number}: test merge {commits.merge[:12]} against its "
         f"first parent {commits.parent[:12]} (head {head_sha[:12]})"
     )
-    return judge_commits(ctx, commits)
+    return judge_commits(ctx, commits, approvals_of(ctx, commits, pr.number, head_sha))
 
 
-def judge_commits(ctx: Context, commits: Commits) -> Verdict:
+def approvals_of(ctx: Context, commits: Commits, number: int, head_sha: str) -> ApprovalsRead | None:
+    """v3.5: the pull request's approvals through the API, when the parent's policy names approvers."""
+    rules = parent_rules(ctx.git, commits.parent)
+    if rules is None:
+        return None
+    try:
+        author = ctx.publisher.pull_request(number).author
+    except PublishError as exc:  # never "no approvals", silently: judged without them, and said so
+        read = unreadable(head_sha, str(exc))
+    else:
+        read = read_approvals(
+            ctx.publisher.review_reader(), rules, number=number, author=author, head=head_sha
+        )
+    if read.seen.unreadable:
+        ctx.log.line(f"oracle-gate: the approvals could not be read: {read.seen.unreadable}")
+    return read
+
+
+def judge_commits(ctx: Context, commits: Commits, approvals: ApprovalsRead | None = None) -> Verdict:
     """The verdict of ``commits.merge`` against ``commits.parent`` with the parent's map; a change
     over ``max-changed-bytes`` is not read, nor any map built for it (as in the bot)."""
     size = changed_bytes(ctx.git, commits.parent, commits.merge)
@@ -58,15 +84,18 @@ def judge_commits(ctx: Context, commits: Commits) -> Verdict:
             coverage_sha=ctx.config.coverage_sha if ctx.config.coverage_file else None,
             extra_protected=ctx.config.protected,
             allow_failing_parent=ctx.config.allow_failing_parent,
+            **request_fields(approvals, pr_head=False),
         )
         evidence = gather(ctx.git, request)
         if refused:
             evidence = replace(evidence, coverage=ParentCoverage(problems=tuple(refused)))
-        return evaluate(evidence)
+        if approvals is not None:  # the head may be absent from a shallow checkout: not resolved by git
+            evidence = replace(evidence, approved_head=approvals.head)
+        return shown(evaluate(evidence), approvals)
 
 
 def given_map_problems(ctx: Context) -> list[Problem]:
-    """Why the ``coverage-file`` may not be used (:mod:`gate.action.map_trust`); empty when it may."""
+    """Why the ``coverage-file`` may not be used (:mod:`oracle_gate.action.map_trust`); empty when it may."""
     config = ctx.config
     payload = ctx.event
     same_run = same_run_map_trusted(config.event_name, trust_same_run_map=config.trust_same_run_map)

@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from gate.action.config import ActionConfig
-from gate.action.events import PullRequestRef
-from gate.action.workflow_io import Log
-from gate.errors import GateError
-from gate.git import Git, credential_environment
-from gate.github.publisher import Publisher, PublishError
+from oracle_gate.action.config import ActionConfig
+from oracle_gate.action.events import PullRequestRef
+from oracle_gate.action.workflow_io import Log
+from oracle_gate.errors import GateError
+from oracle_gate.git import Git, credential_environment
+from oracle_gate.github.publisher import Publisher, PublishError
 
 MERGE_REF_ATTEMPTS = 3  # GitHub recomputes refs/pull/N/merge asynchronously after a push
 MERGE_REF_WAIT = 5.0  # seconds between attempts
@@ -96,7 +96,7 @@ class MergeFinder:
     def merge_commit(self, pr: PullRequestRef, head_sha: str, *, use_event_sha: bool) -> str:
         """The test-merge commit, present with its full history, whose second parent is ``head_sha``
         and, when fetched (not the event's own), whose first parent is the base's current tip
-        (:mod:`gate.review.freshness`: a stale merge is never judged)."""
+        (:mod:`oracle_gate.review.freshness`: a stale merge is never judged)."""
         for attempt in range(1, MERGE_REF_ATTEMPTS + 1):
             merge = self.event_merge(pr) if use_event_sha else self.fetch_merge_ref(pr)
             self.complete_history(merge, pr)
@@ -154,7 +154,7 @@ class MergeFinder:
         MERGEABLE_WAIT): GitHub recomputes refs/pull/N/merge asynchronously after a push, and asks
         clients to wait for ``mergeable`` before trusting it. ``False`` (conflicts) is a
         :class:`MergeUnavailable`; so is a ``mergeable`` still unknown after the polls (the bot's rule
-        too, gate.review.freshness: a merge GitHub has not finished is not judged).
+        too, oracle_gate.review.freshness: a merge GitHub has not finished is not judged).
         A ``pulls/get`` that fails is no reason to stop here: the fetch says what it finds.
         Returns the base branch ``pulls/get`` names (None when it could not be asked)."""
         publisher = self.publisher

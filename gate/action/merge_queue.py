@@ -9,15 +9,15 @@ the queue waits on. Only git objects are fetched; nothing is checked out.
 
 from __future__ import annotations
 
-from gate.action.context import Context
-from gate.action.events import MergeGroup
-from gate.action.judging import judge_commits
-from gate.action.map_trust import default_branch_of
-from gate.action.merge_commit import Commits, MergeFinder, MergeUnavailable
-from gate.action.outcome import cannot_run, publish_verdict
-from gate.errors import GateError
-from gate.exit_status import ExitStatus
-from gate.review.bases import allowed_bases, check_name_for_base
+from oracle_gate.action.context import Context
+from oracle_gate.action.events import MergeGroup
+from oracle_gate.action.judging import judge_commits
+from oracle_gate.action.map_trust import default_branch_of
+from oracle_gate.action.merge_commit import Commits, MergeFinder, MergeUnavailable
+from oracle_gate.action.outcome import cannot_run, publish_verdict
+from oracle_gate.errors import GateError
+from oracle_gate.exit_status import ExitStatus
+from oracle_gate.review.bases import allowed_bases, check_name_for_base
 
 QUEUE_REF = "refs/oracle-gate/merge-group"
 BRANCH_PREFIX = "refs/heads/"

@@ -6,13 +6,13 @@ Publishing never changes the verdict nor the exit status.
 
 from __future__ import annotations
 
-from gate.action.context import Context
-from gate.action.workflow_io import ERROR_VERDICT, exit_status, verdict_outputs
-from gate.exit_status import ExitStatus
-from gate.files import write_atomically
-from gate.github import content
-from gate.github.publisher import CheckResult, NotPosted, PublishError, PublishResult
-from gate.judge.verdict import Verdict
+from oracle_gate.action.context import Context
+from oracle_gate.action.workflow_io import ERROR_VERDICT, exit_status, verdict_outputs
+from oracle_gate.exit_status import ExitStatus
+from oracle_gate.files import write_atomically
+from oracle_gate.github import content
+from oracle_gate.github.publisher import CheckResult, NotPosted, PublishError, PublishResult
+from oracle_gate.judge.verdict import Verdict
 
 VERDICT_FILE = "verdict.json"
 

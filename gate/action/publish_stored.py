@@ -12,14 +12,14 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from gate import __version__, files, report
-from gate.action.stored_shapes import check_stored_shapes
-from gate.errors import GateError, StoredVerdictError
-from gate.github import content
-from gate.github.defaults import CommentMode
-from gate.github.publisher import Publisher, PublishError, PublishResult, PullFile
-from gate.judge.verdict import Verdict
-from gate.judge.withheld import stored_verdict_distrusted
+from oracle_gate import __version__, files, report
+from oracle_gate.action.stored_shapes import check_stored_shapes
+from oracle_gate.errors import GateError, StoredVerdictError
+from oracle_gate.github import content
+from oracle_gate.github.defaults import CommentMode
+from oracle_gate.github.publisher import Publisher, PublishError, PublishResult, PullFile
+from oracle_gate.judge.verdict import Verdict
+from oracle_gate.judge.withheld import stored_verdict_distrusted
 
 WORKFLOWS_DIR = ".github/workflows/"
 

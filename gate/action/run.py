@@ -1,12 +1,12 @@
 """The Action's run: event -> plan -> one job -> exit status.
 
-Everything is passed in (:func:`run`): the typed config, the :class:`~gate.git.Git` of the
-workspace, the :class:`~gate.github.publisher.Publisher` and the map builder. Nothing here reads the
+Everything is passed in (:func:`run`): the typed config, the :class:`~oracle_gate.git.Git` of the
+workspace, the :class:`~oracle_gate.github.publisher.Publisher` and the map builder. Nothing here reads the
 environment or builds a client; ``entrypoint.py`` does that once.
 
-The event's plan (:mod:`gate.action.events`) picks the job: :func:`judge` a pull request (its test
-merge against its first parent, :mod:`gate.action.judging`, handed out by
-:mod:`gate.action.outcome`), answer a bot command (:mod:`gate.action.commands`), or do nothing.
+The event's plan (:mod:`oracle_gate.action.events`) picks the job: :func:`judge` a pull request (its test
+merge against its first parent, :mod:`oracle_gate.action.judging`, handed out by
+:mod:`oracle_gate.action.outcome`), answer a bot command (:mod:`oracle_gate.action.commands`), or do nothing.
 
 Exit status: 0 the verdict is not in ``fail-on`` (or nothing to do), 1 it is, 3 the gate could
 not run (then a ``failure`` check says why, so a required check never hangs pending). Publishing
@@ -20,22 +20,31 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
-from gate.action.commands import answer
-from gate.action.config import ActionConfig
-from gate.action.context import Context, MapBuilder, RunState
-from gate.action.events import Command, EventError, Ignore, Judge, MergeGroup, Plan, PullRequestRef, plan_for
-from gate.action.judging import judge_pull_request
-from gate.action.map_trust import default_branch_of
-from gate.action.merge_commit import HeadUnknown, head_sha_of
-from gate.action.merge_queue import judge_merge_group
-from gate.action.outcome import cannot_run, nothing_to_do, publish_verdict
-from gate.action.workflow_io import Log, read_event
-from gate.errors import GateError
-from gate.exit_status import ExitStatus
-from gate.git import Git
-from gate.github.publisher import Publisher, PublishError
-from gate.maps.build import build_map
-from gate.review.bases import allowed_bases, check_name_for_base
+from oracle_gate.action.commands import answer
+from oracle_gate.action.config import ActionConfig
+from oracle_gate.action.context import Context, MapBuilder, RunState
+from oracle_gate.action.events import (
+    Command,
+    EventError,
+    Ignore,
+    Judge,
+    MergeGroup,
+    Plan,
+    PullRequestRef,
+    plan_for,
+)
+from oracle_gate.action.judging import judge_pull_request
+from oracle_gate.action.map_trust import default_branch_of
+from oracle_gate.action.merge_commit import HeadUnknown, head_sha_of
+from oracle_gate.action.merge_queue import judge_merge_group
+from oracle_gate.action.outcome import cannot_run, nothing_to_do, publish_verdict
+from oracle_gate.action.workflow_io import Log, read_event
+from oracle_gate.errors import GateError
+from oracle_gate.exit_status import ExitStatus
+from oracle_gate.git import Git
+from oracle_gate.github.publisher import Publisher, PublishError
+from oracle_gate.maps.build import build_map
+from oracle_gate.review.bases import allowed_bases, check_name_for_base
 
 EXIT_CANNOT_RUN = ExitStatus.CANNOT_RUN
 
@@ -79,7 +88,7 @@ def follow(ctx: Context, plan: Plan) -> ExitStatus:
 
 
 def name_the_check_for_its_base(ctx: Context, pr: PullRequestRef) -> None:
-    """Post the required check's name only for an allowed base (:mod:`gate.review.bases`)."""
+    """Post the required check's name only for an allowed base (:mod:`oracle_gate.review.bases`)."""
     base = pr.base_ref or ctx.publisher.pull_request(pr.number).base_ref
     allowed = allowed_bases(ctx.config.allowed_bases, default_branch_of(ctx.event))
     name = check_name_for_base(ctx.config.check_name, base, allowed)

@@ -13,9 +13,9 @@ import posixpath
 import re
 from collections.abc import Iterable, Mapping
 
-from gate.errors import StoredVerdictError
-from gate.github.defaults import FULL_SHA
-from gate.judge.verdict import REASONS, SEVERITY, Outcome, Verdict
+from oracle_gate.errors import StoredVerdictError
+from oracle_gate.github.defaults import FULL_SHA
+from oracle_gate.judge.verdict import REASONS, SEVERITY, Outcome, Verdict
 
 _DIGEST = re.compile(r"[0-9a-f]{64}")
 _VERSION = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+!_-]{0,63}")

@@ -6,7 +6,7 @@ file shows the environment the process was *exec'd* with, and any process of the
 ``coverage-command``'s tests, git's hooks) can read its parent's. So the entrypoint first re-execs
 itself (same pid, same argv) with the token removed from the environment and written into a pipe
 whose read end is the only thing the new image inherits; the new image reads the pipe once, closes
-it, and hands the token to :func:`gate.action.entry.main` in a private mapping. After that, no
+it, and hands the token to :func:`oracle_gate.action.entry.main` in a private mapping. After that, no
 environment block of this process, initial or current, holds the token, and no descriptor a child
 inherits leads to it.
 """
@@ -18,7 +18,7 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 
-from gate.errors import Refused
+from oracle_gate.errors import Refused
 
 TOKEN_INPUT = "INPUT_GITHUB-TOKEN"  # noqa: S105 - the variable's name, not a token
 TOKEN_FD = "ORACLE_GATE_TOKEN_FD"  # noqa: S105 - the variable's name, not a token

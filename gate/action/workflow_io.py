@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from gate import escape, files, report
-from gate.action.events import EventError, parse_payload
-from gate.exit_status import ExitStatus
-from gate.judge.verdict import Verdict
+from oracle_gate import escape, files, report
+from oracle_gate.action.events import EventError, parse_payload
+from oracle_gate.exit_status import ExitStatus
+from oracle_gate.judge.verdict import Verdict
 
 #: A step summary over 1 MiB is not shown (D/actions/reference/workflows-and-actions/workflow-commands).
 MAX_SUMMARY_BYTES = 1024 * 1024

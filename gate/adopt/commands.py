@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from gate.adopt.render import SETUPS
+from oracle_gate.adopt.render import SETUPS
 
 
 def add_init(sub: argparse._SubParsersAction[Any]) -> None:
@@ -32,7 +32,7 @@ def add_init(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def run_init_command(args: argparse.Namespace) -> int:
-    from gate.adopt.init import run_init
+    from oracle_gate.adopt.init import run_init
 
     return run_init(
         args.repo, setup=args.setup, app_slug=args.app_slug, ref=args.ref, force=args.force, out=print
@@ -40,7 +40,7 @@ def run_init_command(args: argparse.Namespace) -> int:
 
 
 def add_doctor(sub: argparse._SubParsersAction[Any]) -> None:
-    from gate.adopt import DEFAULT_API_URL, DEFAULT_CHECK_NAME
+    from oracle_gate.adopt import DEFAULT_API_URL, DEFAULT_CHECK_NAME
 
     p = sub.add_parser(
         "doctor",
@@ -65,7 +65,7 @@ def add_doctor(sub: argparse._SubParsersAction[Any]) -> None:
 def run_doctor_command(args: argparse.Namespace) -> int:
     import os
 
-    from gate.adopt.doctor import run_doctor
+    from oracle_gate.adopt.doctor import run_doctor
 
     return run_doctor(
         args.dir,

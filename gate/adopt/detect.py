@@ -13,7 +13,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from gate.errors import UsageError
+from oracle_gate.errors import UsageError
 
 # The collector measures per-test coverage with sys.monitoring on 3.12+: the map costs 1.03-1.24x
 # the plain suite there, against 2.15x with the 3.11 tracer (bench/map_overhead.py).

@@ -12,13 +12,13 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
-from gate.adopt import DEFAULT_API_URL, DEFAULT_CHECK_NAME
-from gate.adopt.api import Api
-from gate.adopt.detect import detect
-from gate.adopt.doctor_checks import CHECKS, Context, pinned_ref
-from gate.adopt.init import plan
-from gate.adopt.render import POLICY, SETUPS, WORKFLOWS, read_header
-from gate.errors import UsageError
+from oracle_gate.adopt import DEFAULT_API_URL, DEFAULT_CHECK_NAME
+from oracle_gate.adopt.api import Api
+from oracle_gate.adopt.detect import detect
+from oracle_gate.adopt.doctor_checks import CHECKS, Context, pinned_ref
+from oracle_gate.adopt.init import plan
+from oracle_gate.adopt.render import POLICY, SETUPS, WORKFLOWS, read_header
+from oracle_gate.errors import UsageError
 
 REPOSITORY = re.compile(r"[A-Za-z0-9-]+/[A-Za-z0-9._-]+")
 

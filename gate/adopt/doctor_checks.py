@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from gate.adopt.api import Answer, Api
-from gate.adopt.render import PLACEHOLDER, strip_header
+from oracle_gate.adopt.api import Answer, Api
+from oracle_gate.adopt.render import PLACEHOLDER, strip_header
 
 ENVIRONMENT = "oracle-gate"
 SECRETS = ("ORACLE_GATE_APP_ID", "ORACLE_GATE_APP_KEY")
@@ -219,8 +219,8 @@ def parent_map(ctx: Context) -> Finding:
 
 
 def policy_and_freeze(ctx: Context) -> Finding:
-    from gate.judge.freeze import parse_freeze
-    from gate.judge.policy import POLICY_PATH, parse_policy
+    from oracle_gate.judge.freeze import parse_freeze
+    from oracle_gate.judge.policy import POLICY_PATH, parse_policy
 
     what = "policy and freeze"
     data, problem = ctx.file(POLICY_PATH)

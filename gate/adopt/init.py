@@ -3,7 +3,7 @@
 Idempotent by construction: each file is rendered from the repository's detected values, and a file
 already holding exactly that text is left alone and reported unchanged. A file is rewritten only
 when ``init`` wrote it and nobody edited it since (its header's digest still matches,
-:mod:`gate.adopt.render`); a file without our header, or one edited by hand, is kept unless
+:mod:`oracle_gate.adopt.render`); a file without our header, or one edited by hand, is kept unless
 ``--force`` says otherwise. What cannot be done from a checkout (the App, the environment, the
 required check) ends the run as numbered steps.
 """
@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from gate.adopt.detect import Detected, detect
-from gate.adopt.render import (
+from oracle_gate.adopt.detect import Detected, detect
+from oracle_gate.adopt.render import (
     PLACEHOLDER,
     POLICY,
     SETUPS,
@@ -28,8 +28,8 @@ from gate.adopt.render import (
     values_for,
     with_header,
 )
-from gate.errors import UsageError
-from gate.files import write_atomically
+from oracle_gate.errors import UsageError
+from oracle_gate.files import write_atomically
 
 DISTRIBUTION = "pr-oracle-gate"
 

@@ -2,7 +2,7 @@
 
 The workflow templates (``gate/adopt/workflows/``) are the example workflows with a few ``@@NAME@@``
 tokens; ``examples/`` is what they render to with the examples' values, and a test keeps the two
-the same (``python -m gate.adopt.render EXAMPLES_DIR`` rewrites the examples).
+the same (``python -m oracle_gate.adopt.render EXAMPLES_DIR`` rewrites the examples).
 
 Each written file starts with a header line naming the gate's version, the setup and the SHA-256 of
 the body below it. A file whose header is ours and whose body still has that digest is ours to
@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from gate import __version__
-from gate.adopt.detect import Detected, install_line
+from oracle_gate import __version__
+from oracle_gate.adopt.detect import Detected, install_line
 
 SETUPS: dict[str, tuple[str, ...]] = {
     "primary": ("oracle-gate.yml", "oracle-gate-commands.yml"),
@@ -61,7 +61,7 @@ def values_for(detected: Detected, ref: str | None) -> Values:
 
 def render_workflow(name: str, values: Values) -> str:
     """The body of workflow ``name`` (no header)."""
-    text = resources.files("gate.adopt").joinpath("workflows", name).read_text(encoding="utf-8")
+    text = resources.files("oracle_gate.adopt").joinpath("workflows", name).read_text(encoding="utf-8")
     if values.ref == PLACEHOLDER:
         uses_ref = f"{PLACEHOLDER} # placeholder: the full SHA of the release you reviewed"
         env_ref = f"{PLACEHOLDER} # placeholder: the release commit you reviewed"
@@ -80,8 +80,8 @@ def render_workflow(name: str, values: Values) -> str:
 
 
 def render_policy() -> str:
-    """``oracle-gate.toml`` with every key at its default, spelled out (gate.judge.policy)."""
-    from gate.judge.policy import Policy
+    """``oracle-gate.toml`` with every key at its default, spelled out (oracle_gate.judge.policy)."""
+    from oracle_gate.judge.policy import Policy
 
     policy = Policy()
 

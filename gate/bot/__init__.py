@@ -5,5 +5,5 @@ Flat modules, one job each: :mod:`config` (environment -> typed settings), :mod:
 jobs, verdicts), :mod:`workers` (the bounded pool), :mod:`auth` (App JWT and installation tokens
 through PyGithub), :mod:`mirror` (per-repository bare mirrors), :mod:`judging` (one job: fetch, judge,
 post), :mod:`server` (the ASGI app and uvicorn), :mod:`logs` (JSON log lines), :mod:`manifest`
-(the App manifest). Nothing but :mod:`gate.cli` imports this room.
+(the App manifest). Nothing but :mod:`oracle_gate.cli` imports this room.
 """

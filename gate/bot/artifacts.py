@@ -17,8 +17,8 @@ from typing import Any
 
 import requests
 
-from gate import errors
-from gate.github.client import GitHubUnavailable
+from oracle_gate import errors
+from oracle_gate.github.client import GitHubUnavailable
 
 MAX_ZIP_BYTES = 256 * 1024 * 1024
 MAX_FILE_BYTES = 1024 * 1024 * 1024  # a coverage.py file of a large suite; the zip compresses it

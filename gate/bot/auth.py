@@ -17,8 +17,8 @@ from typing import Any
 import github
 from github import Auth, GithubIntegration
 
-from gate import __version__
-from gate.github.client import RetrySettings, github_call, make_client, make_retry
+from oracle_gate import __version__
+from oracle_gate.github.client import RetrySettings, github_call, make_client, make_retry
 
 REFRESH_MARGIN = 300.0  # seconds before expiry when a cached installation token is replaced
 
@@ -118,7 +118,7 @@ class AppAuth:
 def installation_client(
     token: str, api_url: str, *, retry: RetrySettings | None = None, pacing: float | None = 0.25
 ) -> github.Github:
-    """The publisher's client for one installation token (gate.github.client's, same retry policy)."""
+    """The publisher's client for one installation token (oracle_gate.github.client's, same retry policy)."""
     return make_client(
         token, api_url, retry=retry, seconds_between_requests=pacing, seconds_between_writes=pacing
     )

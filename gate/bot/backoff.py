@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gate.review.settings import default
+from oracle_gate.review.settings import default
 
-DEFAULT_BASE_SECONDS = int(default("retry-base-ms")) / 1000  # the one definition: gate.review.settings
+DEFAULT_BASE_SECONDS = int(default("retry-base-ms")) / 1000  # the one definition: oracle_gate.review.settings
 DEFAULT_CAP_SECONDS = int(default("retry-cap-ms")) / 1000
 
 

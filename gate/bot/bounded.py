@@ -21,10 +21,10 @@ from multiprocessing import forkserver
 from multiprocessing.context import BaseContext
 from pathlib import Path
 
-from gate import __version__
-from gate.check import CheckRequest, run_check
-from gate.git import Git
-from gate.judge.verdict import Outcome, Provenance, Reason, ReasonCode, Verdict
+from oracle_gate import __version__
+from oracle_gate.check import CheckRequest, run_check
+from oracle_gate.git import Git
+from oracle_gate.judge.verdict import Outcome, Provenance, Reason, ReasonCode, Verdict
 
 MIB = 1024 * 1024
 DEFAULT_LIMIT_MIB = 1024
@@ -71,7 +71,7 @@ def _fork_server() -> BaseContext:
     with _context_guard:
         if not _contexts:
             context = multiprocessing.get_context("forkserver")
-            context.set_forkserver_preload(["gate.check", "gate.bot.bounded"])
+            context.set_forkserver_preload(["oracle_gate.check", "oracle_gate.bot.bounded"])
             _contexts.append(context)
         return _contexts[0]
 

@@ -1,11 +1,11 @@
 """The server's settings, read from the environment once, checked, typed; secrets kept out of repr.
 
 Every variable (``ORACLE_GATE_<NAME>``), what it means and its one default are in the table of
-:mod:`gate.review.settings` (the README's "Every setting" lists them); nothing here writes a default.
+:mod:`oracle_gate.review.settings` (the README's "Every setting" lists them); nothing here writes a default.
 
 The settings both front doors share (``ORACLE_GATE_ALLOWED_BASES``, ``ORACLE_GATE_COMMENT``,
 ``ORACLE_GATE_MAX_ANNOTATIONS``) and the judgement's bounds (``ORACLE_GATE_MAX_CHANGED_BYTES``,
-``ORACLE_GATE_MERGE_WAIT_MS``) take their one default from :mod:`gate.review.settings`.
+``ORACLE_GATE_MERGE_WAIT_MS``) take their one default from :mod:`oracle_gate.review.settings`.
 """
 
 from __future__ import annotations
@@ -17,19 +17,23 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from gate.bot.backoff import DEFAULT_BASE_SECONDS, DEFAULT_CAP_SECONDS
-from gate.bot.events import DEFAULT_MAP_WORKFLOW
-from gate.bot.housekeeping import (
+from oracle_gate.bot import access
+from oracle_gate.bot.backoff import DEFAULT_BASE_SECONDS, DEFAULT_CAP_SECONDS
+from oracle_gate.bot.events import DEFAULT_MAP_WORKFLOW
+from oracle_gate.bot.housekeeping import (
     DAY,
     DEFAULT_PRUNE_MINUTES,
     Limits,
 )
-from gate.errors import UsageError
-from gate.github.defaults import MAX_ANNOTATIONS_INPUT, CommentMode
-from gate.review.settings import SETTINGS, branch_names, comment_mode, count, default
+from oracle_gate.errors import UsageError
+from oracle_gate.github.defaults import (
+    MAX_ANNOTATIONS_INPUT,
+    CommentMode,
+)
+from oracle_gate.review.settings import SETTINGS, branch_names, comment_mode, count, default
 
 PREFIX = "ORACLE_GATE_"
-# Every default below is read from the one table, gate.review.settings; none is written here.
+# Every default below is read from the one table, oracle_gate.review.settings; none is written here.
 DEFAULT_STATE_DIR = Path(default("state-dir"))
 DEFAULT_MAX_BODY = int(default("max-body"))  # GitHub caps webhook payloads at 25 MB
 MAX_CONCURRENCY = 64
@@ -58,18 +62,19 @@ class BotConfig:
     redeliver_hours: int = int(default("redeliver-hours"))
     public_url: str | None = None
     shutdown_grace: int = int(default("shutdown-grace"))
-    retry_base: float = DEFAULT_BASE_SECONDS  # seconds; see gate.bot.backoff
+    retry_base: float = DEFAULT_BASE_SECONDS  # seconds; see oracle_gate.bot.backoff
     retry_cap: float = DEFAULT_CAP_SECONDS
     keep: Limits = field(default_factory=Limits)
     prune_minutes: int = DEFAULT_PRUNE_MINUTES
-    max_recoveries: int = int(default("max-recoveries"))  # gate.bot.recovery
-    job_memory_mb: int = int(default("job-memory-mb"))  # gate.bot.bounded
-    # The judgement's settings, shared with the Action (gate.review.settings).
+    max_recoveries: int = int(default("max-recoveries"))  # oracle_gate.bot.recovery
+    job_memory_mb: int = int(default("job-memory-mb"))  # oracle_gate.bot.bounded
+    # The judgement's settings, shared with the Action (oracle_gate.review.settings).
     allowed_bases: tuple[str, ...] = ()  # empty: the repository's default branch
     comment: CommentMode = DEFAULT_COMMENT
     max_annotations: int = int(default("max-annotations"))
     max_changed_bytes: int = int(default("max-changed-bytes"))
     merge_wait: float = int(default("merge-wait-ms")) / 1000  # seconds between looks at a test merge
+    status: access.StatusAccess = field(default_factory=access.StatusAccess)  # off by default
 
     @property
     def database(self) -> Path:
@@ -178,6 +183,7 @@ def from_environment(env: Mapping[str, str]) -> BotConfig:
         prune_minutes=_int(env, "PRUNE_MINUTES", 1, 7 * 24 * 60),
         max_recoveries=_int(env, "MAX_RECOVERIES", 0, 100),
         job_memory_mb=_int(env, "JOB_MEMORY_MB", 0, 1_048_576),
+        status=access.from_environment(env),
         **_judgement_settings(env),
     )
 

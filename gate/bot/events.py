@@ -6,7 +6,7 @@ head only orders and supersedes jobs.
 
 This runs on the server's event loop, so it reads only the payload's structure: a comment's text
 is not parsed here. A comment on a pull request becomes a :data:`COMMAND` job under a key of its
-own (it supersedes nothing); the worker parses it with the one grammar of gate.review.commands and
+own (it supersedes nothing); the worker parses it with the one grammar of oracle_gate.review.commands and
 checks the commenter's permission before the command has any effect.
 """
 
@@ -16,14 +16,14 @@ import json
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from gate.errors import Refused
-from gate.github.defaults import FULL_SHA, is_repository
-from gate.review.settings import default
+from oracle_gate.errors import Refused
+from oracle_gate.github.defaults import FULL_SHA, is_repository
+from oracle_gate.review.settings import default
 
 PULL_ACTIONS = frozenset({"opened", "synchronize", "reopened"})
 JUDGE, EXPLAIN, MAP_READY, DEFAULT_PUSH = "judge", "explain", "map_ready", "default_push"
 COMMAND = "command"  # a pull request comment that may hold a command; explain: jobs stored before it
-DEFAULT_MAP_WORKFLOW = default("map-workflow")  # the one definition: gate.review.settings
+DEFAULT_MAP_WORKFLOW = default("map-workflow")  # the one definition: oracle_gate.review.settings
 
 
 class PayloadError(Refused, ValueError):
@@ -47,7 +47,7 @@ class Job:
     comment: str | None = None  # a COMMAND job's comment text, parsed only by the worker
     default_branch: str | None = None  # repository.default_branch: the allowed base by default
     base_ref: str | None = None  # a merge group's base branch (refs/heads/ stripped)
-    event: str | None = None  # a plan job's event name (gate.bot.planning)
+    event: str | None = None  # a plan job's event name (oracle_gate.bot.planning)
     payload: str | None = None  # a plan job's delivery, its raw JSON text, planned by a worker
 
     def to_json(self) -> str:
@@ -125,6 +125,19 @@ def _pull_request(payload: dict[str, Any]) -> list[Job] | Ignored:
     pull = _get(payload, "pull_request")
     number = _number(_get(pull, "number"), "pull_request.number")
     return [judge_pull(payload, number, _sha(_get(pull, "head", "sha"), "pull_request.head.sha"))]
+
+
+REVIEW_ACTIONS = frozenset({"submitted", "edited", "dismissed"})
+
+
+def _pull_request_review(payload: dict[str, Any]) -> list[Job] | Ignored:
+    """v3.5: a review may add or take back an approval: judge the pull request again, at whatever its
+    head is then (approvals are read from the API, never from this payload)."""
+    action = payload.get("action")
+    if action not in REVIEW_ACTIONS:
+        return Ignored(f"pull_request_review.{action} does not change what is judged")
+    number = _number(_get(payload, "pull_request", "number"), "pull_request.number")
+    return [judge_pull(payload, number, None)]
 
 
 def _pulls_of(payload: dict[str, Any], holder: str) -> list[Job] | Ignored:
@@ -245,6 +258,7 @@ def _push(payload: dict[str, Any]) -> list[Job] | Ignored:
 
 PLANNERS = {
     "pull_request": _pull_request,
+    "pull_request_review": _pull_request_review,
     "check_suite": _check_suite,
     "check_run": _check_run,
     "merge_group": _merge_group,

@@ -2,7 +2,7 @@
 
 Both grow with every parent and every judgement. Each is pruned by age (older than ``max_age``
 seconds) and by count (beyond the ``max_count`` newest). A map used within ``in_use`` seconds is
-never removed (a job may be reading it: :meth:`gate.bot.mapstore.ArtifactMapStore.find` marks a
+never removed (a job may be reading it: :meth:`oracle_gate.bot.mapstore.ArtifactMapStore.find` marks a
 map used by touching its directory); a pruned map is downloaded and verified again when needed.
 Configured by ``ORACLE_GATE_KEEP_DAYS`` / ``ORACLE_GATE_KEEP_MAPS`` / ``ORACLE_GATE_KEEP_EXPLANATIONS``
 (gate/bot/config.py), run on start and every ``ORACLE_GATE_PRUNE_MINUTES`` by ``oracle-gate serve``.
@@ -17,17 +17,17 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from gate.bot.store import Store
-from gate.github.defaults import FULL_SHA
-from gate.review.settings import default
+from oracle_gate.bot.store import Store
+from oracle_gate.github.defaults import FULL_SHA
+from oracle_gate.review.settings import default
 
 DAY = 86_400.0
-DEFAULT_KEEP_DAYS = int(default("keep-days"))  # the one definition: gate.review.settings
+DEFAULT_KEEP_DAYS = int(default("keep-days"))  # the one definition: oracle_gate.review.settings
 DEFAULT_KEEP_MAPS = int(default("keep-maps"))
 DEFAULT_KEEP_EXPLANATIONS = int(default("keep-explanations"))
 DEFAULT_PRUNE_MINUTES = int(default("prune-minutes"))
 IN_USE_SECONDS = 3_600.0
-_log = logging.getLogger("gate.bot")
+_log = logging.getLogger("oracle_gate.bot")
 
 
 @dataclass(frozen=True)

@@ -1,14 +1,14 @@
 """One job, start to end: learn the pull request, fetch its objects, judge with the core, post as the App.
 
 The bot's front door over the judgement the Action also makes (TRUST.md invariant 11), under the
-same rules of :mod:`gate.review`: GitHub's test merge ``refs/pull/N/merge`` is judged against its
-first parent only when it is fresh (:mod:`gate.review.freshness`: ``mergeable`` known, first parent
+same rules of :mod:`oracle_gate.review`: GitHub's test merge ``refs/pull/N/merge`` is judged against its
+first parent only when it is fresh (:mod:`oracle_gate.review.freshness`: ``mergeable`` known, first parent
 the base's current tip, second parent the head; else look again, and past the looks post a failure
 check, never a verdict on a stale merge); the check goes on the head under the required check's
-name only for an allowed base (:mod:`gate.review.bases`); a comment is parsed here, in the worker,
-and a command acts only once its author's write access is known (:mod:`gate.review.commands`); a
+name only for an allowed base (:mod:`oracle_gate.review.bases`); a comment is parsed here, in the worker,
+and a command acts only once its author's write access is known (:mod:`oracle_gate.review.commands`); a
 change over ``max-changed-bytes`` is not read (``oracle_incomplete``). A merge group's commit is
-judged against the group's base. The oracle comes from the parent (gate.check reads it there); the
+judged against the group's base. The oracle comes from the parent (oracle_gate.check reads it there); the
 parent's map comes only from a :class:`MapSource` (no source, or no map for that parent: the core
 makes the verdict ``unscored``, posted as ``action_required``, and the pull request waits for it).
 """
@@ -17,34 +17,37 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Protocol
 
 import github
 
-from gate import __version__
-from gate.bot import bounded, merges, mirror, planning, posting, stale
-from gate.bot.auth import AppAuth, installation_client
-from gate.bot.config import BotConfig
-from gate.bot.events import COMMAND, DEFAULT_PUSH, EXPLAIN, JUDGE, MAP_READY, Job
-from gate.bot.mapstore import MapLookup
-from gate.bot.ratelimit import Budgets
-from gate.bot.store import DONE, FAILED, NO_MAP, SUPERSEDED, ClaimedJob, Store
-from gate.check import CheckRequest
-from gate.errors import GateError, RetryLater
-from gate.git import Git
-from gate.github.client import GitHubUnavailable, PublishError, RateLimited, RetrySettings
-from gate.github.content import check_content, error_check, explain_reply, sticky_comment
-from gate.github.publisher import CheckContent, Publisher, PullInfo, open_repo
-from gate.judge.verdict import Verdict
-from gate.judge.withheld import change_too_large, map_unavailable
-from gate.review.bases import allowed_bases, check_name_for_base
-from gate.review.budget import changed_bytes
-from gate.review.commands import Command, may_command, parse_command, reaction_for, refusal
-from gate.review.freshness import fresh_merge
+from oracle_gate import __version__
+from oracle_gate.bot import bounded, merges, mirror, planning, posting, stale, surface, trend
+from oracle_gate.bot.auth import AppAuth, installation_client
+from oracle_gate.bot.config import BotConfig
+from oracle_gate.bot.events import COMMAND, DEFAULT_PUSH, EXPLAIN, JUDGE, MAP_READY, Job
+from oracle_gate.bot.mapstore import MapLookup
+from oracle_gate.bot.ratelimit import Budgets
+from oracle_gate.bot.store import DONE, FAILED, NO_MAP, SUPERSEDED, ClaimedJob, Store
+from oracle_gate.check import CheckRequest
+from oracle_gate.errors import GateError, RetryLater
+from oracle_gate.git import Git
+from oracle_gate.github.client import GitHubUnavailable, PublishError, RateLimited, RetrySettings
+from oracle_gate.github.content import check_content, error_check, explain_reply, sticky_comment
+from oracle_gate.github.publisher import CheckContent, Publisher, PullInfo, open_repo
+from oracle_gate.judge.verdict import Verdict
+from oracle_gate.judge.withheld import change_too_large, map_unavailable
+from oracle_gate.review.approvals import ApprovalsRead, parent_rules, read_approvals, request_fields, shown
+from oracle_gate.review.bases import allowed_bases, check_name_for_base
+from oracle_gate.review.budget import changed_bytes
+from oracle_gate.review.commands import Command, may_command, parse_command, reaction_for, refusal
+from oracle_gate.review.freshness import fresh_merge
 
-_log = logging.getLogger("gate.bot")
+_log = logging.getLogger("oracle_gate.bot")
 
 
 class MapSource(Protocol):
@@ -237,6 +240,7 @@ class Judged:
     parent: str
     head: str  # the pull request's head: where the check goes
     had_map: bool
+    seconds: float = 0.0  # spent judging (the status page's /metrics histogram)
 
 
 def _judge_fresh_merge(
@@ -252,14 +256,29 @@ def _judge_fresh_merge(
         if seen.head != head:
             return Outcome(SUPERSEDED, f"the pull request's head moved to {seen.head} while waiting")
         parent = seen.first_parent or ""
+        approvals = _approvals(git, publisher, pull, parent)
+        started = time.monotonic()
         verdict, had_map = _verdict(
-            ctx, git, repo=job.repo, parent=parent, head=seen.merge or "", token=token
+            ctx, git, repo=job.repo, parent=parent, head=seen.merge or "", token=token, approvals=approvals
         )
     except GateError as exc:
         publisher.external_id = posting.external_id(job.repo, pull.number, "error", head)
         return _post_error(publisher, head, str(exc))
     publisher.external_id = posting.external_id(job.repo, pull.number, parent, head)
-    return Judged(verdict, parent, head, had_map)
+    return Judged(verdict, parent, head, had_map, time.monotonic() - started)
+
+
+def _noted(ctx: Context, job: Job, judged: Judged) -> dict[str, object]:
+    """What the status page keeps of a posted verdict (oracle_gate.bot.trend, oracle_gate.bot.surface)."""
+    noted = trend.noted(judged.verdict, judged.seconds)
+    if not judged.had_map:
+        return noted
+    git = mirror.open_mirror(ctx.config.mirrors, job.repo)
+
+    def kept_map() -> Path | None:  # only asked when this parent's share is not known yet
+        return ctx.maps.find(job.repo, judged.parent, ctx.auth.token(job.installation)).manifest
+
+    return surface.with_share(noted, ctx.store, git, (job.repo, judged.parent), kept_map)
 
 
 def _post_verdict(ctx: Context, job: Job, publisher: Publisher, judged: Judged) -> Outcome:
@@ -277,7 +296,8 @@ def _post_verdict(ctx: Context, job: Job, publisher: Publisher, judged: Judged) 
         comment=sticky_comment(verdict, ctx.config.comment),
     )
     recorded = verdict.verdict if judged.had_map else NO_MAP
-    ctx.store.record_verdict(job, parent, judged.head, recorded, result.check.check_run_id)
+    noted = _noted(ctx, job, judged)
+    ctx.store.record_verdict(job, parent, judged.head, recorded, result.check.check_run_id, noted=noted)
     if not result.check.posted:
         raise Transient("; ".join(n.why for n in result.check.not_posted) or "the check was not posted")
     return Outcome(DONE, f"{verdict.verdict} on {judged.head} (parent {parent})")
@@ -339,16 +359,34 @@ def _note(job: Job) -> Callable[[str], None]:
     return note
 
 
+def _approvals(git: Git, publisher: Publisher, pull: PullInfo, parent: str) -> ApprovalsRead | None:
+    """v3.5: the pull request's approvals through the API, when the parent's policy names approvers."""
+    rules = parent_rules(git, parent)
+    if rules is None:
+        return None
+    reader = publisher.review_reader()
+    return read_approvals(reader, rules, number=pull.number, author=pull.author, head=pull.head_sha)
+
+
 def _verdict(
-    ctx: Context, git: Git, *, repo: str, parent: str, head: str, token: str
+    ctx: Context,
+    git: Git,
+    *,
+    repo: str,
+    parent: str,
+    head: str,
+    token: str,
+    approvals: ApprovalsRead | None = None,
 ) -> tuple[Verdict, bool]:
     found = ctx.maps.find(repo, parent, token)
     size = changed_bytes(git, parent, head)
     if size > ctx.config.max_changed_bytes:
         verdict = change_too_large(parent, head, size, ctx.config.max_changed_bytes, __version__)
     else:
-        request = CheckRequest(repo=git.repo, base=parent, head=head, coverage=found.manifest)
-        verdict = bounded.judge(request, ctx.config.job_memory_mb * bounded.MIB)
+        request = CheckRequest(
+            repo=git.repo, base=parent, head=head, coverage=found.manifest, **request_fields(approvals)
+        )
+        verdict = shown(bounded.judge(request, ctx.config.job_memory_mb * bounded.MIB), approvals)
     if found.manifest is None:
         return map_unavailable(verdict, found.why), False
     return verdict, True

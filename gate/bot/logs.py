@@ -36,7 +36,7 @@ def configure(level: int = logging.INFO) -> None:
     """JSON lines on standard error for the gate's loggers and uvicorn's."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter())
-    for name in ("gate", "uvicorn", "uvicorn.error"):
+    for name in ("oracle_gate", "uvicorn", "uvicorn.error"):
         logger = logging.getLogger(name)
         logger.handlers[:] = [handler]
         logger.setLevel(level)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from urllib.parse import urlsplit
 
-from gate.errors import UsageError
+from oracle_gate.errors import UsageError
 
 PERMISSIONS = {
     "checks": "write",
@@ -15,8 +15,18 @@ PERMISSIONS = {
     "contents": "read",
     "actions": "read",
     "metadata": "read",
+    "members": "read",  # v3.5: whether a reviewer is a member of a team the policy names
 }
-EVENTS = ["pull_request", "check_suite", "check_run", "merge_group", "issue_comment", "push", "workflow_run"]
+EVENTS = [
+    "pull_request",
+    "pull_request_review",  # v3.5: a review may add or take back an approval
+    "check_suite",
+    "check_run",
+    "merge_group",
+    "issue_comment",
+    "push",
+    "workflow_run",
+]
 
 
 def app_manifest(hook_url: str, *, name: str = "Oracle Gate", url: str = "https://github.com") -> str:

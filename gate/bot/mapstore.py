@@ -9,10 +9,10 @@ artifact's word for where it came from. A map is used only when every one of the
   file, started by ``push``, on the default branch, for the parent SHA, in this repository (not a
   fork's head), concluded ``success``;
 * **the artifact**: the configured name, not expired, a zip within the bounds of
-  :mod:`gate.bot.artifacts` holding exactly one manifest and the one data file it names (plain file
+  :mod:`oracle_gate.bot.artifacts` holding exactly one manifest and the one data file it names (plain file
   names, no directories, no links);
-* **the manifest** (gate.maps.read): bound to the parent, its data's sha256 matching, a whole map
-  (not a shard); its ``producer`` trusted by :func:`gate.maps.provenance.producer_problems` for this
+* **the manifest** (oracle_gate.maps.read): bound to the parent, its data's sha256 matching, a whole map
+  (not a shard); its ``producer`` trusted by :func:`oracle_gate.maps.provenance.producer_problems` for this
   repository and default branch, and naming the same run, workflow file and SHA as the API.
 
 A map passing all of them is kept in the state directory (written only after verification, moved
@@ -31,15 +31,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gate.bot.artifacts import Refused, download, extract
-from gate.bot.auth import installation_client
-from gate.errors import InputError
-from gate.github.client import NotFound, NotPermitted, RetrySettings, github_call
-from gate.maps.provenance import producer_problems
-from gate.maps.read import MANIFEST_SUFFIX, Manifest, open_map, read_manifest
+from oracle_gate.bot.artifacts import Refused, download, extract
+from oracle_gate.bot.auth import installation_client
+from oracle_gate.errors import InputError
+from oracle_gate.github.client import NotFound, NotPermitted, RetrySettings, github_call
+from oracle_gate.maps.provenance import producer_problems
+from oracle_gate.maps.read import MANIFEST_SUFFIX, Manifest, open_map, read_manifest
 
 MAX_RUNS = 20  # newest successful runs looked at for one SHA (reruns of the same commit)
-_log = logging.getLogger("gate.bot")
+_log = logging.getLogger("oracle_gate.bot")
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ class StoreSettings:
 
 
 class ArtifactMapStore:
-    """:class:`gate.bot.judging.MapSource` reading maps from the Actions API (``actions: read``)."""
+    """:class:`oracle_gate.bot.judging.MapSource` reading maps from the Actions API (``actions: read``)."""
 
     def __init__(
         self,
@@ -192,7 +192,7 @@ class ArtifactMapStore:
         return self.settings.cache.joinpath(*repo.split("/"), parent)
 
     def _cached(self, repo: str, parent: str) -> Path | None:
-        """The kept map, marked used now (gate.bot.housekeeping never prunes a map just used)."""
+        """The kept map, marked used now (oracle_gate.bot.housekeeping never prunes a map just used)."""
         found = sorted(self._cache_dir(repo, parent).glob("*" + MANIFEST_SUFFIX))
         if len(found) != 1:
             return None

@@ -1,4 +1,4 @@
-"""The bot's look at a pull request's test merge, for :func:`gate.review.freshness.fresh_merge`.
+"""The bot's look at a pull request's test merge, for :func:`oracle_gate.review.freshness.fresh_merge`.
 
 One look is ``pulls/get`` (head, base branch, ``mergeable``) and, once ``mergeable`` is known, one
 ``git fetch`` of both ``refs/pull/N/merge`` and ``refs/heads/<base>`` into refs private to the pull
@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from gate.bot import mirror
-from gate.errors import GateError
-from gate.git import Git
-from gate.github.publisher import Publisher, PullInfo
-from gate.review.freshness import Sighting
+from oracle_gate.bot import mirror
+from oracle_gate.errors import GateError
+from oracle_gate.git import Git
+from oracle_gate.github.publisher import Publisher, PullInfo
+from oracle_gate.review.freshness import Sighting
 
 NOT_IN_A_BRANCH_NAME = frozenset(" :^~?*[\\\t\n")
 

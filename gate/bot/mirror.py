@@ -1,7 +1,7 @@
 """Per-repository bare mirrors in the state directory: objects only, no checkout, nothing run.
 
 A fetch takes the installation token through git's ``GIT_CONFIG_*`` environment for that one
-command (:func:`gate.git.credential_environment`), never a URL, argv or config file.
+command (:func:`oracle_gate.git.credential_environment`), never a URL, argv or config file.
 
 One ``git fetch`` at a time per mirror, but not one pull request at a time: the refspecs jobs ask for
 while a fetch runs are gathered, and the next fetch takes them all (one connection, one negotiation
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from gate.git import Git, credential_environment
+from oracle_gate.git import Git, credential_environment
 
 _locks: dict[Path, threading.Lock] = {}
 _batchers: dict[Path, _Batcher] = {}

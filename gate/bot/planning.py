@@ -2,7 +2,7 @@
 
 The webhook handler verifies the signature, checks the body is JSON, stores the raw delivery as one
 :data:`PLAN` job and answers: nothing a pull request wrote is walked on the server's event loop. A
-worker then plans the delivery's jobs here (:func:`gate.bot.events.plan`) and queues them. Plan jobs
+worker then plans the delivery's jobs here (:func:`oracle_gate.bot.events.plan`) and queues them. Plan jobs
 share one key, so deliveries are planned one at a time in the order they were received (a newer
 event's job is queued after an older one's, as if planned on arrival).
 """
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 
-from gate.bot import events
-from gate.bot.events import Job
-from gate.bot.store import DONE, FAILED, ClaimedJob, Store
+from oracle_gate.bot import events
+from oracle_gate.bot.events import Job
+from oracle_gate.bot.store import DONE, FAILED, ClaimedJob, Store
 
 PLAN = "plan"
 PLAN_KEY = "!plan"

@@ -12,15 +12,15 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from gate.bot import posting
-from gate.bot.auth import installation_client
-from gate.bot.judging import Context, Outcome, Transient
-from gate.bot.store import FAILED, ClaimedJob
-from gate.github.client import GitHubUnavailable, RateLimited
-from gate.github.content import error_check
-from gate.github.publisher import Publisher, open_repo
+from oracle_gate.bot import posting
+from oracle_gate.bot.auth import installation_client
+from oracle_gate.bot.judging import Context, Outcome, Transient
+from oracle_gate.bot.store import FAILED, ClaimedJob
+from oracle_gate.github.client import GitHubUnavailable, RateLimited
+from oracle_gate.github.content import error_check
+from oracle_gate.github.publisher import Publisher, open_repo
 
-_log = logging.getLogger("gate.bot")
+_log = logging.getLogger("oracle_gate.bot")
 
 
 def run_or_give_up(

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
-from gate.bot.store import Store
-from gate.github.client import PublishError, github_call
+from oracle_gate.bot.store import Store
+from oracle_gate.github.client import PublishError, github_call
 
 MAX_PAGES = 10
 PER_PAGE = 100
-_log = logging.getLogger("gate.bot")
+_log = logging.getLogger("oracle_gate.bot")
 
 
 class JsonRequester(Protocol):

@@ -14,7 +14,7 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
-from gate.errors import UsageError
+from oracle_gate.errors import UsageError
 
 _V1 = """
 CREATE TABLE IF NOT EXISTS deliveries (id TEXT PRIMARY KEY, event TEXT NOT NULL, received REAL NOT NULL);
@@ -63,8 +63,25 @@ def _to_2(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE jobs ADD COLUMN recoveries INTEGER NOT NULL DEFAULT 0")
 
 
+def _to_3(db: sqlite3.Connection) -> None:
+    """What the status page and ``/metrics`` read of a posted verdict (:mod:`oracle_gate.bot.trend`), noted
+    when it was judged: ``seconds`` spent judging, ``triage`` (JSON list of the parent's freeze
+    entries needing triage) and ``surface_share`` (frozen-only share of the map's measured lines).
+    Verdicts recorded before this step have them NULL (unknown, shown as such).
+
+    And ``posted``: one row per verdict posted, never replaced (``verdicts`` keeps the latest per pull
+    request, parent and head, so a rerun or a map's arrival replaces a row): ``/metrics``' counters
+    read it, so they never go down. It starts with the verdicts already kept."""
+    for column in ("seconds REAL", "triage TEXT", "surface_share REAL"):
+        db.execute(f"ALTER TABLE verdicts ADD COLUMN {column}")
+    db.execute(
+        "CREATE TABLE posted (at REAL NOT NULL, repo TEXT NOT NULL, verdict TEXT NOT NULL, seconds REAL)"
+    )
+    db.execute("INSERT INTO posted SELECT at, repo, verdict, NULL FROM verdicts")
+
+
 #: Step ``i`` takes a database from version ``i`` to ``i + 1``.
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_to_1, _to_2)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_to_1, _to_2, _to_3)
 VERSION = len(MIGRATIONS)
 
 

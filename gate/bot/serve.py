@@ -13,20 +13,20 @@ import time
 
 import uvicorn
 
-from gate.bot import bounded, logs
-from gate.bot.auth import AppAuth
-from gate.bot.backoff import Backoff
-from gate.bot.config import BotConfig
-from gate.bot.housekeeping import keep_pruning
-from gate.bot.judging import Context, run_job
-from gate.bot.mapstore import ArtifactMapStore, StoreSettings
-from gate.bot.recovery import run_or_give_up
-from gate.bot.redeliver import redeliver_failed
-from gate.bot.server import make_app
-from gate.bot.store import Store
-from gate.bot.workers import Pool
+from oracle_gate.bot import bounded, logs
+from oracle_gate.bot.auth import AppAuth
+from oracle_gate.bot.backoff import Backoff
+from oracle_gate.bot.config import BotConfig
+from oracle_gate.bot.housekeeping import keep_pruning
+from oracle_gate.bot.judging import Context, run_job
+from oracle_gate.bot.mapstore import ArtifactMapStore, StoreSettings
+from oracle_gate.bot.recovery import run_or_give_up
+from oracle_gate.bot.redeliver import redeliver_failed
+from oracle_gate.bot.server import make_app
+from oracle_gate.bot.store import Store
+from oracle_gate.bot.workers import Pool
 
-_log = logging.getLogger("gate.bot")
+_log = logging.getLogger("oracle_gate.bot")
 
 
 def serve(config: BotConfig, *, grace: float | None = None) -> int:
@@ -50,7 +50,13 @@ def serve(config: BotConfig, *, grace: float | None = None) -> int:
     keep_pruning(store, config.maps, config.keep, config.prune_minutes * 60.0, ctx.stopping)
     _log.info("serving", extra={"detail": f"{config!r}; {recovered} interrupted job(s) queued again"})
     app = make_app(
-        store, config.webhook_secret, config.max_body, pool.wake, pool.stats, map_workflow=config.map_workflow
+        store,
+        config.webhook_secret,
+        config.max_body,
+        pool.wake,
+        pool.stats,
+        map_workflow=config.map_workflow,
+        status=config.status,
     )
     server = uvicorn.Server(
         uvicorn.Config(

@@ -3,7 +3,7 @@
 ``POST /webhook`` (also ``/``): the body is read with a cap (``Content-Length`` first, then while
 reading), its ``X-Hub-Signature-256`` checked before anything is parsed, then the raw delivery is
 stored as one plan job (its JSON only checked to be an object) and the workers woken; a worker
-turns it into jobs (:mod:`gate.bot.planning`, TRUST.md 8). Answers: 401 unsigned or wrongly signed,
+turns it into jobs (:mod:`oracle_gate.bot.planning`, TRUST.md 8). Answers: 401 unsigned or wrongly signed,
 413 too large, 400 a signed body that is not a JSON object, 202 stored / already seen.
 ``GET /healthz``: 200 with the queue's counts while the database answers.
 """
@@ -14,6 +14,7 @@ import html
 import json
 import logging
 import re
+import time
 from collections.abc import Callable
 
 from starlette.applications import Starlette
@@ -21,9 +22,11 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from gate.bot import events, planning, signature
-from gate.bot.store import Store
-from gate.errors import Refused
+from oracle_gate.bot import events, planning, signature
+from oracle_gate.bot.access import StatusAccess
+from oracle_gate.bot.status import routes as status_routes
+from oracle_gate.bot.store import Store
+from oracle_gate.errors import Refused
 
 DELIVERY = re.compile(r"[A-Za-z0-9-]{1,100}")
 EVENT = re.compile(r"[a-z_]{1,64}")
@@ -35,7 +38,7 @@ PAGE_HEADERS = {
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-store",
 }
-_log = logging.getLogger("gate.bot")
+_log = logging.getLogger("oracle_gate.bot")
 
 
 class TooLarge(Refused):
@@ -79,6 +82,7 @@ def make_app(
     pool_stats: Callable[[], dict[str, int]] = dict,
     *,
     map_workflow: str = events.DEFAULT_MAP_WORKFLOW,
+    status: StatusAccess | None = None,
 ) -> Starlette:
     async def verified_body(request: Request) -> bytes | Response:
         """The body when it is small enough and signed with the secret; else the refusal."""
@@ -104,7 +108,7 @@ def make_app(
                 raise ValueError("the payload is not a JSON object")
         except ValueError as exc:
             return _answer(400, f"not a {event} payload: {exc}", delivery, event=event)
-        # Stored as is; a worker plans its jobs (gate.bot.planning), never the event loop.
+        # Stored as is; a worker plans its jobs (oracle_gate.bot.planning), never the event loop.
         if not store.accept(delivery, event, [planning.delivery_job(event, body)]):
             return _answer(202, "already received", delivery, event=event)
         wake()
@@ -134,5 +138,6 @@ def make_app(
             Route("/", webhook, methods=["POST"]),
             Route("/healthz", healthz, methods=["GET"]),
             Route("/explanations/{token}", explanation, methods=["GET"]),
+            *status_routes(store, status or StatusAccess(), time.time),  # off unless configured
         ]
     )

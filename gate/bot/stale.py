@@ -5,7 +5,7 @@ one, and without that parent's map the pull request cannot be judged again yet. 
 must not keep standing (a ``success`` would still satisfy a required check), and only GitHub may
 conclude a check ``stale``: so it is replaced by an ``action_required`` check saying it is stale.
 The same holds from the moment the default branch moves until GitHub has recomputed the test merge
-on the new tip (:mod:`gate.review.freshness`): :func:`moved_check` is posted on the head first, so
+on the new tip (:mod:`oracle_gate.review.freshness`): :func:`moved_check` is posted on the head first, so
 the old parent's verdict never stands as current while the bot waits to judge the new merge.
 Pure: no I/O.
 """
@@ -15,8 +15,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from gate.github.content import MAX_CHECK_TEXT
-from gate.github.publisher import CheckContent
+from oracle_gate.github.content import MAX_CHECK_TEXT
+from oracle_gate.github.publisher import CheckContent
 
 ACTION_REQUIRED = "action_required"
 

@@ -7,10 +7,10 @@
   request) gets a newer job is superseded at once; a key never has two running jobs
   (:meth:`Store.claim` skips busy keys), so the jobs of one pull request run in order. Jobs left
   ``running`` by a crash are queued again by :meth:`Store.recover` when the server starts, which
-  counts it in the job's ``recoveries`` (:mod:`gate.bot.recovery` ends a job recovered too often).
+  counts it in the job's ``recoveries`` (:mod:`oracle_gate.bot.recovery` ends a job recovered too often).
 * **Transactions.** Every change is one transaction (``BEGIN IMMEDIATE``: SQLite's write lock at
   once), so a job is never claimed twice, even by two processes sharing the file.
-* **Schema.** Versioned and migrated explicitly on open (:mod:`gate.bot.schema`).
+* **Schema.** Versioned and migrated explicitly on open (:mod:`oracle_gate.bot.schema`).
 * **Verdicts.** The last verdict per (repository, pull request, parent, head), and which pull
   requests wait for a parent's map.
 
@@ -23,15 +23,16 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
-from gate.bot import schema
-from gate.bot.events import Job
-from gate.errors import UsageError
+from oracle_gate.bot import schema
+from oracle_gate.bot.events import Job
+from oracle_gate.errors import UsageError
 
 
 class JobState(StrEnum):
@@ -68,7 +69,7 @@ class ClaimedJob:
 class Store:
     def __init__(self, path: Path, clock: Callable[[], float] = time.time) -> None:
         """``clock`` decides when a delayed retry is due (tests pass their own). The schema is
-        migrated to :data:`gate.bot.schema.VERSION` (:class:`UsageError` for a newer database)."""
+        migrated to :data:`oracle_gate.bot.schema.VERSION` (:class:`UsageError` for a newer database)."""
         self._clock = clock
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
@@ -254,7 +255,7 @@ class Store:
 
         A job that crashes the process itself (memory, a native crash) would otherwise run again on
         every start for ever; the worker ends one recovered more often than the bot's limit with a
-        failure check instead (:mod:`gate.bot.recovery`)."""
+        failure check instead (:mod:`oracle_gate.bot.recovery`)."""
         with self._transaction() as db:
             cur = db.execute(
                 "UPDATE jobs SET state = ?, detail = 'interrupted; retried on start', updated = ?, "
@@ -294,15 +295,36 @@ class Store:
     # -- verdicts ------------------------------------------------------------------------------
 
     def record_verdict(
-        self, job: Job, parent: str, head: str, verdict: str, check_run_id: int | None
+        self,
+        job: Job,
+        parent: str,
+        head: str,
+        verdict: str,
+        check_run_id: int | None,
+        *,
+        noted: Mapping[str, object] | None = None,
     ) -> None:
+        """The latest verdict per (repository, pull request, parent, head), and one more row in
+        ``posted`` (never replaced: /metrics counts it). ``noted``: the trend's columns (``seconds``,
+        ``triage``, ``surface_share``; see :mod:`oracle_gate.bot.trend`), NULL when not given."""
         if job.pr is None:
             return
+        extra = dict(noted or {})
+        trend = tuple(extra.get(k) for k in ("seconds", "triage", "surface_share"))
+        now = time.time()
         with self._transaction() as db:
             db.execute(
-                "INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (job.repo, job.pr, parent, head, verdict, check_run_id, job.installation, time.time()),
+                "INSERT OR REPLACE INTO verdicts (repo, pr, parent, head, verdict, check_run_id, "
+                "installation, at, seconds, triage, surface_share) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (job.repo, job.pr, parent, head, verdict, check_run_id, job.installation, now, *trend),
             )
+            db.execute("INSERT INTO posted VALUES (?, ?, ?, ?)", (now, job.repo, verdict, trend[0]))
+
+    def read(self, sql: str, params: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
+        """Rows of one read-only query (the status page's and ``/metrics``' queries, in
+        :mod:`oracle_gate.bot.trend`)."""
+        with self._lock:
+            return [tuple(row) for row in self._db.execute(sql, params).fetchall()]
 
     def last_verdict(self, repo: str, pr: int) -> tuple[str, str, str] | None:
         """(parent, head, verdict) of the pull request's last judgement."""

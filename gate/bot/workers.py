@@ -11,12 +11,12 @@ import logging
 import threading
 from collections.abc import Callable
 
-from gate.bot.backoff import Backoff
-from gate.bot.judging import Outcome, Transient
-from gate.bot.store import FAILED, ClaimedJob, Store
+from oracle_gate.bot.backoff import Backoff
+from oracle_gate.bot.judging import Outcome, Transient
+from oracle_gate.bot.store import FAILED, ClaimedJob, Store
 
 POLL_SECONDS = 1.0
-_log = logging.getLogger("gate.bot")
+_log = logging.getLogger("oracle_gate.bot")
 
 
 class Pool:

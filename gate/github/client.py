@@ -33,13 +33,13 @@ from urllib3 import Retry
 from urllib3.connectionpool import ConnectionPool
 from urllib3.response import BaseHTTPResponse, HTTPResponse
 
-from gate import __version__, errors
-from gate.github.defaults import DEFAULT_API_URL
+from oracle_gate import __version__, errors
+from oracle_gate.github.defaults import DEFAULT_API_URL
 
 # -- errors ------------------------------------------------------------------------------------------
 
 
-PublishError = errors.PublishError  # the family (gate.errors); the outcomes below are its members
+PublishError = errors.PublishError  # the family (oracle_gate.errors); the outcomes below are its members
 
 
 class NotPermitted(PublishError):

@@ -1,4 +1,4 @@
-"""What the Action says on GitHub and in the workflow, rendered: every call to :mod:`gate.report`.
+"""What the Action says on GitHub and in the workflow, rendered: every call to :mod:`oracle_gate.report`.
 
 The check run (conclusion, title, summary, annotations, and the commit status that replaces it), the
 sticky comment, the ``explain`` reply, the job summary with its lines on what was posted, and the
@@ -17,15 +17,15 @@ Choices, with the GitHub behaviour they rest on (D = https://docs.github.com/en)
   (``pending`` would leave the PR waiting forever, ``error`` means the checker
   broke), ``error`` when the gate itself failed. The description (max 140
   characters) names the verdict, so ``unscored`` is not mistaken for a code failure.
-* **Sticky comment.** Starts with :data:`gate.report.STICKY_MARKER`; mode
+* **Sticky comment.** Starts with :data:`oracle_gate.report.STICKY_MARKER`; mode
   ``on-change`` never creates one just to say ``pass_clean``.
 """
 
 from __future__ import annotations
 
-from gate import report
-from gate.github.defaults import MAX_ANNOTATIONS_PER_RUN, CommentMode
-from gate.github.publisher import (
+from oracle_gate import report
+from oracle_gate.github.defaults import MAX_ANNOTATIONS_PER_RUN, CommentMode
+from oracle_gate.github.publisher import (
     CheckContent,
     CheckResult,
     CommentAction,
@@ -33,7 +33,7 @@ from gate.github.publisher import (
     PublishResult,
     StickyComment,
 )
-from gate.judge.verdict import Outcome, Verdict
+from oracle_gate.judge.verdict import Outcome, Verdict
 
 MAX_CHECK_TEXT = 65535  # output.summary and output.text, in bytes (D/rest/checks/runs)
 MINIMAL_SUMMARY = (

@@ -22,7 +22,7 @@ MAX_ANNOTATIONS_INPUT = 10_000  # the most max-annotations allows (200 write req
 DEFAULT_MAX_API_WRITES = 40
 MAX_API_WRITES_INPUT = 1000  # the most max-api-writes allows (GitHub's hourly GITHUB_TOKEN budget is 1000)
 ANNOTATIONS_PER_REQUEST = 50  # D/rest/checks/runs: at most 50 annotations per request
-#: The run's wall-time budget in seconds (input time-budget; gate.action.budget).
+#: The run's wall-time budget in seconds (input time-budget; oracle_gate.action.budget).
 DEFAULT_TIME_BUDGET = 900
 MIN_TIME_BUDGET = 1
 MAX_TIME_BUDGET = 6 * 3600  # a GitHub-hosted job's own limit

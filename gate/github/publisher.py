@@ -2,15 +2,15 @@
 
 The write side of the flow. It posts the content it is given (:class:`CheckContent`,
 :class:`StickyComment`, a reply's text) and renders nothing: what a verdict looks like on GitHub
-is :mod:`gate.github.content`. A publishing failure is a typed :class:`PublishError` (named for the
-outcome, message free of the token; see :mod:`gate.github.client`) or, through
+is :mod:`oracle_gate.github.content`. A publishing failure is a typed :class:`PublishError` (named for the
+outcome, message free of the token; see :mod:`oracle_gate.github.client`) or, through
 :meth:`Publisher.publish`, a :class:`NotPosted` line in the result saying what was not posted and why.
 
 Choices, with the GitHub behaviour they rest on (D = https://docs.github.com/en):
 
 * **Completed checks.** The check is created already completed, so it never
   hangs pending on a half-published run. Which conclusion and which status
-  state a verdict gets is the content's choice (:mod:`gate.github.content`).
+  state a verdict gets is the content's choice (:mod:`oracle_gate.github.content`).
 * **Annotations.** At most 50 per request (D/rest/checks/runs): the first 50
   go with the create, the rest are appended by PATCHes of 50.
 * **Status fallback.** Only GitHub Apps (GITHUB_TOKEN is one) may write check
@@ -33,13 +33,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from github.CheckRun import CheckRun
 from github.IssueComment import IssueComment
 from github.Repository import Repository
 
-from gate.github.client import (
+from oracle_gate.github.client import (
     GateRetry,
     GitHubUnavailable,
     NotFound,
@@ -53,7 +53,7 @@ from gate.github.client import (
     make_retry,
     open_repo,
 )
-from gate.github.defaults import (
+from oracle_gate.github.defaults import (
     ANNOTATIONS_PER_REQUEST,
     DEFAULT_API_URL,
     DEFAULT_CHECK_NAME,
@@ -64,12 +64,15 @@ MAX_ANNOTATIONS_PER_REQUEST = ANNOTATIONS_PER_REQUEST  # D/rest/checks/runs
 #: Attempts at one POST that creates something (check run, comment); between two, the publisher
 #: re-lists to adopt what a lost answer had created (POSTs are not retried by the HTTP layer).
 POST_ATTEMPTS = 4
-MAX_WRITES_PER_RUN = DEFAULT_MAX_API_WRITES  # gate.github.defaults says what it leaves room for
+MAX_WRITES_PER_RUN = DEFAULT_MAX_API_WRITES  # oracle_gate.github.defaults says what it leaves room for
 GITHUB_ACTIONS_LOGIN = "github-actions[bot]"  # who GITHUB_TOKEN comments as
 REACTIONS = frozenset({"+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"})
 
 _log = logging.getLogger(__name__)
 T = TypeVar("T")
+
+if TYPE_CHECKING:
+    from oracle_gate.github.reviews import ReviewReader
 
 
 # -- what is posted ----------------------------------------------------------------------------------
@@ -563,6 +566,12 @@ class Publisher:
                 PullFile(f.filename, f.previous_filename, f.status)
                 for f in self._repo.get_pull(number).get_files()
             ]
+
+    def review_reader(self) -> ReviewReader:
+        """v3.5 approvals: this repository's reviews, team memberships and permissions."""
+        from oracle_gate.github.reviews import ReviewReader
+
+        return ReviewReader(self._repo)
 
     def permission_of(self, login: str) -> str:
         """``admin``, ``write``, ``read`` or ``none`` (also for an unknown user) on this repository."""

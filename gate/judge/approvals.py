@@ -57,6 +57,18 @@ class Approver:
     commit: str
 
 
+@dataclass(frozen=True)
+class ApprovalsSeen:
+    """Display only (not in the JSON, never judged): what a front door read of the reviews besides the
+    approvals it passed in: the approvals of an older head (``stale``), and why the reviews could not
+    be read (``unreadable``; then no approvals were passed in: the verdict is judged without them)."""
+
+    head: str = ""  # the pull request's head SHA the approvals were compared with
+    stale: tuple[Approver, ...] = ()
+    unreadable: str = ""
+    unknown_teams: tuple[str, ...] = ()  # named teams that do not exist (or cannot be seen)
+
+
 def parse_approvals(value: object) -> tuple[ApprovalRules | None, list[str]]:
     """The ``[approvals]`` table, or None and what is wrong with it (a malformed table approves
     nothing: the caller reports each problem as ``oracle_incomplete``)."""

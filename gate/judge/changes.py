@@ -1,6 +1,6 @@
 """The change set: what a change does to each file, in parent coordinates.
 
-Pure: :func:`build_changes` (the read side, :mod:`gate.check`, asks git for its inputs) turns
+Pure: :func:`build_changes` (the read side, :mod:`oracle_gate.check`, asks git for its inputs) turns
 the tree-level change list, the blobs and git's unified diff of those blobs (parsed with unidiff) into
 :class:`FileChange` values carrying the touched parent lines and the added
 lines, following the contract's rules for renames, deletions, binaries, modes,
@@ -16,7 +16,7 @@ from enum import StrEnum
 from unidiff.errors import UnidiffParseError
 from unidiff.patch import PatchedFile, PatchSet
 
-from gate.errors import GitError
+from oracle_gate.errors import GitError
 
 BINARY_PROBE = 8000  # bytes git itself inspects for a NUL
 MAX_BLOB = 16 * 1024 * 1024  # v2: a blob larger than this is judged without a diff
@@ -181,7 +181,7 @@ def build_changes(
     """Pure: raw changes + blobs + a blob differ -> :class:`ChangeSet`.
 
     ``differ`` turns (parent bytes, head bytes) pairs into one ``-U0`` unified diff whose file names
-    are the pairs' indexes (the read side passes :func:`gate.git.diff_blob_pairs`). ``oversized``
+    are the pairs' indexes (the read side passes :func:`oracle_gate.git.diff_blob_pairs`). ``oversized``
     maps the id of each blob larger than :data:`MAX_BLOB` (not in ``blobs``: never read whole) to its
     line count, which the read side counts by streaming.
     """

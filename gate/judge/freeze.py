@@ -15,8 +15,8 @@ from datetime import date
 from functools import cached_property
 from typing import Any
 
-from gate.judge.paths import path_problem
-from gate.judge.problems import Problem
+from oracle_gate.judge.paths import path_problem
+from oracle_gate.judge.problems import Problem
 
 BOUND_SHA = re.compile(r"[0-9a-fA-F]{4,64}")
 #: v3.7: a login: letters, digits, '-', '_' and '.', not starting with '-' or '.', optionally '[bot]'.

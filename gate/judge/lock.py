@@ -8,8 +8,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from gate.judge.paths import normalize_path, path_problem
-from gate.judge.problems import Problem
+from oracle_gate.judge.paths import normalize_path, path_problem
+from oracle_gate.judge.problems import Problem
 
 DIGEST = re.compile(r"[0-9a-fA-F]{64}")
 

@@ -5,7 +5,7 @@ coverage.py or the gate's own collector can change what the map records, so an a
 ``.py`` file whose syntax tree references one of :data:`TRACER_APIS`, or imports one of the measuring
 packages (:data:`MEASURING_PACKAGES` and the gate's own import package, unless the parent tree has a
 top-level module of that name: then it is the project's own), is ``runner_config_changed``. Names are
-resolved through the file's imports and aliases as for v3.1 (:mod:`gate.judge.pyrefs`).
+resolved through the file's imports and aliases as for v3.1 (:mod:`oracle_gate.judge.pyrefs`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Collection, Iterator
 
-from gate.judge.pyrefs import (
+from oracle_gate.judge.pyrefs import (
     GETATTR,
     Resolver,
     build_resolver,
@@ -23,10 +23,10 @@ from gate.judge.pyrefs import (
     string_literal,
     under,
 )
-from gate.judge.pysource import AddedLines, nodes_on_added_lines, parse_tree
+from oracle_gate.judge.pysource import AddedLines, nodes_on_added_lines, parse_tree
 
 #: The gate's own import package: the top-level module its pytest plugin entry point names
-#: (pyproject ``[project.entry-points.pytest11]``: ``gate.maps.pytest_plugin``). Derived from this
+#: (pyproject ``[project.entry-points.pytest11]``: ``oracle_gate.maps.pytest_plugin``). Derived from this
 #: module's own name so a rename of the package carries it along; a unit test ties it to the entry point.
 GATE_IMPORT_PACKAGE = __name__.split(".", 1)[0]
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
-from gate.judge.changes import ChangeSet, FileChange, FileStatus, is_binary
-from gate.judge.globs import GlobSet
-from gate.judge.observers import Observers
-from gate.judge.pyscope import FunctionSpan, PythonFile, parse_python, rebound_lines
+from oracle_gate.judge.changes import ChangeSet, FileChange, FileStatus, is_binary
+from oracle_gate.judge.globs import GlobSet
+from oracle_gate.judge.observers import Observers
+from oracle_gate.judge.pyscope import FunctionSpan, PythonFile, parse_python, rebound_lines
 
 ParsedFiles = Mapping[str, PythonFile]
 

@@ -1,6 +1,6 @@
 """Observers: which tests observed which touched parent lines, and why a map could not say.
 
-Pure: the map is asked through :class:`MapReader` (the readers live in :mod:`gate.maps.read`) and
+Pure: the map is asked through :class:`MapReader` (the readers live in :mod:`oracle_gate.maps.read`) and
 whether a path names a parent file through a callable, so only the touched files are ever read.
 """
 
@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from gate.judge.problems import Problem
+from oracle_gate.judge.problems import Problem
 
 Observers = dict[str, dict[int, frozenset[str]]]
 _STRIPPED_ENDINGS = ("/", "\\", ".")

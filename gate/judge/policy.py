@@ -13,15 +13,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from gate.judge.approvals import ApprovalRules, parse_approvals
-from gate.judge.globs import GlobSet
-from gate.judge.problems import Problem
+from oracle_gate.judge.approvals import ApprovalRules, parse_approvals
+from oracle_gate.judge.globs import GlobSet
+from oracle_gate.judge.problems import Problem
 
 POLICY_PATH = "oracle-gate.toml"
 DEFAULT_PROTECTED = ("seeds/**", "fixtures/**", "harness/**", "freeze.json", "fixture_lock.json")
 DEFAULT_APPEND_ONLY = ("seeds/**",)  # v3.6
 DEFAULT_TESTS = ("tests/**", "**/test_*.py", "**/*_test.py")
 ALWAYS_PROTECTED = (POLICY_PATH, ".github/workflows/**")
+DEFAULT_HARNESS = ("harness/**",)  # SCORING.md: test files whose tests the scoring run runs first
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,7 @@ class Policy:
     extra_protected: tuple[str, ...] = ()
     append_only: tuple[str, ...] = DEFAULT_APPEND_ONLY  # v3.6: files that may only grow
     approvals: ApprovalRules | None = None  # v3.5: None without a (well-formed) [approvals] table
+    harness: tuple[str, ...] = DEFAULT_HARNESS
     problems: tuple[Problem, ...] = field(default=())
 
     def with_extra_protected(self, globs: Iterable[str]) -> Policy:
@@ -82,6 +84,7 @@ _LISTS = {
     "ignore": (),
     "tests": DEFAULT_TESTS,
     "append_only": DEFAULT_APPEND_ONLY,
+    "harness": DEFAULT_HARNESS,
 }
 _PATHS = {"freeze": "freeze.json", "fixture_lock": "fixture_lock.json"}
 _FLAGS = {"forbid_skip_markers": True, "protect_runner_config": True}

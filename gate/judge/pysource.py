@@ -7,7 +7,7 @@ import ast
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 
-from gate.judge.pyscope import MAX_PARSE_BYTES
+from oracle_gate.judge.pyscope import MAX_PARSE_BYTES
 
 
 def parse_tree(blob: bytes | None) -> ast.Module | None:

@@ -1,6 +1,6 @@
 """The parent's pytest ``addopts``, parsed from the configuration files' bytes (pure).
 
-The read side (:func:`gate.check.read_addopts`) reads the files from the parent with git; this
+The read side (:func:`oracle_gate.check.read_addopts`) reads the files from the parent with git; this
 module only parses. Every file pytest could take its configuration from is read and their
 ``addopts`` are joined: which one pytest picks depends on how it is started, and a mark named in any
 of them may be deselected, so taking all of them is the stricter reading.

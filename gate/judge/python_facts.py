@@ -12,13 +12,13 @@ import hashlib
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from gate.judge.measurement import MEASURING_PACKAGES, find_measurement, measuring_packages
-from gate.judge.pyrefs import (
+from oracle_gate.judge.measurement import MEASURING_PACKAGES, find_measurement, measuring_packages
+from oracle_gate.judge.pyrefs import (
     build_resolver,
 )
-from gate.judge.pysource import AddedLines, parse_tree
-from gate.judge.rebinding_sites import Sites, find_sites
-from gate.judge.syntax_markers import find_markers
+from oracle_gate.judge.pysource import AddedLines, parse_tree
+from oracle_gate.judge.rebinding_sites import Sites, find_sites
+from oracle_gate.judge.syntax_markers import find_markers
 
 CACHE_SIZE = 1024
 

@@ -1,11 +1,11 @@
 """Contract v3.2: what rebinding the syntax cannot name touches, and the ``dynamic_rebinding`` sites.
 
-The sites come from :mod:`gate.judge.rebinding_sites` (added lines of ``.py`` files *not* matched by
+The sites come from :mod:`oracle_gate.judge.rebinding_sites` (added lines of ``.py`` files *not* matched by
 the policy's ``tests`` globs: a test monkeypatching is ordinary). A :class:`ModuleWrite` whose module
-resolves to a parent file (:class:`~gate.judge.modules.ModuleIndex`) that defines the name at module
+resolves to a parent file (:class:`~oracle_gate.judge.modules.ModuleIndex`) that defines the name at module
 level with ``def``/``class`` touches that definition; an :class:`OpaqueWrite` touches every
 module-level definition of the writing file's own parent version, and is reported. The touched
-lines go into the change set (:class:`~gate.judge.changes.Rebound`) *before* the map is asked, so
+lines go into the change set (:class:`~oracle_gate.judge.changes.Rebound`) *before* the map is asked, so
 they are scored like any touched line (and inherit their function's observers).
 
 The read side calls :func:`modules_to_read` (which parent files it must read) and then
@@ -17,12 +17,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
 
-from gate.judge.changes import ChangeSet, FileChange, Rebound
-from gate.judge.globs import GlobSet
-from gate.judge.modules import ModuleIndex
-from gate.judge.pyscope import PythonFile, parse_python
-from gate.judge.python_facts import python_facts
-from gate.judge.rebinding_sites import OpaqueWrite, Sites
+from oracle_gate.judge.changes import ChangeSet, FileChange, Rebound
+from oracle_gate.judge.globs import GlobSet
+from oracle_gate.judge.modules import ModuleIndex
+from oracle_gate.judge.pyscope import PythonFile, parse_python
+from oracle_gate.judge.python_facts import python_facts
+from oracle_gate.judge.rebinding_sites import OpaqueWrite, Sites
 
 
 def _judged_files(changes: ChangeSet, tests: GlobSet) -> Iterator[tuple[FileChange, Sites]]:

@@ -12,7 +12,7 @@ Two kinds of site on an added line of a non-test ``.py`` file:
   whole file's parent definitions and a human must look (``dynamic_rebinding``).
 
 A write counts when its statement holds an added line (changing what is written is a new write); a
-call when the call does. Pure: the verdict side (:mod:`gate.judge.rebinding`) resolves the modules.
+call when the call does. Pure: the verdict side (:mod:`oracle_gate.judge.rebinding`) resolves the modules.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from gate.judge.pyrefs import (
+from oracle_gate.judge.pyrefs import (
     GLOBALS,
     ITEM,
     Resolver,
@@ -29,7 +29,7 @@ from gate.judge.pyrefs import (
     string_literal,
     under,
 )
-from gate.judge.pysource import AddedLines, nodes_on_added_lines, parse_tree
+from oracle_gate.judge.pysource import AddedLines, nodes_on_added_lines, parse_tree
 
 #: Attributes whose assignment swaps a function's code or an object's namespace or type.
 CODE_ATTRIBUTES = frozenset(

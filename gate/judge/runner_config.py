@@ -9,9 +9,9 @@ that cannot be parsed (including TOML nested too deep for the parser) counts
 as changed whenever its bytes differ. An added line of any ``.py`` file that
 contains ``pytest_plugins`` counts too: a plugin list loads code into the run.
 
-v3.3 adds test dependency declarations (:mod:`gate.judge.test_dependencies`: requirements files
+v3.3 adds test dependency declarations (:mod:`oracle_gate.judge.test_dependencies`: requirements files
 for tests, pyproject's test groups, ``Pipfile``'s ``[dev-packages]``, compared as parsed values)
-and code that reaches the measurement machinery (:mod:`gate.judge.measurement`).
+and code that reaches the measurement machinery (:mod:`oracle_gate.judge.measurement`).
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ import tomllib
 from collections.abc import Collection
 from typing import Any
 
-from gate.judge.changes import FileChange
-from gate.judge.globs import glob_matches
-from gate.judge.measurement import GATE_IMPORT_PACKAGE
-from gate.judge.python_facts import python_facts
-from gate.judge.test_dependencies import (
+from oracle_gate.judge.changes import FileChange
+from oracle_gate.judge.globs import glob_matches
+from oracle_gate.judge.measurement import GATE_IMPORT_PACKAGE
+from oracle_gate.judge.python_facts import python_facts
+from oracle_gate.judge.test_dependencies import (
     PIPFILE,
     is_declaration_file,
     pipfile_declarations,

@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from gate.judge.changes import FileChange, FileStatus, Kind
-from gate.judge.globs import GlobSet
+from oracle_gate.judge.changes import FileChange, FileStatus, Kind
+from oracle_gate.judge.globs import GlobSet
 
 _UNSET = object()
 

@@ -11,7 +11,7 @@ In a test file (the policy's ``tests`` globs) every token counts; in any other
 ``pytest.mark.NAME`` counts too when NAME is a word of the parent's pytest
 ``addopts`` (``-m 'not slow'`` deselects what ``@pytest.mark.slow`` marks).
 
-v3.1 adds what the syntax tree says (:mod:`gate.judge.syntax_markers`) on every ``.py`` file: a
+v3.1 adds what the syntax tree says (:mod:`oracle_gate.judge.syntax_markers`) on every ``.py`` file: a
 reference resolving to a skip/exit API on an added line the text rule let through.
 """
 
@@ -21,9 +21,9 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from gate.judge.changes import FileChange
-from gate.judge.globs import GlobSet
-from gate.judge.python_facts import python_facts
+from oracle_gate.judge.changes import FileChange
+from oracle_gate.judge.globs import GlobSet
+from oracle_gate.judge.python_facts import python_facts
 
 # Order matters only for which token is named in the report: longer first.
 MARKERS = (

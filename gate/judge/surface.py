@@ -20,8 +20,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from gate.judge.freeze import Freeze, FreezeEntry
-from gate.judge.globs import GlobSet
+from oracle_gate.judge.freeze import Freeze, FreezeEntry
+from oracle_gate.judge.globs import GlobSet
 
 #: v3.7: a login (letters, digits, ``-``, ``_``, ``.``; not starting with ``-`` or ``.``; at most
 #: 100 characters; optionally ending in ``[bot]``).
@@ -84,7 +84,7 @@ class Surface:
 
 def entry_fields(data: bytes | None) -> dict[int, EntryFields]:
     """The ``owner`` and ``expires`` of each entry of a freeze manifest's bytes, by its index in
-    ``frozen`` (as :class:`gate.judge.freeze.FreezeEntry` numbers them). A manifest that does not
+    ``frozen`` (as :class:`oracle_gate.judge.freeze.FreezeEntry` numbers them). A manifest that does not
     parse has none (its problems are the parser's to report)."""
     try:
         doc = json.loads(data or b"{}")

@@ -1,7 +1,7 @@
 """Symlink targets resolved through the head tree (contract v2), pure.
 
 A symlink the change adds or re-points is judged by where it leads: the read side
-(:func:`gate.check.read_link_resolutions`) answers "what is this path in head?" for the paths
+(:func:`oracle_gate.check.read_link_resolutions`) answers "what is this path in head?" for the paths
 along the target only, and :func:`resolve_link` walks the target component by component as the
 kernel would, following up to :data:`MAX_LINKS` links. An absolute target, one that climbs above
 the repository, a cycle or a chain longer than the limit cannot be judged as a repository path:

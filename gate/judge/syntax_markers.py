@@ -1,10 +1,10 @@
 """Contract v3.1: skip and exit markers read from the syntax tree, in every changed ``.py`` file.
 
-The v2 text rule (:mod:`gate.judge.skip_markers`) reads a line; it cannot read
+The v2 text rule (:mod:`oracle_gate.judge.skip_markers`) reads a line; it cannot read
 ``raise pytest.skip.Exception(...)``, ``from _pytest.outcomes import skip as x; x(...)`` or
 ``getattr(pytest, "sk" + "ip")(...)``. Here the head file is parsed and every reference on an added
 line (a name, an attribute, a call, a subscript, an import) is resolved through the file's own
-imports and assignments (:mod:`gate.judge.pyrefs`) and compared with the listed skip/exit APIs. What
+imports and assignments (:mod:`oracle_gate.judge.pyrefs`) and compared with the listed skip/exit APIs. What
 the gate cannot resolve counts too, as the contract says: any import of ``_pytest``; ``getattr`` or
 ``__dict__`` on pytest, ``_pytest`` or unittest with a computed name; ``__import__`` and
 ``importlib.import_module`` of those modules by literal name. A file that does not parse is left to
@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Collection, Iterator
 
-from gate.judge.pyrefs import (
+from oracle_gate.judge.pyrefs import (
     GETATTR,
     IMPORT_FUNCTIONS,
     IMPORT_MODULE,
@@ -30,7 +30,7 @@ from gate.judge.pyrefs import (
     string_literal,
     under,
 )
-from gate.judge.pysource import AddedLines, nodes_on_added_lines, parse_tree
+from oracle_gate.judge.pysource import AddedLines, nodes_on_added_lines, parse_tree
 
 #: The pytest APIs the contract lists (each with what lies below it: ``pytest.skip.Exception``).
 PYTEST_APIS = (
@@ -84,7 +84,7 @@ def syntax_markers(blob: bytes | None, added: Collection[int]) -> list[tuple[int
 
 
 def find_markers(tree: ast.Module, resolver: Resolver, lines: AddedLines) -> list[tuple[int, str]]:
-    """:func:`syntax_markers` on a parsed file (gate.judge.python_facts shares one parse per file)."""
+    """:func:`syntax_markers` on a parsed file (oracle_gate.judge.python_facts shares one parse per file)."""
     found: dict[int, str] = {}
     for line, what in _references(tree, resolver, lines):
         found.setdefault(line, what)

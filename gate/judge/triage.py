@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from gate.judge.freeze import Freeze
+from oracle_gate.judge.freeze import Freeze
 
 EXPIRED = "expired"
 NO_OWNER = "no_owner"

@@ -13,30 +13,30 @@ from dataclasses import dataclass, field
 from datetime import date
 from enum import StrEnum
 
-from gate.exit_status import ExitStatus
-from gate.judge.approvals import Approval, counting_approvers
-from gate.judge.changes import ChangeSet, FileChange, FileStatus, Kind
-from gate.judge.freeze import Freeze
-from gate.judge.globs import GlobSet
-from gate.judge.lock import FixtureLock, lock_breaks
-from gate.judge.measurement import GATE_IMPORT_PACKAGE
-from gate.judge.modules import ModuleIndex
-from gate.judge.observer_rules import (
+from oracle_gate.exit_status import ExitStatus
+from oracle_gate.judge.approvals import Approval, ApprovalsSeen, counting_approvers
+from oracle_gate.judge.changes import ChangeSet, FileChange, FileStatus, Kind
+from oracle_gate.judge.freeze import Freeze
+from oracle_gate.judge.globs import GlobSet
+from oracle_gate.judge.lock import FixtureLock, lock_breaks
+from oracle_gate.judge.measurement import GATE_IMPORT_PACKAGE
+from oracle_gate.judge.modules import ModuleIndex
+from oracle_gate.judge.observer_rules import (
     ParsedFiles,
     TouchedObservers,
     edited_tests,
     observers_of_touched,
     parse_parent_files,
 )
-from gate.judge.observers import ParentCoverage, without_unstable
-from gate.judge.policy import Policy
-from gate.judge.problems import Problem
-from gate.judge.rebinding import dynamic_rebinding_sites
-from gate.judge.runner_config import runner_config_changes
-from gate.judge.seeds import seed_rewrites
-from gate.judge.skip_markers import added_skip_markers, addopts_words
-from gate.judge.symlinks import LinkResolution, resolve_link
-from gate.judge.triage import TriageEntry, needs_triage
+from oracle_gate.judge.observers import ParentCoverage, without_unstable
+from oracle_gate.judge.policy import Policy
+from oracle_gate.judge.problems import Problem
+from oracle_gate.judge.rebinding import dynamic_rebinding_sites
+from oracle_gate.judge.runner_config import runner_config_changes
+from oracle_gate.judge.seeds import seed_rewrites
+from oracle_gate.judge.skip_markers import added_skip_markers, addopts_words
+from oracle_gate.judge.symlinks import LinkResolution, resolve_link
+from oracle_gate.judge.triage import TriageEntry, needs_triage
 
 
 class Outcome(StrEnum):
@@ -157,6 +157,8 @@ class Verdict:
     approvers: tuple[str, ...] = ()
     # v3.7 (in the JSON as "triage"): freeze entries past their expiry or without an owner.
     triage: tuple[TriageEntry, ...] = ()
+    # Not in the JSON: v3.5 approvals a front door read but did not count (stale ones), or could not read.
+    approvals_seen: ApprovalsSeen | None = None
 
     @property
     def codes(self) -> list[ReasonCode]:
@@ -189,12 +191,12 @@ class Evidence:
     protocol: Provenance
     #: v2: the parsed parent side of the changed ``.py`` files (None: parse them from the change set).
     parents: ParsedFiles | None = None
-    # v2: the parent's pytest ``addopts`` (read side: gate.check.read_addopts); its words name marks.
+    # v2: the parent's pytest ``addopts`` (read side: oracle_gate.check.read_addopts); its words name marks.
     addopts: str = ""
-    # v2: where each added or re-pointed symlink leads through head's links (gate.check.read_links);
+    # v2: where each added or re-pointed symlink leads through head's links (oracle_gate.check.read_links);
     # a link missing here is resolved textually.
     links: Mapping[str, LinkResolution] = field(default_factory=dict)
-    # v3.2/v3.3: the parent tree's .py files (gate.check.read_module_index), to resolve module names.
+    # v3.2/v3.3: the parent tree's .py files (oracle_gate.check.read_module_index), to resolve module names.
     modules: ModuleIndex = field(default_factory=ModuleIndex)
     # v3.5: the approving reviews (None: none were looked up), the pull request's author and the
     # head SHA an approval must name (None: the change's head).

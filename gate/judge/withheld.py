@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from gate.judge.verdict import Outcome, Provenance, Reason, ReasonCode, Verdict
+from oracle_gate.judge.verdict import Outcome, Provenance, Reason, ReasonCode, Verdict
 
 MAP_UNAVAILABLE_PREFIX = "trusted map store: "
 

@@ -3,20 +3,20 @@
 :func:`build_map` checks the commit out into a temporary ``git worktree`` (the
 user's working tree, index and HEAD are never touched), runs the test command
 there with coverage.py writing one context per test phase, and writes the data
-file plus its manifest (:class:`gate.maps.read.Manifest`): the full SHA,
+file plus its manifest (:class:`oracle_gate.maps.read.Manifest`): the full SHA,
 the sha256 of the data file, the coverage.py version, the command, whether the
-parent's tests passed. :func:`gate.maps.combine.combine_maps` merges shard maps measured at the
+parent's tests passed. :func:`oracle_gate.maps.combine.combine_maps` merges shard maps measured at the
 same commit. Both write through a temporary file and a rename, so a good map
 is never replaced by a half-written or failed one.
 
 The map stores repo-relative paths: every measured file under the worktree is
 rewritten relative to its root, so a map made on one runner reads the same on
 another. On CPython 3.12+ the plugin's own ``sys.monitoring`` collector measures
-(:mod:`gate.maps.collector`; which one, and the fallbacks: :mod:`gate.maps.choice`).
+(:mod:`oracle_gate.maps.collector`; which one, and the fallbacks: :mod:`oracle_gate.maps.choice`).
 When coverage.py measures, the test command runs with ``COVERAGE_CORE=ctrace``: on Python 3.14+
 coverage.py would otherwise pick ``sysmon``, which cannot switch contexts per
 test and silently records incomplete per-test data. The package's pytest
-plugin (:mod:`gate.maps.pytest_plugin`) is told through ``ORACLE_GATE_*``
+plugin (:mod:`oracle_gate.maps.pytest_plugin`) is told through ``ORACLE_GATE_*``
 variables that it runs for a map: frozen tests are *run* (the map must record
 what they observe), the shard filter applies, and it reports progress and the
 final counts; without it (a non-pytest command, plugin autoload off) the map is
@@ -29,33 +29,50 @@ import importlib.metadata
 import os
 import shutil
 import sqlite3
+import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import closing
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from gate import __version__
-from gate.check import read_oracle
-from gate.git import Git
-from gate.judge.freeze import Freeze
-from gate.maps.choice import chosen_collector, collector_fields, map_command
-from gate.maps.collector import COLLECTOR_NAME, COVERAGE_COLLECTOR, ENV_COLLECTOR
-from gate.maps.combine import combine_maps
-from gate.maps.command import run_map_cli
-from gate.maps.hints import EXIT_NO_TESTS, EXIT_TESTS_FAILED, no_map_cause
-from gate.maps.layout import interpreter_first_on_path, src_layout_env
-from gate.maps.mapfile import MAX_LISTED, MapError, MapResult, map_test_ids, merge_parts, now, publish_map
-from gate.maps.provenance import Producer
-from gate.maps.read import Manifest, manifest_beside
-from gate.maps.runner import DATA_DIR, REPORT_FILE, Progress, Run, Runner, child_env, default_command
-from gate.maps.shards import ENV_FREEZE
-from gate.maps.sqlite_map import SqliteCoverageMap
+from oracle_gate import __version__
+from oracle_gate.check import read_oracle
+from oracle_gate.git import Git
+from oracle_gate.judge.freeze import Freeze
+from oracle_gate.maps.choice import chosen_collector, collector_fields, coverage_py_reason, map_command
+from oracle_gate.maps.collector import COLLECTOR_NAME, COVERAGE_COLLECTOR, ENV_COLLECTOR
+from oracle_gate.maps.combine import combine_maps
+from oracle_gate.maps.command import run_map_cli
+from oracle_gate.maps.hints import EXIT_NO_TESTS, EXIT_TESTS_FAILED, no_map_cause
+from oracle_gate.maps.ignored_files import copy_ignored
+from oracle_gate.maps.layout import interpreter_first_on_path, src_layout_env
+from oracle_gate.maps.mapfile import (
+    MAX_LISTED,
+    MapError,
+    MapResult,
+    map_test_ids,
+    merge_parts,
+    now,
+    publish_map,
+)
+from oracle_gate.maps.outcomes import run_facts
+from oracle_gate.maps.provenance import Producer
+from oracle_gate.maps.read import Manifest, manifest_beside
+from oracle_gate.maps.repeat import repeat_runs, unstable_observations
+from oracle_gate.maps.runner import DATA_DIR, REPORT_FILE, Progress, Run, Runner, child_env, default_command
+from oracle_gate.maps.shards import ENV_FREEZE
+from oracle_gate.maps.sqlite_map import SqliteCoverageMap
 
 # Importers (the Action, the CLI) name these through this module.
 __all__ = ["MapError", "MapResult", "build_map", "combine_maps", "default_command", "run_map_cli"]
+
+
+def note_on_stderr(line: str) -> None:
+    """The default for ``build_map``'s ``note``: one line on stderr (the Action's log, a terminal)."""
+    print(f"oracle-gate map: {line}", file=sys.stderr, flush=True)
 
 
 def build_map(
@@ -69,6 +86,9 @@ def build_map(
     show_output: bool = False,
     poll_seconds: float = 0.2,
     producer: Producer | None = None,
+    note: Callable[[str], None] = note_on_stderr,
+    copy_ignored_paths: Sequence[str] = (),
+    repeat: int = 1,
 ) -> MapResult:
     """Measure the per-test coverage of ``rev`` and write ``out`` plus ``out.manifest.json``.
 
@@ -77,19 +97,27 @@ def build_map(
     false, which ``check`` refuses unless told ``--allow-failing-parent``.
     This is the function the Action calls for its ``coverage-command`` input. ``producer`` is the
     GitHub Actions run building the map (``oracle-gate map`` passes ``Producer.from_environ``), which
-    readers of the map check before trusting it (:mod:`gate.maps.provenance`).
+    readers of the map check before trusting it (:mod:`oracle_gate.maps.provenance`). ``copy_ignored_paths``:
+    git-ignored files of the checkout the build writes (``_version.py``), copied into the worktree
+    (:mod:`oracle_gate.maps.ignored_files`). ``note`` prints one line (why coverage.py measures). ``repeat``:
+    run the tests that many times, the map the union, what differed recorded (:mod:`oracle_gate.maps.repeat`).
     """
     git.check_repository()
     sha = git.commit(rev)
     collector = chosen_collector(command)
+    why = coverage_py_reason(command)
+    if why is not None:
+        note(f"measuring with coverage.py: {why}")
     argv = map_command(command, collector)
     oracle = read_oracle(git, sha)
     freeze, freeze_path = oracle.freeze, oracle.policy.freeze
     started = time.monotonic()
+    unstable: dict[str, dict[str, list[int]]] | None = None
     with tempfile.TemporaryDirectory(prefix="oracle-gate-map-") as tmp:
         scratch = Path(tmp)
         built = scratch / "map.coverage"
         with git.worktree(sha, scratch) as tree:
+            copy_ignored(git, sha, tree, copy_ignored_paths)
             env = interpreter_first_on_path(
                 child_env(scratch / DATA_DIR / "raw.coverage", scratch / REPORT_FILE, shard)
             )
@@ -101,13 +129,25 @@ def build_map(
             runner = Runner(argv, tree, env, scratch, show_output, progress, poll_seconds)
             run = runner.run()
             if collector != COVERAGE_COLLECTOR and run.report.refused is not None:
+                note(f"measuring with coverage.py: the collector cannot follow {run.report.refused}")
                 collector, argv = COVERAGE_COLLECTOR, map_command(command, COVERAGE_COLLECTOR)
                 (scratch / REPORT_FILE).unlink()
                 env[ENV_COLLECTOR] = collector
                 run = replace(runner, argv=argv, env=env).run()
+            _refuse_tampered(run, sha)
             outside = _collect(
                 run, scratch / DATA_DIR, built, tree, sha=sha, shard=shard, argv=argv, collector=collector
             )
+            if repeat > 1:
+
+                def collect_one(again: Run, data_dir: Path, target: Path) -> object:
+                    return _collect(
+                        again, data_dir, target, tree, sha=sha, shard=shard, argv=argv, collector=collector
+                    )
+
+                repeats = repeat_runs(replace(runner, argv=argv, env=env), repeat, collect_one, sha)
+                unstable = unstable_observations([built, *repeats])
+                _union(built, repeats, tree)
         outcome = _judge(run, built, sha, shard, freeze, argv=argv, collector=collector)
         seconds = time.monotonic() - started
         manifest = Manifest(
@@ -134,6 +174,8 @@ def build_map(
                 "coverage_core": run.finish.get("coverage_core"),
                 "outside_worktree": outside[:MAX_LISTED],
                 **collector_fields(run.finish, collector),
+                **run_facts(run.finish),
+                **repeat_fields(repeat, unstable),
             },
         )
         publish_map(built, manifest)
@@ -152,6 +194,28 @@ def build_map(
         warnings=_outside_warning(outside),
         output_tail="" if outcome.passed else run.tail,
     )
+
+
+def repeat_fields(repeat: int, unstable: dict[str, dict[str, list[int]]] | None) -> dict[str, Any]:
+    """v3.4: the manifest's repeat count, and (from two runs on) what differed between runs."""
+    return {"repeat": repeat} if unstable is None else {"repeat": repeat, "unstable": unstable}
+
+
+def _union(built: Path, repeats: Sequence[Path], tree: Path) -> None:
+    """``built`` becomes the union of itself and the repeats' maps (all repo-relative already)."""
+    union = built.with_name("union.coverage")
+    _merge([built, *repeats], union, tree)
+    os.replace(union, built)
+
+
+def _refuse_tampered(run: Run, sha: str) -> None:
+    """A test switched the measurement off (:mod:`oracle_gate.maps.guard`): whatever was written, no map."""
+    if run.report.tampered is not None:
+        raise MapError(
+            f"{sha[:12]}: no map: the measurement was switched off by the code under test: "
+            f"{run.report.tampered}; a map measured after that cannot say what the tests observe",
+            run.tail,
+        )
 
 
 def tests_ran(finish: dict[str, Any]) -> tuple[str, ...] | None:

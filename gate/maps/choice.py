@@ -1,6 +1,6 @@
 """Which collector measures a map: the gate's ``sys.monitoring`` collector or coverage.py.
 
-The collector (:mod:`gate.maps.collector`) runs on CPython 3.12+ for the default command and for a
+The collector (:mod:`oracle_gate.maps.collector`) runs on CPython 3.12+ for the default command and for a
 user's pytest command that does not measure itself; coverage.py (through pytest-cov,
 ``COVERAGE_CORE=ctrace``) stays for Python 3.11, for a user's command that passes ``--cov`` or runs
 ``coverage`` (``-m coverage`` too), and for projects whose coverage configuration needs
@@ -16,9 +16,9 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gate.maps.collector import COLLECTOR_NAME, COVERAGE_COLLECTOR, ENV_COLLECTOR
-from gate.maps.layout import with_interpreter
-from gate.maps.runner import default_command
+from oracle_gate.maps.collector import COLLECTOR_NAME, COVERAGE_COLLECTOR, ENV_COLLECTOR
+from oracle_gate.maps.layout import with_interpreter
+from oracle_gate.maps.runner import default_command
 
 COLLECTORS = (COLLECTOR_NAME, COVERAGE_COLLECTOR)
 
@@ -31,6 +31,18 @@ def chosen_collector(command: Sequence[str] | None, env: Mapping[str, str] = os.
     if command and measures_itself(command):
         return COVERAGE_COLLECTOR
     return COLLECTOR_NAME
+
+
+def coverage_py_reason(command: Sequence[str] | None, env: Mapping[str, str] = os.environ) -> str | None:
+    """Why coverage.py, not the collector, measures (one clause for ``map`` to print), or None."""
+    if env.get(ENV_COLLECTOR) == COVERAGE_COLLECTOR:
+        return f"{ENV_COLLECTOR}=coverage.py asks for it"
+    if sys.version_info < (3, 12):
+        version = ".".join(map(str, sys.version_info[:3]))
+        return f"the sys.monitoring collector needs Python 3.12+, this is {version}"
+    if command and measures_itself(command):
+        return "the test command measures coverage itself (--cov or coverage)"
+    return None
 
 
 def measures_itself(command: Sequence[str]) -> bool:

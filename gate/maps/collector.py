@@ -6,9 +6,8 @@ collector does what a per-test map needs and nothing more:
 
 * **Which code.** ``PY_START`` fires once per code object (the callback returns ``DISABLE``); a code
   object whose file the project's coverage configuration measures gets ``LINE`` events, the others
-  none. The configuration is read through coverage.py's public API (``Coverage().get_option`` for
-  ``run:source``, ``run:include``, ``run:omit``); without ``source`` the files under the rootdir are
-  measured, except installed packages and the gate itself (as ``pytest --cov`` measures).
+  none. Which files: coverage.py's own decision (:mod:`oracle_gate.maps.selection`), from the project's
+  coverage configuration; a test pytest-cov would not measure (``no_cover``) is paused for its call.
 * **Each line once per test phase.** The ``LINE`` callback records ``(code, line)`` and returns
   ``DISABLE``; at each phase boundary the phase's lines are handed to the writer and the events are
   re-armed. Re-arming only the code objects that fired (``set_local_events`` to nothing and back)
@@ -21,118 +20,34 @@ collector does what a per-test map needs and nothing more:
   ``add_lines``) with repo-relative paths, a batch of contexts at a time, so memory stays flat in the
   number of tests.
 
-It uses its own tool id (the first free one), never coverage.py's if coverage.py holds it.
+It uses its own tool id (the first free one), never coverage.py's if coverage.py holds it, and checks
+at every boundary that nothing in the tests switched it off (:mod:`oracle_gate.maps.guard`).
 """
 
 from __future__ import annotations
 
-import fnmatch
 import os
-import site
 import sys
-import sysconfig
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass
 from pathlib import Path
-from types import CodeType
+from types import CodeType, FrameType
 from typing import Any
+
+from oracle_gate.maps.guard import MonitoringGuard, sysmon_problem, trace_problem
 
 COLLECTOR_NAME = "sysmon"
 COVERAGE_COLLECTOR = "coverage.py"
 ENV_COLLECTOR = "ORACLE_GATE_COLLECTOR"  # set by ``map``: "sysmon" runs this collector in the plugin
 TOOL_NAME = "oracle-gate"
 BATCH_LINES = 50_000  # test-line pairs held before they are written
-Selector = Callable[[str], str | None]  # absolute file name -> repo-relative path, or None: not measured
+# (file name, the frame starting in it) -> repo-relative path, or None: not measured
+Selector = Callable[[str, FrameType | None], str | None]
 
 
 def available() -> bool:
     """``sys.monitoring`` exists: CPython 3.12+."""
     return hasattr(sys, "monitoring")
-
-
-@dataclass(frozen=True)
-class FileSelection:
-    """The measured files, from the project's coverage configuration (source, include, omit)."""
-
-    root: str
-    source: tuple[str, ...] = ()
-    include: tuple[str, ...] = ()
-    omit: tuple[str, ...] = ()
-    excluded_dirs: tuple[str, ...] = ()
-
-    @classmethod
-    def from_coverage_config(cls, root: Path, config_file: str | bool = True) -> FileSelection:
-        """``[run] source/include/omit`` of the project's configuration (cwd-relative, as coverage.py)."""
-        from coverage import Coverage
-
-        cov = Coverage(config_file=config_file, data_file=None)
-        here = os.path.realpath(root)
-
-        def option(name: str) -> tuple[str, ...]:
-            value = cov.get_option(f"run:{name}")
-            return tuple(str(v) for v in value) if isinstance(value, list | tuple) else ()
-
-        source = tuple(_source_dir(s, here) for s in option("source"))
-        return cls(
-            root=here,
-            source=tuple(s for s in source if s),
-            include=tuple(_absolute_pattern(p, here) for p in option("include")),
-            omit=tuple(_absolute_pattern(p, here) for p in option("omit")),
-            excluded_dirs=_installed_dirs(),
-        )
-
-    def relative(self, filename: str) -> str | None:
-        """The repo-relative (or, outside the root, absolute) path of a measured file, else None."""
-        if not filename or filename.startswith("<") or not os.path.isabs(filename):
-            return None
-        path = os.path.realpath(filename)
-        if not self._selected(path) or any(fnmatch.fnmatch(path, p) for p in self.omit):
-            return None
-        return os.path.relpath(path, self.root) if _under(path, self.root) else path
-
-    def _selected(self, path: str) -> bool:
-        if any(_under(path, d) for d in self.excluded_dirs):
-            return False
-        if self.source:
-            return any(_under(path, s) for s in self.source)
-        if self.include:
-            return any(fnmatch.fnmatch(path, p) for p in self.include)
-        return _under(path, self.root)
-
-
-def _under(path: str, directory: str) -> bool:
-    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
-
-
-def _absolute_pattern(pattern: str, root: str) -> str:
-    return pattern if pattern.startswith(("*", os.sep)) else os.path.join(root, pattern)
-
-
-def _source_dir(source: str, root: str) -> str:
-    """A ``source`` entry as a directory: a path, or an importable package's directory."""
-    path = os.path.realpath(os.path.join(root, source))
-    if os.path.isdir(path):
-        return path
-    import importlib.util
-
-    try:
-        spec = importlib.util.find_spec(source)
-    except (ImportError, ValueError):
-        return ""
-    locations = list(spec.submodule_search_locations or []) if spec else []
-    if locations:
-        return os.path.realpath(locations[0])
-    return os.path.realpath(spec.origin) if spec and spec.origin else ""
-
-
-def _installed_dirs() -> tuple[str, ...]:
-    """The standard library, installed packages, and the gate itself: never measured."""
-    paths = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
-    paths.update(site.getsitepackages())
-    paths.add(site.getusersitepackages())
-    paths.add(str(Path(__file__).resolve().parent.parent))  # the gate package
-    return tuple(sorted(os.path.realpath(p) for p in paths if p))
 
 
 class Writer:
@@ -191,18 +106,30 @@ class LineCollector:
         self.context = ""
         self.tool: int | None = None
         self.rearm_fired = False
+        self.paused = False  # the current phase is not measured (pytest-cov's ``no_cover``)
+        self.tampered: str | None = None  # what switched the collector off, and while what ran
+        self.armed: list[CodeType] = []  # every code object given LINE events
+        self.guard: MonitoringGuard | None = None
         self._on_line = _line_recorder(self.hits)
+        self._on_start_callback = self._on_start  # one bound method: compared by identity
+        self._trace: object = None
+        self._set_local_events: Callable[..., Any] = _no_call
 
     def start(self) -> None:
         mon: Any = getattr(sys, "monitoring")  # noqa: B009 - absent before 3.12; mypy runs on 3.11
         self.tool = _free_tool_id(mon)
         self.rearm_fired = rearm_self_test(mon, self.tool)
-        mon.register_callback(self.tool, mon.events.PY_START, self._on_start)
+        mon.register_callback(self.tool, mon.events.PY_START, self._on_start_callback)
         mon.register_callback(self.tool, mon.events.LINE, self._on_line)
         mon.set_events(self.tool, mon.events.PY_START)
+        self._trace = sys.gettrace()
+        self.guard = MonitoringGuard(mon, self.tool)
+        self._set_local_events = self.guard.original("set_local_events")
+        self.guard.install()
 
     def switch(self, context: str) -> None:
         """End the current context (its lines go to the writer) and re-arm the line events."""
+        self.check(self.context)
         if self.hits:
             # The same list stays (the line callback holds its append): take the first n, so that a
             # line another thread records meanwhile stays for the next context instead of being lost.
@@ -210,13 +137,49 @@ class LineCollector:
             hits = self.hits[:n]
             del self.hits[:n]
             lines, fired = self._by_file(hits)
-            self.writer.add(self.context, lines)
+            if not self.paused:
+                self.writer.add(self.context, lines)
             self._rearm(fired)
         self.context = context
+        self.paused = False
+
+    def check(self, running: str) -> None:
+        """Is the collector still measuring as it was started? Else remember what changed, and what
+        was running (a test phase, ``collecting <module>``, or start-up): the map fails closed."""
+        if self.tampered is not None or self.tool is None or self.guard is None:
+            return
+        mon: Any = getattr(sys, "monitoring")  # noqa: B009
+        callbacks = {mon.events.PY_START: self._on_start_callback, mon.events.LINE: self._on_line}
+        problem = (
+            (self.guard.violations[0] if self.guard.violations else None)
+            or sysmon_problem(mon, self.guard.original("register_callback"), self.tool, TOOL_NAME, callbacks)
+            or _recorder_problem(self._on_line, self.hits)
+            or trace_problem(self._trace)
+        )
+        if problem is not None:
+            self.tampered = f"{problem} while {_running(running)} ran"
+
+    def check_armed(self, running: str) -> None:
+        """Every code object given ``LINE`` events still has them (costs a call per code object: at
+        the end of collection and of the session, not at every test)."""
+        if self.tampered is not None or self.tool is None:
+            return
+        mon: Any = getattr(sys, "monitoring")  # noqa: B009
+        line = mon.events.LINE
+        for code in self.armed:
+            if mon.get_local_events(self.tool, code) != line:
+                self.tampered = (
+                    f"the LINE events of {code.co_qualname} ({code.co_filename}) were switched off "
+                    f"before {_running(running)}"
+                )
+                return
 
     def stop(self) -> None:
         self.switch("")
+        self.check_armed("the end of the session")
         mon: Any = getattr(sys, "monitoring")  # noqa: B009
+        if self.guard is not None:
+            self.guard.uninstall()
         if self.tool is not None:
             mon.set_events(self.tool, 0)
             mon.register_callback(self.tool, mon.events.PY_START, None)
@@ -226,15 +189,15 @@ class LineCollector:
         self.writer.close()
 
     def _on_start(self, code: CodeType, offset: int) -> object:
-        mon: Any = getattr(sys, "monitoring")  # noqa: B009
         name = code.co_filename
         if name in self.files:
             rel = self.files[name]
         else:
-            rel = self.files[name] = self.select(name)
+            rel = self.files[name] = self.select(name, sys._getframe(1))
         if rel is not None and self.tool is not None:
-            mon.set_local_events(self.tool, code, mon.events.LINE)
-        return mon.DISABLE
+            self._set_local_events(self.tool, code, _LINE)
+            self.armed.append(code)
+        return _DISABLE
 
     def _by_file(self, hits: Iterable[tuple[CodeType, int]]) -> tuple[dict[str, set[int]], list[CodeType]]:
         """The hits' lines by measured file, and the code objects that fired (in one pass: a test's
@@ -259,9 +222,30 @@ class LineCollector:
         if not self.rearm_fired or self.tool is None:
             mon.restart_events()
             return
+        set_local = self._set_local_events
         for code in fired:
-            mon.set_local_events(self.tool, code, 0)
-            mon.set_local_events(self.tool, code, mon.events.LINE)
+            set_local(self.tool, code, 0)
+            set_local(self.tool, code, _LINE)
+
+
+def _running(context: str) -> str:
+    if not context:
+        return "start-up or collection"
+    return context if context.startswith("collecting ") else f"test {context}"
+
+
+def _recorder_problem(on_line: Callable[[CodeType, int], object], hits: list[Any]) -> str | None:
+    """The line callback's code is still the recorder's, appending to the collector's own list."""
+    if getattr(on_line, "__code__", None) is not _RECORDER_CODE:
+        return "its line recorder's code was replaced"
+    cells = getattr(on_line, "__closure__", None) or ()
+    if not any(getattr(c.cell_contents, "__self__", None) is hits for c in cells):
+        return "its line recorder was pointed at another list"
+    return None
+
+
+def _no_call(*args: object) -> None:  # pragma: no cover - replaced at start
+    raise RuntimeError("the collector has not started")
 
 
 def _line_recorder(hits: list[tuple[CodeType, int]]) -> Callable[[CodeType, int], object]:
@@ -278,6 +262,8 @@ def _line_recorder(hits: list[tuple[CodeType, int]]) -> Callable[[CodeType, int]
 
 
 _DISABLE: object = getattr(getattr(sys, "monitoring", None), "DISABLE", None)
+_LINE: int = getattr(getattr(getattr(sys, "monitoring", None), "events", None), "LINE", 0)
+_RECORDER_CODE = _line_recorder([]).__code__
 
 
 def _free_tool_id(mon: Any) -> int:
@@ -318,25 +304,39 @@ def rearm_self_test(mon: Any, tool: int) -> bool:
     return first > 0 and second == first and third == 2 * first
 
 
-def refusal(config_file: str | bool = True) -> str | None:
-    """Why the project's coverage configuration needs coverage.py itself, or None.
+FOLLOWED_CONCURRENCY = ("thread", "greenlet", "eventlet", "gevent")  # in-process: sys.monitoring sees them
 
-    Coverage plugins (file tracers: Cython, Django templates) and subprocess or multiprocessing
-    measurement are coverage.py's machinery, which this collector does not reproduce.
+
+def refusal(config_file: str | bool = True) -> str | None:
+    """Why the project's coverage configuration needs coverage.py itself, or None: one clause that
+    names the setting, which ``map`` prints before it falls back to coverage.py.
+
+    Coverage plugins (file tracers: Cython, Django templates), ``patch`` (``subprocess``, ``fork``,
+    ``execv``, ``_exit``: measuring other processes, or saving data before the process is replaced) and
+    ``concurrency = multiprocessing`` are coverage.py's machinery, which this collector does not
+    reproduce. Threads and greenlets (``thread``, ``greenlet``, ``eventlet``, ``gevent``) it follows:
+    ``sys.monitoring`` events fire in every thread and greenlet of the interpreter.
     """
     from coverage import Coverage
 
     cov = Coverage(config_file=config_file, data_file=None)
-    plugins = cov.get_option("run:plugins")
+    plugins = _option_list(cov, "run:plugins")
     if plugins:
-        return f"the coverage configuration loads plugins ({', '.join(map(str, plugins))})"  # type: ignore[arg-type]
-    patch = cov.get_option("run:patch") or []
-    if "subprocess" in patch:  # type: ignore[operator]
-        return "the coverage configuration measures subprocesses (patch = subprocess)"
-    concurrency = cov.get_option("run:concurrency") or []
-    if "multiprocessing" in concurrency:  # type: ignore[operator]
-        return "the coverage configuration measures multiprocessing (concurrency = multiprocessing)"
+        return f"[run] plugins = {', '.join(plugins)}: coverage plugins are coverage.py's machinery"
+    patch = _option_list(cov, "run:patch")
+    if patch:
+        return f"[run] patch = {', '.join(patch)}: measuring other processes is coverage.py's machinery"
+    unfollowed = [c for c in _option_list(cov, "run:concurrency") if c not in FOLLOWED_CONCURRENCY]
+    if unfollowed:
+        return f"[run] concurrency = {', '.join(unfollowed)}: other processes are coverage.py's machinery"
     return None
+
+
+def _option_list(cov: Any, name: str) -> list[str]:
+    value = cov.get_option(name)
+    if isinstance(value, str):
+        value = [value]
+    return [str(v) for v in value] if isinstance(value, list | tuple) else []
 
 
 def start_from_environment(
@@ -356,7 +356,9 @@ def start_from_environment(
         return reason
     data_file = Path(env.get("COVERAGE_FILE") or ".coverage")
     data_file = data_file.with_name(f"{data_file.name}.{os.getpid()}")
-    collector = LineCollector(FileSelection.from_coverage_config(root).relative, Writer(data_file))
+    from oracle_gate.maps.selection import CoverageSelection
+
+    collector = LineCollector(CoverageSelection(root), Writer(data_file))
     collector.start()
     return collector
 

@@ -9,12 +9,21 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from gate import __version__
-from gate.errors import InputError
-from gate.maps.collector import COVERAGE_COLLECTOR
-from gate.maps.mapfile import MAX_LISTED, MapError, MapResult, map_test_ids, merge_parts, now, publish_map
-from gate.maps.provenance import PRODUCER_KEY, Producer
-from gate.maps.read import MANIFEST_SUFFIX, Manifest, locate, manifest_beside
+from oracle_gate import __version__
+from oracle_gate.errors import InputError
+from oracle_gate.maps.collector import COVERAGE_COLLECTOR
+from oracle_gate.maps.mapfile import (
+    MAX_LISTED,
+    MapError,
+    MapResult,
+    map_test_ids,
+    merge_parts,
+    now,
+    publish_map,
+)
+from oracle_gate.maps.outcomes import combined_facts
+from oracle_gate.maps.provenance import PRODUCER_KEY, Producer
+from oracle_gate.maps.read import MANIFEST_SUFFIX, Manifest, locate, manifest_beside
 
 
 def combine_maps(inputs: Sequence[Path], out: Path, *, producer: Producer | None = None) -> MapResult:
@@ -91,6 +100,7 @@ def combine_maps(inputs: Sequence[Path], out: Path, *, producer: Producer | None
                 "collector": collector,
                 "python": first.extra.get("python"),
                 "failed": sorted({str(t) for m in manifests for t in m.extra.get("failed", [])})[:MAX_LISTED],
+                **combined_facts([m.extra for m in manifests]),
             },
         )
         publish_map(built, manifest)

@@ -8,14 +8,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from gate.errors import InputError, UsageError
-from gate.git import Git
-from gate.maps.choice import chosen_collector, map_command
-from gate.maps.combine import combine_maps
-from gate.maps.layout import default_out
-from gate.maps.mapfile import MapError, MapResult
-from gate.maps.provenance import Producer
-from gate.maps.shards import parse_shard
+from oracle_gate.errors import InputError, UsageError
+from oracle_gate.git import Git
+from oracle_gate.maps.choice import chosen_collector, map_command
+from oracle_gate.maps.combine import combine_maps
+from oracle_gate.maps.layout import default_out
+from oracle_gate.maps.mapfile import MapError, MapResult
+from oracle_gate.maps.provenance import Producer
+from oracle_gate.maps.repeat import parse_repeat
+from oracle_gate.maps.shards import parse_shard
 
 SPINNER = "|/-\\"
 
@@ -83,8 +84,18 @@ def run_map_cli(args: Any, say: Callable[[str], None]) -> int:
     if rest[:1] == ["--"]:
         rest = rest[1:]
     if args.combine is not None:
-        if args.sha or args.out or args.shard or args.previous:
-            raise UsageError("--combine OUT SHARD...: --sha, --out, --shard and --previous do not apply")
+        if (
+            args.sha
+            or args.out
+            or args.shard
+            or args.previous
+            or getattr(args, "copy_ignored", None)
+            or getattr(args, "repeat", None)
+        ):
+            raise UsageError(
+                "--combine OUT SHARD...: --sha, --out, --shard, --previous, --repeat and --copy-ignored "
+                "do not apply"
+            )
         return _combine_cli(args.combine, [Path(p) for p in rest], say)
     if not args.sha:
         raise UsageError("map needs --sha REV [--out FILE] (or --combine OUT SHARD...)")
@@ -94,6 +105,10 @@ def run_map_cli(args: Any, say: Callable[[str], None]) -> int:
         shard = parse_shard(args.shard) if args.shard else None
     except ValueError as exc:
         raise UsageError(f"--shard: {exc}") from exc
+    try:
+        repeat = parse_repeat(str(getattr(args, "repeat", None) or "1"))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
     git = Git(args.repo)
     git.check_repository()
     sha = git.commit(args.sha)
@@ -103,8 +118,8 @@ def run_map_cli(args: Any, say: Callable[[str], None]) -> int:
     where = f" shard {shard[0]}/{shard[1]}" if shard else ""
     say(f"mapping {sha} ({args.sha}){where} in a temporary worktree: {shown}")
     bar = choose_progress(args.progress, args.verbose)
-    # Imported here, not at the top: gate.maps.build re-exports this command.
-    from gate.maps.build import build_map
+    # Imported here, not at the top: oracle_gate.maps.build re-exports this command.
+    from oracle_gate.maps.build import build_map
 
     try:
         result = build_map(
@@ -116,6 +131,8 @@ def run_map_cli(args: Any, say: Callable[[str], None]) -> int:
             progress=bar,
             show_output=args.verbose,
             producer=Producer.from_environ(os.environ),
+            copy_ignored_paths=list(getattr(args, "copy_ignored", None) or []),
+            repeat=repeat,
         )
     except MapError as exc:
         if exc.output_tail and not args.verbose:
@@ -135,8 +152,8 @@ def _report_drift(
 ) -> int:
     """``--previous``: say what drifted since the last map; 1 when ``fail`` and there is drift, or
     when drift could not be computed (that is not "no drift")."""
-    from gate.maps.drift import drift_since
-    from gate.maps.read import read_manifest
+    from oracle_gate.maps.drift import drift_since
+    from oracle_gate.maps.read import read_manifest
 
     try:
         drift = drift_since(previous, read_manifest(result.manifest), git)

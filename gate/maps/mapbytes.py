@@ -18,8 +18,8 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from gate.errors import InputError
-from gate.files import MAX_MAP_BYTES, open_regular
+from oracle_gate.errors import InputError
+from oracle_gate.files import MAX_MAP_BYTES, open_regular
 
 SQLITE_MAGIC = b"SQLite format 3\0"
 HASH_CHUNK = 4 * 1024 * 1024
@@ -90,7 +90,7 @@ class EarlyHash:
     """:func:`read_map_bytes` of the file ``--coverage`` names, on a thread from the command's start.
 
     A manifest named directly is not hashed here (the data file it names is found later, by
-    :class:`gate.maps.read.EarlyMapRead`). A failure is not reported here: the later read meets it
+    :class:`oracle_gate.maps.read.EarlyMapRead`). A failure is not reported here: the later read meets it
     again and reports it the same way as without this thread.
     """
 

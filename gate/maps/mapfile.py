@@ -1,6 +1,6 @@
 """A written map: what building or combining one produced, and writing it in place.
 
-Both :func:`gate.maps.build.build_map` and :func:`gate.maps.combine.combine_maps` write the data
+Both :func:`oracle_gate.maps.build.build_map` and :func:`oracle_gate.maps.combine.combine_maps` write the data
 file and its manifest through a temporary file and a rename (:func:`publish_map`), so a good map is
 never replaced by a half-written or failed one.
 """
@@ -19,10 +19,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gate.errors import GateError
-from gate.files import temporary_beside
-from gate.maps.read import Manifest
-from gate.maps.sqlite_map import SqliteCoverageMap, test_id_of_context
+from oracle_gate.errors import GateError
+from oracle_gate.files import temporary_beside
+from oracle_gate.maps.read import Manifest
+from oracle_gate.maps.sqlite_map import SqliteCoverageMap, test_id_of_context
 
 if TYPE_CHECKING:  # imported where a merge needs it: ``map`` with the collector never loads coverage.py
     from coverage import CoverageData

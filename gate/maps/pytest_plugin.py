@@ -7,10 +7,10 @@ library. It is enabled by any of
 
 * ``--oracle-freeze=FILE`` or the ini option ``oracle_freeze = FILE`` (relative
   to the rootdir): the frozen node ids of that manifest (the gate's own prefix
-  rules, :meth:`gate.judge.freeze.Freeze.frozen_by`) are deselected at collection
+  rules, :meth:`oracle_gate.judge.freeze.Freeze.frozen_by`) are deselected at collection
   and listed with their reasons in the terminal summary. A frozen test that is
   collected anyway (named on the command line, or put back by another plugin)
-  and a frozen test that also carries a skip/xfail marker are policy errors:
+  and a frozen test that a skip/xfail marker takes out here (its condition true) are policy errors:
   the session stops before any test runs, with pytest's usage-error status 4.
 * ``--oracle-shard=I/N``: keep only the tests whose file falls in shard I of N
   (by a hash of the file part of the node id, so shards are stable and a file
@@ -23,6 +23,11 @@ library. It is enabled by any of
   the test command it runs: map mode (frozen tests are *run*, since the map
   needs what they observe), the parent's freeze manifest, the shard, and a
   JSON-lines report file for progress and the final counts.
+
+In map mode every test boundary is also a check that no test switched the measurement off
+(:mod:`oracle_gate.maps.plugin_guard`, :mod:`oracle_gate.maps.guard`), and pytest-cov's
+``no_cover`` pauses the
+collector for the test's call as it pauses coverage.py.
 
 Under pytest-xdist (``-n``) the controller and every worker load the plugin. The workers collect,
 filter (shard, freeze) and run the tests, so in map mode each worker runs the ``sys.monitoring``
@@ -45,14 +50,15 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from gate.maps.shards import ENV_FREEZE, ENV_MAP, ENV_REPORT, ENV_SHARD, parse_shard, shard_of
+from oracle_gate.maps.shards import ENV_FREEZE, ENV_MAP, ENV_REPORT, ENV_SHARD, parse_shard, shard_of
 
 if TYPE_CHECKING:
-    from gate.judge.freeze import Freeze
+    from oracle_gate.judge.freeze import Freeze
 
 PLUGIN_NAME = "oracle_gate"
 WORKER_OUTPUT = "oracle_gate"  # the key of a worker's results in xdist's ``workeroutput``
 SKIP_MARKERS = ("skip", "skipif", "xfail")
+WORKER_EVENTS = ("policy_error", "collector_tampered")  # what an xdist worker writes to the report itself
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -131,7 +137,7 @@ class Frozen:
 
 
 def load_freeze(path: Path, source: str) -> Freeze:
-    from gate.judge.freeze import parse_freeze
+    from oracle_gate.judge.freeze import parse_freeze
 
     try:
         data = path.read_bytes()
@@ -147,6 +153,9 @@ def load_freeze(path: Path, source: str) -> Freeze:
 
 class OracleGate:
     """The enabled plugin: one per session."""
+
+    tamper_reported = False  # the map's measurement was found switched off (and reported)
+    last_phase = ""  # the coverage.py path: the test phase that ran since the last boundary
 
     def __init__(self, config: pytest.Config, settings: Settings) -> None:
         self.config = config
@@ -166,6 +175,7 @@ class OracleGate:
         self.worker = hasattr(config, "workerinput")  # an xdist worker
         self.controller = is_xdist_controller(config)  # the xdist controller: runs no test itself
         self.workers: list[dict[str, Any]] = []  # the controller: what each worker sent back
+        self.outcome_log = _outcome_log()
         if settings.report is not None:
             settings.report.parent.mkdir(parents=True, exist_ok=True)
         # The first event: the plugin runs (``map`` names a command that never loaded it by its absence).
@@ -204,7 +214,9 @@ class OracleGate:
                 continue
             frozen_items.append(item)
             self.frozen.append(Frozen(item.nodeid, entry, reasons[entry]))
-            marker = next((m.name for m in item.iter_markers() if m.name in SKIP_MARKERS), None)
+            from oracle_gate.maps.frozen_marks import marker_in_effect  # only when a freeze is enabled
+
+            marker = marker_in_effect(item)
             if marker is not None:
                 by = "" if entry == item.nodeid else f" (by {entry!r})"
                 self.policy_errors.append(
@@ -252,11 +264,22 @@ class OracleGate:
             raise pytest.UsageError(f"oracle-gate freeze policy error(s):\n  {lines}")
         cov = _current_coverage()
         self.core = _core_name(cov) if cov is not None else None
+        if self.collector is not None:
+            from oracle_gate.maps.plugin_guard import report_tampering
+
+            self.collector.check_armed("the first test")
+            report_tampering(self, session)
         if self.settings.contexts and self.core == "SysMonitor":
             raise pytest.UsageError(
                 "oracle-gate: --oracle-contexts: coverage.py runs on sys.monitoring, which cannot switch "
                 "contexts per test; set COVERAGE_CORE=ctrace"
             )
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        """Each collected module is a boundary: a module that switches the collector off at import is
+        named."""
+        if self.collector is not None:
+            self.collector.check(f"collecting {report.nodeid or 'the session'}")
 
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
         """v2: note frozen tests deselected by anything (``-k``, ``-m``, a plugin), so the map's
@@ -266,7 +289,15 @@ class OracleGate:
 
     # -- running ------------------------------------------------------------------------------------------
 
+    def pytest_runtest_logfinish(self, nodeid: str) -> None:
+        """After a test's teardown: the coverage.py path's last boundary of the test."""
+        if self.settings.map_mode and self.collector is None:
+            from oracle_gate.maps.plugin_guard import guard_measurement
+
+            guard_measurement(self, None, nodeid)
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.outcome_log.add(report)
         if report.failed and report.nodeid not in self.failed:
             self.failed.append(report.nodeid)
         if report.when == "teardown" and report.nodeid not in self.finished:
@@ -287,8 +318,14 @@ class OracleGate:
         self._switch(item, "teardown")
 
     def _switch(self, item: pytest.Item, phase: str) -> None:
+        if self.settings.map_mode:
+            from oracle_gate.maps.plugin_guard import guard_measurement, no_cover, report_tampering
+
+            guard_measurement(self, item, phase)
         if self.collector is not None:
             self.collector.switch(f"{item.nodeid}|{phase}")
+            self.collector.paused = phase == "run" and no_cover(item)
+            report_tampering(self, item.session)
         if self.settings.contexts:
             cov = _current_coverage()
             if cov is not None:
@@ -340,7 +377,10 @@ class OracleGate:
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self.collector is not None:
+            from oracle_gate.maps.plugin_guard import report_tampering
+
             self.collector.stop()
+            report_tampering(self, session)
         if self.worker:
             self._send_to_controller()
             return
@@ -360,6 +400,7 @@ class OracleGate:
                 "coverage_version": _coverage_version(),
                 "coverage_core": self.core,
                 "seconds": round(time.monotonic() - self.started, 3),
+                **_run_facts(self),
             }
         )
 
@@ -395,8 +436,9 @@ class OracleGate:
 
     def _emit(self, event: dict[str, Any]) -> None:
         # Under pytest-xdist only the controller reports: its workers' results reach it anyway. A
-        # policy error stops a worker before the controller learns of it, so the workers write that.
-        if self.settings.report is None or (self.worker and event.get("event") != "policy_error"):
+        # policy error stops a worker before the controller learns of it, so the workers write that, and
+        # the measurement switched off in a worker, which only that worker can see.
+        if self.settings.report is None or (self.worker and event.get("event") not in WORKER_EVENTS):
             return
         line = json.dumps(event, sort_keys=True) + "\n"
         with self.settings.report.open("a", encoding="utf-8") as handle:
@@ -414,11 +456,11 @@ def is_xdist_controller(config: pytest.Config) -> bool:
 
 
 def _start_collector(plugin: OracleGate) -> Any:
-    """The sys.monitoring collector when ``map`` asked for it (:mod:`gate.maps.collector`), else None.
+    """The sys.monitoring collector when ``map`` asked for it (:mod:`oracle_gate.maps.collector`), else None.
 
     The xdist controller runs no test: it only checks that the collector may run (so a refusal falls
     back to coverage.py before any worker starts) and leaves measuring to its workers."""
-    from gate.maps.collector import start_from_environment
+    from oracle_gate.maps.collector import start_from_environment
 
     # The working directory, not pytest's rootdir: ``map`` runs the command at the top of the worktree,
     # whose paths the map is relative to, and coverage.py reads its configuration from there too.
@@ -429,8 +471,25 @@ def _start_collector(plugin: OracleGate) -> Any:
     return started
 
 
+def _outcome_log() -> Any:
+    from oracle_gate.maps.outcomes import OutcomeLog
+
+    return OutcomeLog()
+
+
+def _run_facts(plugin: OracleGate) -> dict[str, Any]:
+    """Issue 20: per-test outcomes, the loaded plugin set and the Python version, for the manifest."""
+    from oracle_gate.maps.outcomes import PLUGINS_KEY, PYTHON_KEY, loaded_plugins, python_version
+
+    return {
+        **plugin.outcome_log.document(),
+        PLUGINS_KEY: loaded_plugins(plugin.config),
+        PYTHON_KEY: python_version(),
+    }
+
+
 def _collector_fields(collector: Any) -> dict[str, Any]:
-    from gate.maps.collector import collector_report
+    from oracle_gate.maps.collector import collector_report
 
     return collector_report(collector)
 

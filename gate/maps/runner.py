@@ -3,7 +3,7 @@ the tail of its output.
 
 The command runs with ``COVERAGE_CORE=ctrace``: on Python 3.14+ coverage.py would otherwise pick
 ``sysmon``, which cannot switch contexts per test and silently records incomplete per-test data.
-The package's pytest plugin (:mod:`gate.maps.pytest_plugin`) is told through ``ORACLE_GATE_*``
+The package's pytest plugin (:mod:`oracle_gate.maps.pytest_plugin`) is told through ``ORACLE_GATE_*``
 variables that it runs for a map, and reports progress and the final counts through a JSON-lines file
 (:class:`RunReport`).
 """
@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gate.maps.mapfile import MapError
-from gate.maps.shards import ENV_FREEZE, ENV_MAP, ENV_REPORT, ENV_SHARD
+from oracle_gate.maps.mapfile import MapError
+from oracle_gate.maps.shards import ENV_FREEZE, ENV_MAP, ENV_REPORT, ENV_SHARD
 
 DEFAULT_COMMAND = ("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--cov", "--cov-context=test")
 # pytest-cov's terminal report is not needed for a map and costs a pass over every measured file.
@@ -48,6 +48,7 @@ class RunReport:
     policy_errors: list[str] = field(default_factory=list)
     started: bool = False  # the plugin wrote its ``start`` event: it was loaded, and enabled
     refused: str | None = None  # why the plugin refused the sys.monitoring collector, if it did
+    tampered: str | None = None  # what switched the measurement off, and while which test ran
     _offset: int = 0
 
     def poll(self, path: Path) -> None:
@@ -80,6 +81,8 @@ class RunReport:
                 self.finish = event
             elif kind == "collector_refused":
                 self.refused = str(event.get("reason", ""))
+            elif kind == "collector_tampered" and self.tampered is None:
+                self.tampered = str(event.get("reason", "")) or "(no reason given)"
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from contextlib import closing
 from pathlib import Path
 
-from gate.errors import Refused
+from oracle_gate.errors import Refused
 
 SCHEMA_VERSION = 7
 SQLITE_SECONDS = 60.0  # wall-clock bound of a map's queries (a progress handler aborts them)
@@ -60,7 +60,7 @@ def numbits_to_lines(numbits: bytes) -> list[int]:
 
 
 class SqliteCoverageMap:
-    """The same reads as :class:`gate.maps.read.CoverageDataMap`, without importing coverage.py."""
+    """The same reads as :class:`oracle_gate.maps.read.CoverageDataMap`, without importing coverage.py."""
 
     def __init__(self, path: Path) -> None:
         self.path = path

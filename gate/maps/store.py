@@ -1,5 +1,5 @@
 """The default map store: where ``oracle-gate map`` writes when ``--out`` is not given, and where
-``oracle-gate check`` looks when ``--coverage`` is not given (:func:`gate.maps.layout.default_out`)."""
+``oracle-gate check`` looks when ``--coverage`` is not given (:func:`oracle_gate.maps.layout.default_out`)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from gate.errors import GateError
-from gate.git import Git
-from gate.maps.layout import default_out
-from gate.maps.mapbytes import MANIFEST_SUFFIX
+from oracle_gate.errors import GateError
+from oracle_gate.git import Git
+from oracle_gate.maps.layout import default_out
+from oracle_gate.maps.mapbytes import MANIFEST_SUFFIX
 
 
 def stored_map(repo: Path, base: str, env: Mapping[str, str] = os.environ) -> Path | None:

@@ -4,7 +4,7 @@
 parent's tests observed and a repeat did not (or the other way round):
 ``{"<test id>": {"<path as the map records it>": [line, ...]}}``. ``check`` reads them here, for
 the touched files only, through the same path mapping as the map's own rows, so the core can drop
-a live test's unstable observations (:func:`gate.judge.observers.without_unstable`).
+a live test's unstable observations (:func:`oracle_gate.judge.observers.without_unstable`).
 
 A malformed ``unstable`` value makes the whole map unusable (``oracle_incomplete`` naming the
 manifest): a map whose stability record cannot be read cannot say which lines are live.
@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
-from gate.errors import InputError
-from gate.judge.observers import Observers, touched_observers
+from oracle_gate.errors import InputError
+from oracle_gate.judge.observers import Observers, touched_observers
 
 UNSTABLE_KEY = "unstable"
 Unstable = dict[str, dict[str, list[int]]]
@@ -50,7 +50,7 @@ def _is_line(n: object) -> bool:
 
 
 class UnstableReader:
-    """The unstable observations as a :class:`~gate.judge.observers.MapReader`, so their paths are
+    """The unstable observations as a :class:`~oracle_gate.judge.observers.MapReader`, so their paths are
     mapped to repository paths exactly as the map's are."""
 
     def __init__(self, unstable: Unstable) -> None:

@@ -4,5 +4,5 @@ One set of rules, so the two doors cannot drift apart (TRUST.md invariant 11): t
 and who may command (:mod:`.commands`), which bases get the required check (:mod:`.bases`), when a
 test merge is fresh enough to judge (:mod:`.freshness`), and every setting with its one default
 (:mod:`.settings`). The front doors parse their input into these values, call these rules, and post
-what comes out through :mod:`gate.github`.
+what comes out through :mod:`oracle_gate.github`.
 """

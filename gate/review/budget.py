@@ -2,13 +2,13 @@
 
 Judging holds both sides of every changed file in memory (about nine times the changed bytes), so
 the bot refuses to read a change past its budget (setting ``max-changed-bytes``): the core then
-makes the verdict ``unscored`` (:func:`gate.judge.withheld.change_too_large`). Only object sizes
+makes the verdict ``unscored`` (:func:`oracle_gate.judge.withheld.change_too_large`). Only object sizes
 are asked (``git cat-file --batch-check``); no blob is read here.
 """
 
 from __future__ import annotations
 
-from gate.git import Git
+from oracle_gate.git import Git
 
 GITLINK = "160000"  # a submodule's commit: no blob to read
 

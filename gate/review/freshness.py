@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from gate.errors import GateError
+from oracle_gate.errors import GateError
 
 #: Looks at a test merge before giving up, and the seconds between two (GitHub usually recomputes
 #: the merge within a few seconds of a push).

@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gate.errors import UsageError
-from gate.github.defaults import (
+from oracle_gate.errors import UsageError
+from oracle_gate.github.defaults import (
     DEFAULT_API_URL,
     DEFAULT_CHECK_NAME,
     DEFAULT_MAX_API_WRITES,

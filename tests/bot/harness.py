@@ -1,4 +1,4 @@
-"""The bot under test: ``python -m gate serve`` as a real process on loopback, the fake GitHub as its
+"""The bot under test: ``python -m oracle_gate serve`` as a real process on loopback, the fake GitHub as its
 API, real git repositories as what it fetches (file:// URLs), and signed deliveries built from the
 real payloads in tests/data/github/webhooks."""
 

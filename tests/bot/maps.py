@@ -13,8 +13,8 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from gate.maps.provenance import Producer
-from gate.maps.read import Manifest
+from oracle_gate.maps.provenance import Producer
+from oracle_gate.maps.read import Manifest
 
 WORKFLOW = ".github/workflows/oracle-gate-map.yml"
 ARTIFACT = "oracle-gate-map"

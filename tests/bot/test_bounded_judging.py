@@ -6,10 +6,10 @@ from __future__ import annotations
 import resource
 from pathlib import Path
 
-from gate.bot import bounded
-from gate.check import CheckRequest, run_check
-from gate.git import Git
-from gate.judge.verdict import Outcome, ReasonCode
+from oracle_gate.bot import bounded
+from oracle_gate.check import CheckRequest, run_check
+from oracle_gate.git import Git
+from oracle_gate.judge.verdict import Outcome, ReasonCode
 from tests.support.repo import Repo
 
 LINE = "x = 1  # " + "a" * 60 + "\n"

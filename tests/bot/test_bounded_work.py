@@ -8,10 +8,10 @@ import time
 from pathlib import Path
 from typing import cast
 
-from gate.bot import mirror
-from gate.bot.mapstore import ArtifactMapStore, StoreSettings
-from gate.errors import GitError
-from gate.git import Git
+from oracle_gate.bot import mirror
+from oracle_gate.bot.mapstore import ArtifactMapStore, StoreSettings
+from oracle_gate.errors import GitError
+from oracle_gate.git import Git
 from tests.bot.harness import BotFactory, Origin, pull_request_event
 from tests.bot.maps import ARTIFACT, WORKFLOW, map_artifact
 from tests.bot.test_judging import REPO, open_pull

@@ -8,14 +8,14 @@ import threading
 import time
 from pathlib import Path
 
-from gate.bot.backoff import Backoff
-from gate.bot.config import from_environment
-from gate.bot.events import JUDGE, Job
-from gate.bot.judging import Context, Outcome, Transient
-from gate.bot.mapstore import ArtifactMapStore, StoreSettings
-from gate.bot.ratelimit import Budgets
-from gate.bot.store import FAILED, QUEUED, ClaimedJob, Store
-from gate.bot.workers import Pool
+from oracle_gate.bot.backoff import Backoff
+from oracle_gate.bot.config import from_environment
+from oracle_gate.bot.events import JUDGE, Job
+from oracle_gate.bot.judging import Context, Outcome, Transient
+from oracle_gate.bot.mapstore import ArtifactMapStore, StoreSettings
+from oracle_gate.bot.ratelimit import Budgets
+from oracle_gate.bot.store import FAILED, QUEUED, ClaimedJob, Store
+from oracle_gate.bot.workers import Pool
 from tests.bot.harness import BotFactory, Origin, minimal_environment, pull_request_event
 from tests.bot.maps import ARTIFACT, WORKFLOW
 from tests.bot.test_judging import open_pull

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from gate.bot import schema
-from gate.bot.events import EXPLAIN, JUDGE, Job
-from gate.bot.store import DONE, QUEUED, RUNNING, JobState, Store
-from gate.errors import UsageError
+from oracle_gate.bot import schema
+from oracle_gate.bot.events import EXPLAIN, JUDGE, Job
+from oracle_gate.bot.store import DONE, QUEUED, RUNNING, JobState, Store
+from oracle_gate.errors import UsageError
 
 # The schema every release wrote before the version was recorded (no ``due`` column yet).
 UNVERSIONED = """

@@ -29,16 +29,16 @@ def test_only_the_installed_package_is_in_the_image(image: Image) -> None:
     script = r"""
 set -e
 echo "action: $(ls -A /action | tr '\n' ' ')"
-python -P -c 'import gate; print(gate.__file__)'
-python -P -c 'import gate.templates as t, os; print(sorted(os.listdir(os.path.dirname(t.__file__))))'
-find / -xdev \( -name 'oracle_gate*.egg-info' -o -path '*/gate/action/run.py' -o -name '*.whl' \
+python -P -c 'import oracle_gate; print(oracle_gate.__file__)'
+python -P -c 'import oracle_gate.templates as t, os; print(sorted(os.listdir(os.path.dirname(t.__file__))))'
+find / -xdev \( -name 'oracle_gate*.egg-info' -o -path '*/oracle_gate/action/run.py' -o -name '*.whl' \
   -o -path '/src*' \) -print | sort
 git --version
 """
     out = container.run_in_image(image.name, ["sh", "-c", script]).splitlines()
     assert out[0] == "action: entrypoint.py ", out[0]
     where = out[1]
-    assert where.endswith("-packages/gate/__init__.py"), where
+    assert where.endswith("-packages/oracle_gate/__init__.py"), where
     assert "'check_summary.md.j2'" in out[2], out[2]
     assert "'check_error.md.j2'" in out[2], out[2]
     found = [line for line in out[3:] if line.startswith("/")]

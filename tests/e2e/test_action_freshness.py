@@ -1,4 +1,4 @@
-"""The Action never judges a stale test merge (TRUST.md 6, gate.review.freshness): once the base has
+"""The Action never judges a stale test merge (TRUST.md 6, oracle_gate.review.freshness): once the base has
 moved and GitHub has not recomputed refs/pull/N/merge, the merge's first parent is not the base's
 tip; the Action looks again and, still stale, posts a failure check saying so - never the old
 parent's verdict."""

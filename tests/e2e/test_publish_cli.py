@@ -43,7 +43,11 @@ def stage_one(runner: Runner, project: Project, fake: FakeGitHub, pr: PullReques
 def publish(fake: FakeGitHub, *args: str, token: str | None = None) -> subprocess.CompletedProcess[str]:
     env = {"GITHUB_TOKEN": token or fake.token, "PATH": "/usr/bin:/bin", "HOME": "/nonexistent", **fake.env()}
     proc = subprocess.run(
-        [sys.executable, "-m", "gate", "publish", *args], env=env, capture_output=True, text=True, check=False
+        [sys.executable, "-m", "oracle_gate", "publish", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert fake.token not in proc.stdout + proc.stderr
     return proc
@@ -231,7 +235,7 @@ def test_with_an_app_token_only_the_apps_own_marker_comment_is_adopted(
     """Seen on main: ``publish`` had no --comment-author, so with an App installation token (GET /user
     names no one) it took github-actions[bot] as its own identity: a marker comment any pull
     request's own workflow can post with GITHUB_TOKEN."""
-    from gate.report import STICKY_MARKER
+    from oracle_gate.report import STICKY_MARKER
 
     pr = project.pulls[2]
     stored = stage_one(runner, project, fake, pr, tmp_path)

@@ -19,7 +19,7 @@ APP_TOKEN = "ghs_OracleGateTwoStage00000000000000000000"  # noqa: S105 - a fake 
 def cli(fake: FakeGitHub, *args: str) -> subprocess.CompletedProcess[str]:
     env = {"GITHUB_TOKEN": APP_TOKEN, "PATH": "/usr/bin:/bin", "HOME": "/nonexistent", **fake.env()}
     return subprocess.run(
-        [sys.executable, "-m", "gate", *args], env=env, capture_output=True, text=True, check=False
+        [sys.executable, "-m", "oracle_gate", *args], env=env, capture_output=True, text=True, check=False
     )
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from github import Github
 
-from gate.github.content import check_content, sticky_comment
-from gate.github.defaults import CommentMode
-from gate.github.publisher import Publisher, PublishResult, RetrySettings, make_client, open_repo
-from gate.judge.verdict import Verdict
+from oracle_gate.github.content import check_content, sticky_comment
+from oracle_gate.github.defaults import CommentMode
+from oracle_gate.github.publisher import Publisher, PublishResult, RetrySettings, make_client, open_repo
+from oracle_gate.judge.verdict import Verdict
 from tests.github_fake import FakeGitHub
 
 REPO = "octo-org/agent-repo"

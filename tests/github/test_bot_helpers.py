@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gate import __version__
-from gate.github.publisher import PullInfo, open_repo
+from oracle_gate import __version__
+from oracle_gate.github.publisher import PullInfo, open_repo
 from tests.github.clients import BASE_SHA, HEAD_SHA, PR, REPO, client_for, publisher_for
 from tests.github_fake import FakeGitHub
 

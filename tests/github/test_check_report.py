@@ -1,4 +1,4 @@
-"""The check-run renderings added to gate.report: pure functions, no HTTP."""
+"""The check-run renderings added to oracle_gate.report: pure functions, no HTTP."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from gate import report
-from gate.judge.verdict import Outcome, Reason, ReasonCode, Verdict
+from oracle_gate import report
+from oracle_gate.judge.verdict import Outcome, Reason, ReasonCode, Verdict
 from tests.support import verdicts
 
 

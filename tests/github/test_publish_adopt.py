@@ -7,8 +7,8 @@ from dataclasses import replace
 
 from github import Github
 
-from gate.github.content import check_content
-from gate.github.publisher import Publisher, make_client, open_repo
+from oracle_gate.github.content import check_content
+from oracle_gate.github.publisher import Publisher, make_client, open_repo
 from tests.github.clients import FAST, HEAD_SHA, REPO
 from tests.github_fake import FakeGitHub
 from tests.support import verdicts

@@ -6,12 +6,12 @@ import time
 
 import pytest
 
-from gate import report
-from gate.github.content import CONCLUSIONS, check_content, error_check
-from gate.github.publisher import NotPermitted, RequestRejected, make_client, open_repo
-from gate.github.publisher import Publisher as GatePublisher
-from gate.judge.verdict import Verdict
-from gate.report import STICKY_MARKER
+from oracle_gate import report
+from oracle_gate.github.content import CONCLUSIONS, check_content, error_check
+from oracle_gate.github.publisher import NotPermitted, RequestRejected, make_client, open_repo
+from oracle_gate.github.publisher import Publisher as GatePublisher
+from oracle_gate.judge.verdict import Verdict
+from oracle_gate.report import STICKY_MARKER
 from tests.github.clients import FAST, HEAD_SHA, REPO, client_for, publish_rendered, publisher_for, seed
 from tests.github_fake import FakeGitHub, TokenKind
 from tests.github_fake.fixtures import FakeFactory

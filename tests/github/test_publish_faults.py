@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from gate.github.content import check_content, sticky_comment
-from gate.github.defaults import CommentMode
-from gate.github.publisher import (
+from oracle_gate.github.content import check_content, sticky_comment
+from oracle_gate.github.defaults import CommentMode
+from oracle_gate.github.publisher import (
     CommentAction,
     GitHubUnavailable,
     NotFound,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from gate.action.publish_stored import publish_stored, workflow_edits
-from gate.errors import GateError
-from gate.github.defaults import CommentMode
-from gate.github.publisher import PullFile
+from oracle_gate.action.publish_stored import publish_stored, workflow_edits
+from oracle_gate.errors import GateError
+from oracle_gate.github.defaults import CommentMode
+from oracle_gate.github.publisher import PullFile
 from tests.github.clients import HEAD_SHA, PR, REPO, publisher_for, seed_test_merge
 from tests.github_fake import FakeGitHub
 from tests.support import verdicts

@@ -40,7 +40,7 @@ from urllib.parse import urlencode
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 from werkzeug.wrappers import Request, Response
 
-from tests.github_fake import responses, rules, settings, spec
+from tests.github_fake import responses, reviews, rules, settings, spec
 from tests.github_fake.state import (
     PERMISSIONS,
     ArtifactState,
@@ -230,6 +230,8 @@ class FakeGitHub:
         self.rate_limit_headers: dict[str, str] = {}
         #: repository settings doctor reads (branches, protection, rulesets, environments ...)
         self.settings = settings.Settings()
+        #: v3.5 approvals: pull request reviews and team members
+        self.reviews = reviews.Reviews()
         self._lock = threading.RLock()
         self._stopping = threading.Event()
         self._server: BaseWSGIServer | None = None
@@ -1108,3 +1110,4 @@ _HANDLERS: dict[str, Callable[[FakeGitHub, Call], Reply]] = {
     "apps/redeliver-webhook-delivery": FakeGitHub._hook_redeliver,
 }
 _HANDLERS.update(settings.HANDLERS)
+_HANDLERS.update(reviews.HANDLERS)

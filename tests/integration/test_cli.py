@@ -1,7 +1,7 @@
 """``oracle-gate check`` and ``demo`` as a user runs them: its output and exit status.
 
-``cli`` runs :func:`gate.cli.main` in this process with the environment and working directory a
-subprocess would get; the exit-status and working-directory tests also run ``python -m gate`` and
+``cli`` runs :func:`oracle_gate.cli.main` in this process with the environment and working directory a
+subprocess would get; the exit-status and working-directory tests also run ``python -m oracle_gate`` and
 the installed ``oracle-gate`` console script as real subprocesses."""
 
 from __future__ import annotations
@@ -18,13 +18,15 @@ from pathlib import Path
 
 import pytest
 
-import gate
+import oracle_gate
 from tests.support.factories import TEST_FILE, Project, sha256_hex
 from tests.support.in_process import run_cli as cli
 from tests.support.repo import Repo, clean_env, run_cli
 
 MOD = "src/pkg/mod.py"
-SOURCE = str(Path(gate.__file__).resolve().parent.parent)  # so `python -m gate` imports this checkout
+SOURCE = str(
+    Path(oracle_gate.__file__).resolve().parent.parent
+)  # so `python -m oracle_gate` imports this checkout
 Cli = Callable[..., subprocess.CompletedProcess[str]]
 CONTRACT_KEYS = [
     "verdict",

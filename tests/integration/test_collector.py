@@ -1,4 +1,4 @@
-"""The ``sys.monitoring`` collector (:mod:`gate.maps.collector`) against coverage.py's ``ctrace``.
+"""The ``sys.monitoring`` collector (:mod:`oracle_gate.maps.collector`) against coverage.py's ``ctrace``.
 
 The suite runs on 3.11; these tests run their pytest sessions (and ``oracle-gate map``) in a cached
 Python 3.12 venv (:mod:`tests.support.py312`). They skip, with one reason line, only where
@@ -102,7 +102,18 @@ def make_repo(tmp_path: Path, config: str = "") -> Repo:
 
 
 def map_with(python: Path, repo: Repo, out: Path, *command: str, **env: str) -> dict[str, object]:
-    argv = [str(python), "-m", "gate", "map", "--repo", str(repo.root), "--sha", "HEAD", "--out", str(out)]
+    argv = [
+        str(python),
+        "-m",
+        "oracle_gate",
+        "map",
+        "--repo",
+        str(repo.root),
+        "--sha",
+        "HEAD",
+        "--out",
+        str(out),
+    ]
     argv += ["--", *command] if command else []
     proc = subprocess.run(argv, env=clean_env(**env), capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
@@ -128,7 +139,7 @@ def test_map_uses_the_collector_on_312_and_records_it_and_combine_refuses_mixing
         [
             str(py312),
             "-m",
-            "gate",
+            "oracle_gate",
             "map",
             "--combine",
             str(tmp_path / "mixed.coverage"),
@@ -276,7 +287,18 @@ def test_a_command_that_never_runs_pytest_is_named_as_the_cause(py312: Path, tmp
     )
     repo.commit("unittest")
     out = tmp_path / "map.coverage"
-    argv = [str(py312), "-m", "gate", "map", "--repo", str(repo.root), "--sha", "HEAD", "--out", str(out)]
+    argv = [
+        str(py312),
+        "-m",
+        "oracle_gate",
+        "map",
+        "--repo",
+        str(repo.root),
+        "--sha",
+        "HEAD",
+        "--out",
+        str(out),
+    ]
 
     proc = subprocess.run(
         [*argv, "--", "python", "-m", "unittest"],

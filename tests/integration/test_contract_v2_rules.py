@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from gate.check import read_changes
-from gate.git import Git, GitObject
-from gate.judge.changes import MAX_BLOB
-from gate.judge.verdict import Verdict
+from oracle_gate.check import read_changes
+from oracle_gate.git import Git, GitObject
+from oracle_gate.judge.changes import MAX_BLOB
+from oracle_gate.judge.verdict import Verdict
 from tests.support.factories import TEST_FILE, Project
 from tests.support.repo import Repo, run_cli
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from coverage import CoverageData
 
-from gate.judge.verdict import Verdict
-from gate.maps.read import SQLITE_MAGIC
+from oracle_gate.judge.verdict import Verdict
+from oracle_gate.maps.read import SQLITE_MAGIC
 from tests.support.factories import (
     TEST_FILE,
     Project,

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from gate.check import read_changes
-from gate.errors import GitError
-from gate.git import Git, diff_blob_pairs
-from gate.judge.changes import ChangeSet
+from oracle_gate.check import read_changes
+from oracle_gate.errors import GitError
+from oracle_gate.git import Git, diff_blob_pairs
+from oracle_gate.judge.changes import ChangeSet
 from tests.support.factories import numbered
 from tests.support.repo import Repo
 

@@ -1,10 +1,11 @@
 """The import package's name in the users' test environments (issue 21).
 
-The pytest plugin is an entry point (``pytest11``), so pytest imports ``gate.maps.pytest_plugin`` at
-the start of EVERY pytest run in an environment where the gate is installed, not only for maps. A
-project with its own top-level ``gate`` package then gets ours in ``sys.modules`` before its tests
-import theirs: its own suite breaks. Kept here, strict-xfail, until the lead renames the import
-package (proposed: ``gate`` -> ``oracle_gate``, the folder staying ``gate/`` through package-dir).
+The pytest plugin is an entry point (``pytest11``), so pytest imports the gate's plugin module at
+the start of EVERY pytest run in an environment where the gate is installed, not only for maps.
+When the import package was named ``gate``, a project with its own top-level ``gate`` package got
+ours in ``sys.modules`` before its tests imported theirs, and its own suite broke. The import
+package is ``oracle_gate`` now (the folder stays ``gate/`` through package-dir): this test is the
+reproduction, and it must pass.
 """
 
 from __future__ import annotations
@@ -13,14 +14,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from tests.support.repo import clean_env
 
 
-@pytest.mark.xfail(
-    reason="the import package is still named 'gate' (see the module's docstring)", strict=True
-)
 def test_a_projects_own_gate_package_is_not_shadowed_by_the_installed_gate(tmp_path: Path) -> None:
     (tmp_path / "gate").mkdir()
     (tmp_path / "gate" / "__init__.py").write_text('VALUE = "the project\'s own gate"\n')

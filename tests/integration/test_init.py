@@ -7,8 +7,8 @@ from pathlib import Path
 
 import yaml  # type: ignore[import-untyped]  # PyYAML ships no stubs; types-PyYAML is not pinned
 
-from gate.adopt.render import read_header
-from gate.judge.policy import Policy, parse_policy
+from oracle_gate.adopt.render import read_header
+from oracle_gate.judge.policy import Policy, parse_policy
 from tests.support.in_process import run_cli
 from tests.support.repo import Repo
 

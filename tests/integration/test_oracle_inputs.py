@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 
 import pytest
 
-from gate.judge.verdict import Verdict
+from oracle_gate.judge.verdict import Verdict
 from tests.support.factories import FROZEN_IDS, TEST_FILE, Project, dedent, freeze_json
 from tests.support.repo import Repo
 

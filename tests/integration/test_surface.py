@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from gate.cli import main
-from gate.demo import DemoRepo, build_parent, measure
+from oracle_gate.cli import main
+from oracle_gate.demo import DemoRepo, build_parent, measure
 from tests.support.factories import FROZEN_IDS, TEST_FILE, Project, line_of, write_manifest
 from tests.support.repo import Repo
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from gate.judge.verdict import Verdict
+from oracle_gate.judge.verdict import Verdict
 from tests.support.factories import TEST_FILE, Project, write_manifest
 from tests.support.in_process import run_cli
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from gate.judge.verdict import Verdict
+from oracle_gate.judge.verdict import Verdict
 from tests.support.factories import MOD_PY, TEST_FILE, Project, dedent, line_of
 from tests.support.repo import Repo
 

@@ -1,4 +1,4 @@
-"""``python -m gate serve`` as a real process on loopback, pointed at a fake GitHub and an origin to
+"""``python -m oracle_gate serve`` as a real process on loopback, pointed at a fake GitHub and an origin to
 fetch from: the bot's tier (tests/bot) and the parity table of both front doors (tests/e2e) start it
 the same way."""
 
@@ -17,7 +17,7 @@ from typing import Any
 
 import requests
 
-from gate.bot.signature import sign
+from oracle_gate.bot.signature import sign
 from tests.github_fake.server import FakeGitHub
 from tests.support.bot_app import APP_ID, SECRET, Origin, free_port
 
@@ -49,7 +49,10 @@ class Bot:
         self.state.mkdir(parents=True, exist_ok=True)
         with self.log.open("ab") as state_log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "gate", "serve"], env=self.env, stdout=state_log, stderr=state_log
+                [sys.executable, "-m", "oracle_gate", "serve"],
+                env=self.env,
+                stdout=state_log,
+                stderr=state_log,
             )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:

@@ -1,7 +1,7 @@
 """Small reusable factories for the unit and integration tiers.
 
 Unit-tier helpers build plain values (``ChangeSet``, ``Evidence``, ``Freeze``...)
-and may only call git's diff on bytes (``gate.git.diff_blob_pairs``).
+and may only call git's diff on bytes (``oracle_gate.git.diff_blob_pairs``).
 Integration-tier helpers build real git repositories: :class:`Project` is a
 clone of a tiny measured project (``src/pkg`` + ``tests`` + ``freeze.json``)
 whose per-test coverage was measured once, for real, with pytest-cov contexts.
@@ -17,15 +17,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gate.check import CheckRequest, run_check
-from gate.git import diff_blob_pairs
-from gate.judge.changes import ChangeSet, RawChange, build_changes
-from gate.judge.freeze import Freeze, FreezeEntry
-from gate.judge.lock import FixtureLock
-from gate.judge.observers import ParentCoverage
-from gate.judge.policy import Policy
-from gate.judge.problems import Problem
-from gate.judge.verdict import Evidence, Provenance, Verdict, evaluate
+from oracle_gate.check import CheckRequest, run_check
+from oracle_gate.git import diff_blob_pairs
+from oracle_gate.judge.changes import ChangeSet, RawChange, build_changes
+from oracle_gate.judge.freeze import Freeze, FreezeEntry
+from oracle_gate.judge.lock import FixtureLock
+from oracle_gate.judge.observers import ParentCoverage
+from oracle_gate.judge.policy import Policy
+from oracle_gate.judge.problems import Problem
+from oracle_gate.judge.verdict import Evidence, Provenance, Verdict, evaluate
 from tests.support.repo import Repo, measure_coverage
 
 PARENT = "a" * 40

@@ -1,11 +1,11 @@
 """Run the Docker action's main, or the CLI, in this process, as if it were a process of its own.
 
-:func:`run_action` gives :func:`gate.action.entry.main` exactly the environment, working directory,
+:func:`run_action` gives :func:`oracle_gate.action.entry.main` exactly the environment, working directory,
 standard output and standard error the subprocess harness gives ``entrypoint.py``, and restores
 everything process-wide it touches (``os.environ``, the working directory, the umask, the logging
 configuration) afterwards; :func:`run_cli` does the same for ``oracle-gate``. The one difference
 from production is the action's GitHub client: the same factory,
-:func:`~gate.github.publisher.make_client`, without PyGithub's pacing between requests and with no
+:func:`~oracle_gate.github.publisher.make_client`, without PyGithub's pacing between requests and with no
 exponential backoff between retries (waits GitHub asks for are still honoured).
 """
 
@@ -23,16 +23,16 @@ from pathlib import Path
 
 from github import Github
 
-from gate import cli
-from gate.action.entry import main
-from gate.github.publisher import RetrySettings, make_client
+from oracle_gate import cli
+from oracle_gate.action.entry import main
+from oracle_gate.github.publisher import RetrySettings, make_client
 from tests.support.repo import clean_env
 
 Completed = subprocess.CompletedProcess[str]
 
 UNPACED_RETRY = dataclasses.replace(RetrySettings(), backoff_factor=0)
 # The loggers the entrypoint configures; their handlers and levels are put back after each run.
-ACTION_LOGGERS = ("", "github", "github.GithubRetry", "gate.github.publisher")
+ACTION_LOGGERS = ("", "github", "github.GithubRetry", "oracle_gate.github.publisher")
 
 
 def unpaced_client(token: str, api_url: str) -> Github:
@@ -99,8 +99,8 @@ def pristine_logging() -> Iterator[None]:
 
 
 def run_cli(*args: str, cwd: Path | None = None, env: Mapping[str, str] | None = None) -> Completed:
-    """``python -m gate *args`` as :func:`tests.support.repo.run_cli` runs it, in this process:
-    :func:`gate.cli.main` with that environment and working directory, its output captured and its
+    """``python -m oracle_gate *args`` as :func:`tests.support.repo.run_cli` runs it, in this process:
+    :func:`oracle_gate.cli.main` with that environment and working directory, its output captured and its
     exit status (argparse's ``SystemExit`` included) returned."""
     out, err = io.StringIO(), io.StringIO()
     with (
@@ -113,7 +113,7 @@ def run_cli(*args: str, cwd: Path | None = None, env: Mapping[str, str] | None =
         except SystemExit as exc:
             status = exit_status(exc)
     return subprocess.CompletedProcess(
-        [sys.executable, "-m", "gate", *args], status, out.getvalue(), err.getvalue()
+        [sys.executable, "-m", "oracle_gate", *args], status, out.getvalue(), err.getvalue()
     )
 
 

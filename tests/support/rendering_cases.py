@@ -1,7 +1,7 @@
 """Verdicts built from values, one per kind a person reads, for the rendering goldens.
 
 Everything that reaches the output is fixed here: the SHAs, the protocol's digests and the gate
-version (pinned, not ``gate.__version__``, so a release does not churn the goldens). Details follow
+version (pinned, not ``oracle_gate.__version__``, so a release does not churn the goldens). Details follow
 the judge's wording, and some carry markdown that must come out escaped.
 """
 
@@ -12,9 +12,10 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import date
 
-from gate import report
-from gate.judge.triage import TriageEntry
-from gate.judge.verdict import (
+from oracle_gate import report
+from oracle_gate.judge.approvals import ApprovalsSeen, Approver
+from oracle_gate.judge.triage import TriageEntry
+from oracle_gate.judge.verdict import (
     ORACLE_INPUT_FREEZE,
     ORACLE_INPUT_LOCK,
     ORACLE_INPUT_MAP,
@@ -206,6 +207,23 @@ def fail_approvers() -> Verdict:
     return replace(verdict, approvers=APPROVERS)
 
 
+def approvals_stale() -> Verdict:
+    """v3.5: an oracle edit whose approvals are of older heads (a push made them stale): listed, by
+    login and SHA, display only."""
+    seen = ApprovalsSeen(
+        head=HEAD,
+        stale=(Approver("alice", "1" * 40), Approver("octo-maintainer[bot]", "2" * 40)),
+        unknown_teams=("octo-org/oracle-owners", "octo-org/gone_team"),
+    )
+    return replace(fail_approvers(), approvals_seen=seen)
+
+
+def approvals_unreadable() -> Verdict:
+    """v3.5: the reviews could not be read: the verdict is judged without approvals, and says so."""
+    why = "could not list the reviews of pull request #7: GitHub answered 502 (Bad Gateway) | retry"
+    return replace(fail_approvers(), approvals_seen=ApprovalsSeen(head=HEAD, unreadable=why))
+
+
 def unscored_no_added_lines() -> Verdict:
     """A deletion-only change: nothing to score."""
     reasons = (Reason(ReasonCode.NO_ADDED_LINES, "the change adds no line to any scored file"),)
@@ -242,6 +260,8 @@ VERDICT_KINDS = {
     "unscored_incomplete": unscored_incomplete,
     "unscored_edited": unscored_edited,
     "v3_maintainer": v3_maintainer,
+    "approvals_stale": approvals_stale,
+    "approvals_unreadable": approvals_unreadable,
 }
 
 

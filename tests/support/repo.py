@@ -123,9 +123,9 @@ def measure_coverage(
 def run_cli(
     *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """Run ``python -m gate`` as a user would, capturing its output."""
+    """Run ``python -m oracle_gate`` as a user would, capturing its output."""
     return subprocess.run(
-        [sys.executable, "-m", "gate", *args],
+        [sys.executable, "-m", "oracle_gate", *args],
         cwd=cwd,
         env=env or clean_env(),
         capture_output=True,

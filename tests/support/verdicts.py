@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gate.judge.verdict import Outcome, Provenance, Reason, ReasonCode, Verdict
+from oracle_gate.judge.verdict import Outcome, Provenance, Reason, ReasonCode, Verdict
 
 PARENT = "a" * 40
 HEAD = "b" * 40

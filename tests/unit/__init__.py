@@ -1,2 +1,2 @@
 """Unit tier: the pure core on plain values. May run git only as a differ of bytes
-(``gate.git.diff_blob_pairs``); no repositories, no coverage runs, no subprocess CLI."""
+(``oracle_gate.git.diff_blob_pairs``); no repositories, no coverage runs, no subprocess CLI."""

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from gate.action.config import ActionConfig
-from gate.errors import UsageError
+from oracle_gate.action.config import ActionConfig
+from oracle_gate.errors import UsageError
 
 TOKEN = "ghs_secretvalue123"  # noqa: S105 -- a fake token the tests look for in output
 

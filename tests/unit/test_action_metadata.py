@@ -8,9 +8,9 @@ from pathlib import Path
 
 import yaml  # type: ignore[import-untyped]  # PyYAML ships no stubs; types-PyYAML is not pinned
 
-from gate.action.config import ActionConfig
-from gate.action.workflow_io import OUTPUT_NAMES
-from gate.github.defaults import (
+from oracle_gate.action.config import ActionConfig
+from oracle_gate.action.workflow_io import OUTPUT_NAMES
+from oracle_gate.github.defaults import (
     DEFAULT_CHECK_NAME,
     DEFAULT_MAX_API_WRITES,
     MAX_ANNOTATIONS_PER_RUN,

@@ -1,4 +1,4 @@
-"""Workflow commands, GITHUB_OUTPUT and the exit-status policy (gate.action.workflow_io, pure)."""
+"""Workflow commands, GITHUB_OUTPUT and the exit-status policy (oracle_gate.action.workflow_io, pure)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-from gate.action.workflow_io import (
+from oracle_gate.action.workflow_io import (
     OUTPUT_NAMES,
     Log,
     escape_data,
@@ -18,7 +18,7 @@ from gate.action.workflow_io import (
     verdict_outputs,
     workflow_command,
 )
-from gate.git import credential_environment
+from oracle_gate.git import credential_environment
 from tests.support import verdicts
 from tests.support.harness import parse_outputs
 

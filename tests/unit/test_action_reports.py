@@ -1,4 +1,5 @@
-"""The job summary's size limit and the explain reply (gate.action.workflow_io and gate.report, pure)."""
+"""The job summary's size limit and the explain reply (oracle_gate.action.workflow_io and
+oracle_gate.report, pure)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from gate.action.publish_stored import read_stored_verdict
-from gate.action.workflow_io import MAX_SUMMARY_BYTES, fit_summary
-from gate.errors import StoredVerdictError, UsageError
-from gate.report import explain_markdown, overlap_listing, to_json
+from oracle_gate.action.publish_stored import read_stored_verdict
+from oracle_gate.action.workflow_io import MAX_SUMMARY_BYTES, fit_summary
+from oracle_gate.errors import StoredVerdictError, UsageError
+from oracle_gate.report import explain_markdown, overlap_listing, to_json
 from tests.support import verdicts
 
 
@@ -165,7 +166,7 @@ def test_a_stored_verdict_may_carry_a_code_this_gate_does_not_decide(tmp_path: P
 def test_observer_edited_annotates_the_lines_and_the_edited_test() -> None:
     """v2: the edited_only lines get a warning naming the edited tests; each such test gets one at
     its parent ``def`` line; an inherited overlap line says no test runs it."""
-    from gate.report import EDITED_TEST_TITLE, EDITED_TITLE, check_annotations
+    from oracle_gate.report import EDITED_TEST_TITLE, EDITED_TITLE, check_annotations
     from tests.support.rendering_cases import unscored_edited
 
     notes = check_annotations(unscored_edited())

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gate.adopt.render import (
+from oracle_gate.adopt.render import (
     EXAMPLE_VALUES,
     SETUPS,
     read_header,
@@ -16,7 +16,7 @@ from gate.adopt.render import (
     strip_header,
     with_header,
 )
-from gate.judge.policy import Policy, parse_policy
+from oracle_gate.judge.policy import Policy, parse_policy
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -25,7 +25,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 def test_each_example_is_its_template_rendered(name: str) -> None:
     assert (EXAMPLES / name).read_text() == render_workflow(name, EXAMPLE_VALUES), (
         f"examples/{name} and gate/adopt/workflows/{name} differ: edit the template, then "
-        "python -m gate.adopt.render examples"
+        "python -m oracle_gate.adopt.render examples"
     )
 
 
@@ -54,8 +54,8 @@ def test_the_policy_spells_out_every_default_and_parses_cleanly() -> None:
 
 
 def test_doctors_defaults_are_the_actions() -> None:
-    import gate.adopt
-    from gate.github import defaults
+    import oracle_gate.adopt
+    from oracle_gate.github import defaults
 
-    assert gate.adopt.DEFAULT_CHECK_NAME == defaults.DEFAULT_CHECK_NAME
-    assert gate.adopt.DEFAULT_API_URL == defaults.DEFAULT_API_URL
+    assert oracle_gate.adopt.DEFAULT_CHECK_NAME == defaults.DEFAULT_CHECK_NAME
+    assert oracle_gate.adopt.DEFAULT_API_URL == defaults.DEFAULT_API_URL

@@ -8,9 +8,9 @@ import dataclasses
 
 import pytest
 
-from gate.judge.approvals import Approval, ApprovalRules, counting_approvers, parse_approvals
-from gate.judge.policy import parse_policy
-from gate.judge.verdict import (
+from oracle_gate.judge.approvals import Approval, ApprovalRules, counting_approvers, parse_approvals
+from oracle_gate.judge.policy import parse_policy
+from oracle_gate.judge.verdict import (
     APPROVABLE,
     Evidence,
     Reason,

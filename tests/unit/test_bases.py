@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from gate.action.config import clean_allowed_bases
-from gate.action.events import Judge, plan_for
-from gate.errors import UsageError
-from gate.review.bases import allowed_bases, check_name_for_base
+from oracle_gate.action.config import clean_allowed_bases
+from oracle_gate.action.events import Judge, plan_for
+from oracle_gate.errors import UsageError
+from oracle_gate.review.bases import allowed_bases, check_name_for_base
 
 
 def test_an_allowed_base_gets_the_required_name_and_any_other_a_suffixed_one() -> None:

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from gate.bot import events
-from gate.bot.config import BotConfig, from_environment
-from gate.bot.manifest import EVENTS, PERMISSIONS, app_manifest
-from gate.bot.signature import is_signed_by, sign
-from gate.errors import UsageError
+from oracle_gate.bot import events
+from oracle_gate.bot.config import BotConfig, from_environment
+from oracle_gate.bot.manifest import EVENTS, PERMISSIONS, app_manifest
+from oracle_gate.bot.signature import is_signed_by, sign
+from oracle_gate.errors import UsageError
 from tests.support.webhooks import load, on_pull_request
 
 SECRET = b"s3cret"

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from gate import files
-from gate.action import publish_stored, workflow_io
-from gate.action.events import EventError
-from gate.errors import InputError, StoredVerdictError
-from gate.maps import read
+from oracle_gate import files
+from oracle_gate.action import publish_stored, workflow_io
+from oracle_gate.action.events import EventError
+from oracle_gate.errors import InputError, StoredVerdictError
+from oracle_gate.maps import read
 
 
 @pytest.fixture

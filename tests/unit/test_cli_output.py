@@ -6,9 +6,9 @@ import io
 
 import pytest
 
-from gate import colour
-from gate.maps.build import is_the_gates_own
-from gate.maps.command import PeriodicProgress, TerminalProgress, choose_progress
+from oracle_gate import colour
+from oracle_gate.maps.build import is_the_gates_own
+from oracle_gate.maps.command import PeriodicProgress, TerminalProgress, choose_progress
 
 
 class Terminal(io.StringIO):
@@ -57,8 +57,8 @@ def test_progress_is_live_on_a_terminal_and_periodic_otherwise(
 def test_the_gates_own_files_are_not_outside_the_worktree() -> None:
     """Seen on main after ``pip install -e .``: the gate's own gate/__init__.py (outside gate/maps/)
     was reported as parent code outside the worktree."""
-    import gate
+    import oracle_gate
 
-    assert is_the_gates_own(gate.__file__)
-    assert is_the_gates_own(str(__import__("gate.maps.collector").maps.collector.__file__))
+    assert is_the_gates_own(oracle_gate.__file__)
+    assert is_the_gates_own(str(__import__("oracle_gate.maps.collector").maps.collector.__file__))
     assert not is_the_gates_own("/elsewhere/project/gate/__init__.py")

@@ -1,4 +1,4 @@
-"""The collector's bookkeeping between tests (:mod:`gate.maps.collector`), without ``sys.monitoring``.
+"""The collector's bookkeeping between tests (:mod:`oracle_gate.maps.collector`), without ``sys.monitoring``.
 
 Grouping a test's hits by file, handing them to the writer and writing batches run on any Python;
 the events themselves are tested against coverage.py on 3.12 in ``tests/integration/test_collector.py``.
@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from coverage import CoverageData
 
-from gate.maps import collector
-from gate.maps.collector import LineCollector, Writer
+from oracle_gate.maps import collector
+from oracle_gate.maps.collector import LineCollector, Writer
 
 Contexts = dict[str, dict[str, set[int]]]
 
@@ -55,7 +55,8 @@ def test_a_phase_hits_are_grouped_by_measured_file_and_unmeasured_files_are_drop
         code_in(f, n) for f, n in [("/r/a.py", "f"), ("/r/a.py", "g"), ("/r/b.py", "h"), ("/v/x.py", "i")]
     )
     writer = RecordingWriter()
-    lc = LineCollector({"/r/a.py": "a.py", "/r/b.py": "b.py"}.get, writer)
+    names = {"/r/a.py": "a.py", "/r/b.py": "b.py"}
+    lc = LineCollector(lambda name, frame: names.get(name), writer)
     lc.files = {"/r/a.py": "a.py", "/r/b.py": "b.py", "/v/x.py": None}
     lc.switch("t::one|run")
     for code, line in [(a1, 1), (a1, 2), (lib, 9), (b, 5), (a2, 7), (a1, 3), (b, 5)]:
@@ -95,7 +96,7 @@ def test_a_line_recorded_while_the_context_is_handed_over_is_kept_for_the_next_c
             return taken
 
     writer = RecordingWriter()
-    lc = LineCollector(lambda name: "a.py", writer)
+    lc = LineCollector(lambda name, frame: "a.py", writer)
     lc.hits = RacyHits()
     lc._on_line = collector._line_recorder(lc.hits)
     lc.files = {"/r/a.py": "a.py"}

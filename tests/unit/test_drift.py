@@ -1,10 +1,11 @@
-"""Drift between two maps (``map --previous``): the pure comparison, :func:`gate.maps.drift.compare`."""
+"""Drift between two maps (``map --previous``): the pure comparison,
+:func:`oracle_gate.maps.drift.compare`."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Set
 
-from gate.maps.drift import Drift, Shrunk, compare
+from oracle_gate.maps.drift import Drift, Shrunk, compare
 
 FROZEN = "tests/test_calc.py::test_jitter"
 LIVE = "tests/test_calc.py::test_add"

@@ -1,22 +1,22 @@
-"""Contract v3.2: rebinding the syntax cannot name (gate.judge.rebinding, rebinding_sites, modules)."""
+"""Contract v3.2: rebinding the syntax cannot name (oracle_gate.judge.rebinding, rebinding_sites, modules)."""
 
 from __future__ import annotations
 
 import pytest
 
-from gate.judge.changes import ChangeSet
-from gate.judge.globs import GlobSet
-from gate.judge.modules import ModuleIndex
-from gate.judge.observer_rules import parse_parent_files
-from gate.judge.policy import DEFAULT_TESTS
-from gate.judge.rebinding import (
+from oracle_gate.judge.changes import ChangeSet
+from oracle_gate.judge.globs import GlobSet
+from oracle_gate.judge.modules import ModuleIndex
+from oracle_gate.judge.observer_rules import parse_parent_files
+from oracle_gate.judge.policy import DEFAULT_TESTS
+from oracle_gate.judge.rebinding import (
     dynamic_rebinding_sites,
     modules_to_read,
     needs_module_index,
     with_dynamic_rebinding,
 )
-from gate.judge.rebinding_sites import ModuleWrite, rebinding_sites
-from gate.judge.verdict import Evidence, Verdict, evaluate
+from oracle_gate.judge.rebinding_sites import ModuleWrite, rebinding_sites
+from oracle_gate.judge.verdict import Evidence, Verdict, evaluate
 from tests.support.factories import Edit, added, change_set, dedent, evidence, freeze_of, modified, observed
 
 TESTS = GlobSet(DEFAULT_TESTS)
@@ -54,7 +54,7 @@ def sites(source: str) -> tuple[list[tuple[str, str]], list[str]]:
 def judged(
     changes: ChangeSet, index: ModuleIndex = INDEX, blobs: dict[str, bytes | None] | None = None
 ) -> Verdict:
-    """What ``gate.check.gather`` does for v3.2, then the verdict (frozen_only is frozen-only)."""
+    """What ``oracle_gate.check.gather`` does for v3.2, then the verdict (frozen_only is frozen-only)."""
     parents = parse_parent_files(changes)
     changes = with_dynamic_rebinding(changes, TESTS, index, blobs or {RETRY: RETRY_PY}, parents)
     coverage = observed({RETRY: {5: ["t::frozen"], 9: ["t::live"]}})
@@ -257,7 +257,7 @@ def test_a_local_of_the_same_name_is_not_a_global_write() -> None:
     [
         (added("src/pkg/other.py", b"from pkg import retry\nretry.f = None\n"), True),
         (added("src/pkg/other.py", b"from pkg import retry\nsetattr(retry, name, None)\n"), True),
-        (added("tests/test_x.py", b"import gate\n"), True),  # the gate's package: the parent's own?
+        (added("tests/test_x.py", b"import oracle_gate\n"), True),  # the gate's package: the parent's own?
         (added("src/pkg/other.py", b"exec('x')\n"), False),  # unconditional: no lookup needed
         (added("src/pkg/other.py", b"x = 1\n"), False),
         (added("tests/test_x.py", b"from pkg import retry\nretry.f = None\n"), False),  # a test file

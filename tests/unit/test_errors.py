@@ -1,5 +1,5 @@
 """One exception hierarchy (issue 17): every exception class the package defines descends from
-``gate.errors.OracleGateError`` through a family named for how it ends."""
+``oracle_gate.errors.OracleGateError`` through a family named for how it ends."""
 
 from __future__ import annotations
 
@@ -11,17 +11,17 @@ from pathlib import Path
 
 import pytest
 
-import gate
-from gate import errors, files
+import oracle_gate
+from oracle_gate import errors, files
 
 FAMILIES = (errors.GateError, errors.InputError, errors.Refused, errors.PublishError, errors.RetryLater)
 # Modules not imported by the walk, each for a reason.
-SKIPPED = frozenset({"gate.__main__"})  # runs the command line when imported
+SKIPPED = frozenset({"oracle_gate.__main__"})  # runs the command line when imported
 
 
 def gate_exception_classes() -> list[type[BaseException]]:
     found: list[type[BaseException]] = []
-    for info in pkgutil.walk_packages(gate.__path__, "gate."):
+    for info in pkgutil.walk_packages(oracle_gate.__path__, "oracle_gate."):
         if info.name in SKIPPED or info.name.endswith("pytest_plugin"):
             continue
         module = importlib.import_module(info.name)
@@ -39,7 +39,7 @@ def test_every_exception_of_the_package_has_one_root_and_a_family() -> None:
         for c in classes
         if c is not errors.OracleGateError and not issubclass(c, FAMILIES)
     ]
-    assert not strays, f"exceptions outside gate.errors' families: {strays}"
+    assert not strays, f"exceptions outside oracle_gate.errors' families: {strays}"
 
 
 def test_the_families_keep_their_endings() -> None:

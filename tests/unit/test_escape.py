@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gate import escape
+from oracle_gate import escape
 
 LINE_BREAKS = ["\r", "\n", "\r\n", "\v", "\f", "\x85", "\u2028", "\u2029", "\x1c", "\x1d", "\x1e"]
 

@@ -1,4 +1,4 @@
-"""What each workflow event asks the Action to do (gate.action.events, pure)."""
+"""What each workflow event asks the Action to do (oracle_gate.action.events, pure)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from gate.action.events import Command, EventError, Ignore, Judge, parse_payload, plan_for
+from oracle_gate.action.events import Command, EventError, Ignore, Judge, parse_payload, plan_for
 from tests.support.webhooks import as_fork, load, on_pull_request
 
 
@@ -67,7 +67,7 @@ def test_commands_in_pull_request_comments(body: str, name: str) -> None:
     ["please /oracle-gate rerun", "/oracle-gate", "/oracle-gate rerunx", "LGTM", "/oracle-gate rerun please"],
 )
 def test_other_comments_are_not_commands(body: str) -> None:
-    """Only a first line that is exactly the command counts (gate.review.commands)."""
+    """Only a first line that is exactly the command counts (oracle_gate.review.commands)."""
     payload = on_pull_request(load("issue_comment.created"), body)
     assert isinstance(plan_for("issue_comment", payload, "Oracle Gate"), Ignore)
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gate.judge.freeze import check_bindings, parse_freeze
-from gate.judge.problems import Problem
+from oracle_gate.judge.freeze import check_bindings, parse_freeze
+from oracle_gate.judge.problems import Problem
 from tests.support.factories import freeze_of
 
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gate.judge.globs import GlobSet, glob_matches, glob_may_match_below
-from gate.judge.policy import _literal_globs
+from oracle_gate.judge.globs import GlobSet, glob_matches, glob_may_match_below
+from oracle_gate.judge.policy import _literal_globs
 
 
 def reference_match(pattern: str, path: str) -> bool:

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from gate import report
-from gate.judge.verdict import Verdict
+from oracle_gate import report
+from oracle_gate.judge.verdict import Verdict
 from tests.support.golden import assert_matches_golden
 from tests.support.rendering_cases import VERDICT_KINDS
 

@@ -11,14 +11,14 @@ from typing import cast
 
 import pytest
 
-from gate import guidance, report
-from gate.errors import StoredVerdictError
-from gate.judge.freeze import Freeze
-from gate.judge.lock import FixtureLock
-from gate.judge.observers import ParentCoverage
-from gate.judge.policy import parse_policy
-from gate.judge.problems import Problem
-from gate.judge.verdict import Outcome, Reason, ReasonCode, Verdict, oracle_incomplete
+from oracle_gate import guidance, report
+from oracle_gate.errors import StoredVerdictError
+from oracle_gate.judge.freeze import Freeze
+from oracle_gate.judge.lock import FixtureLock
+from oracle_gate.judge.observers import ParentCoverage
+from oracle_gate.judge.policy import parse_policy
+from oracle_gate.judge.problems import Problem
+from oracle_gate.judge.verdict import Outcome, Reason, ReasonCode, Verdict, oracle_incomplete
 from tests.support.rendering_cases import APPROVERS, VERDICT_KINDS
 
 NEXT = "#### What to do next"

@@ -41,109 +41,164 @@ IO_MODULES = frozenset(
 
 # What each room may import from the package (a prefix matches the module and its submodules).
 ALLOWED: dict[str, tuple[str, ...]] = {
-    "gate.judge": ("gate.errors", "gate.exit_status", "gate.judge"),
-    "gate.maps": ("gate", "gate.errors", "gate.files", "gate.git", "gate.check", "gate.judge", "gate.maps"),
-    "gate.report": ("gate", "gate.errors", "gate.escape", "gate.guidance", "gate.judge"),
-    # What to do next after a verdict (issue 18): values from the verdict, for the templates.
-    "gate.guidance": ("gate.judge",),
-    # The freeze surface report (issue 18): the read side around gate.judge.surface, and its CLI.
-    "gate.surface": (
-        "gate",
-        "gate.errors",
-        "gate.git",
-        "gate.check",
-        "gate.judge",
-        "gate.maps.read",
-        "gate.report",
+    "oracle_gate.judge": ("oracle_gate.errors", "oracle_gate.exit_status", "oracle_gate.judge"),
+    "oracle_gate.maps": (
+        "oracle_gate",
+        "oracle_gate.errors",
+        "oracle_gate.files",
+        "oracle_gate.git",
+        "oracle_gate.check",
+        "oracle_gate.judge",
+        "oracle_gate.maps",
     ),
-    "gate.surface_cli": ("gate", "gate.errors", "gate.files", "gate.surface", "gate.judge"),
-    "gate.check": ("gate", "gate.errors", "gate.git", "gate.judge", "gate.maps.read", "gate.maps.mapbytes"),
-    "gate.git": ("gate.errors", "gate.judge.changes"),
-    "gate.files": ("gate.errors",),
+    "oracle_gate.report": (
+        "oracle_gate",
+        "oracle_gate.errors",
+        "oracle_gate.escape",
+        "oracle_gate.guidance",
+        "oracle_gate.judge",
+    ),
+    # What to do next after a verdict (issue 18): values from the verdict, for the templates.
+    "oracle_gate.guidance": ("oracle_gate.judge",),
+    # The freeze surface report (issue 18): the read side around oracle_gate.judge.surface, and its CLI.
+    "oracle_gate.surface": (
+        "oracle_gate",
+        "oracle_gate.errors",
+        "oracle_gate.git",
+        "oracle_gate.check",
+        "oracle_gate.judge",
+        "oracle_gate.maps.read",
+        "oracle_gate.report",
+    ),
+    "oracle_gate.surface_cli": (
+        "oracle_gate",
+        "oracle_gate.errors",
+        "oracle_gate.files",
+        "oracle_gate.surface",
+        "oracle_gate.judge",
+    ),
+    "oracle_gate.check": (
+        "oracle_gate",
+        "oracle_gate.errors",
+        "oracle_gate.git",
+        "oracle_gate.judge",
+        "oracle_gate.maps.read",
+        "oracle_gate.maps.mapbytes",
+    ),
+    "oracle_gate.git": ("oracle_gate.errors", "oracle_gate.judge.changes"),
+    "oracle_gate.files": ("oracle_gate.errors",),
     # One escaping function per sink (TRUST.md invariant 7): pure string functions.
-    "gate.escape": (),
+    "oracle_gate.escape": (),
     # Colour for a terminal: pure string functions and an isatty() question.
-    "gate.colour": (),
-    "gate.errors": (),
-    "gate.exit_status": (),
-    "gate.demo": ("gate", "gate.check", "gate.colour", "gate.judge", "gate.report"),
-    # The release workflow's file rewrites (python -m gate.release): text in, text out.
-    "gate.release": ("gate.errors",),
+    "oracle_gate.colour": (),
+    "oracle_gate.errors": (),
+    "oracle_gate.exit_status": (),
+    "oracle_gate.demo": (
+        "oracle_gate",
+        "oracle_gate.check",
+        "oracle_gate.colour",
+        "oracle_gate.judge",
+        "oracle_gate.report",
+    ),
+    # The release workflow's file rewrites (python -m oracle_gate.release): text in, text out.
+    "oracle_gate.release": ("oracle_gate.errors",),
     # init and doctor: they render and compare files, and read GitHub's API with requests.
-    "gate.adopt": (
-        "gate",
-        "gate.errors",
-        "gate.files",
-        "gate.judge.policy",
-        "gate.judge.freeze",
-        "gate.judge.problems",
-        "gate.github.defaults",
-        "gate.adopt",
+    "oracle_gate.adopt": (
+        "oracle_gate",
+        "oracle_gate.errors",
+        "oracle_gate.files",
+        "oracle_gate.judge.policy",
+        "oracle_gate.judge.freeze",
+        "oracle_gate.judge.problems",
+        "oracle_gate.github.defaults",
+        "oracle_gate.adopt",
     ),
     # v3.5: check --approvals FILE, read and checked before the check runs.
-    "gate.approvals_file": ("gate.errors", "gate.files", "gate.judge"),
+    "oracle_gate.approvals_file": ("oracle_gate.errors", "oracle_gate.files", "oracle_gate.judge"),
     # v3.7: oracle-gate freeze add/remove/list (issue 18), a command of its own.
-    "gate.freeze_cmd": (
-        "gate",
-        "gate.errors",
-        "gate.files",
-        "gate.git",
-        "gate.check",
-        "gate.judge",
-        "gate.maps",
+    "oracle_gate.freeze_cmd": (
+        "oracle_gate",
+        "oracle_gate.errors",
+        "oracle_gate.files",
+        "oracle_gate.git",
+        "oracle_gate.check",
+        "oracle_gate.judge",
+        "oracle_gate.maps",
     ),
     # What both front doors say to GitHub: client, publisher, rendering, shared values. It knows
     # neither front door.
-    "gate.github": ("gate", "gate.errors", "gate.escape", "gate.judge", "gate.report", "gate.github"),
+    "oracle_gate.github": (
+        "oracle_gate",
+        "oracle_gate.errors",
+        "oracle_gate.escape",
+        "oracle_gate.judge",
+        "oracle_gate.report",
+        "oracle_gate.github",
+    ),
     # The judgement of a pull request behind both front doors (rules and settings they share).
-    "gate.review": (
-        "gate",
-        "gate.errors",
-        "gate.escape",
-        "gate.git",
-        "gate.check",
-        "gate.judge",
-        "gate.maps.read",
-        "gate.maps.provenance",
-        "gate.report",
-        "gate.github",
-        "gate.review",
+    "oracle_gate.review": (
+        "oracle_gate",
+        "oracle_gate.errors",
+        "oracle_gate.escape",
+        "oracle_gate.git",
+        "oracle_gate.check",
+        "oracle_gate.judge",
+        "oracle_gate.maps.read",
+        "oracle_gate.maps.provenance",
+        "oracle_gate.report",
+        "oracle_gate.github",
+        "oracle_gate.review",
     ),
     # The Action and the bot are two front doors over the same rooms; neither imports the other.
-    "gate.action": (
-        "gate",
-        "gate.errors",
-        "gate.escape",
-        "gate.exit_status",
-        "gate.files",
-        "gate.git",
-        "gate.check",
-        "gate.judge",
-        "gate.maps",
-        "gate.report",
-        "gate.github",
-        "gate.review",
-        "gate.action",
+    "oracle_gate.action": (
+        "oracle_gate",
+        "oracle_gate.errors",
+        "oracle_gate.escape",
+        "oracle_gate.exit_status",
+        "oracle_gate.files",
+        "oracle_gate.git",
+        "oracle_gate.check",
+        "oracle_gate.judge",
+        "oracle_gate.maps",
+        "oracle_gate.report",
+        "oracle_gate.github",
+        "oracle_gate.review",
+        "oracle_gate.action",
     ),
-    "gate.bot": (
-        "gate",
-        "gate.errors",
-        "gate.escape",
-        "gate.files",
-        "gate.git",
-        "gate.check",
-        "gate.judge",
-        "gate.maps.read",
-        "gate.maps.provenance",
-        "gate.report",
-        "gate.github",
-        "gate.review",
-        "gate.bot",
+    # The scoring run (SCORING.md): the read side, the core, the map's run facts; its decision
+    # (oracle_gate.score.decide, oracle_gate.score.verify) is pure (tests/unit/test_score_decide.py).
+    "oracle_gate.score": (
+        "oracle_gate",
+        "oracle_gate.errors",
+        "oracle_gate.escape",
+        "oracle_gate.files",
+        "oracle_gate.git",
+        "oracle_gate.check",
+        "oracle_gate.judge",
+        "oracle_gate.maps",
+        "oracle_gate.report",
+        "oracle_gate.score",
+    ),
+    "oracle_gate.bot": (
+        "oracle_gate",
+        "oracle_gate.errors",
+        "oracle_gate.escape",
+        "oracle_gate.files",
+        "oracle_gate.git",
+        "oracle_gate.check",
+        "oracle_gate.judge",
+        "oracle_gate.maps.read",
+        "oracle_gate.maps.provenance",
+        "oracle_gate.report",
+        "oracle_gate.github",
+        "oracle_gate.review",
+        "oracle_gate.surface",  # the status page's freeze surface share (oracle_gate.bot.surface), issue 18
+        "oracle_gate.bot",
     ),
 }
 
 # Front doors that may not import each other (issue 17: the bot once imported 13 Action modules).
-FRONT_DOORS = ("gate.action", "gate.bot")
+FRONT_DOORS = ("oracle_gate.action", "oracle_gate.bot")
 
 ACTION = GATE / "action"
 GITHUB = GATE / "github"
@@ -158,13 +213,17 @@ PURE = {
     "review/freshness": frozenset(),
     "review/settings": frozenset(),
 }
-# The modules of the front doors and gate.github that may call gate.report: the rendering module,
+# The modules of the front doors and oracle_gate.github that may call oracle_gate.report: the
+# rendering module,
 # the summary's size cut, and the reading of a stored verdict.json.
-REPORT_USERS = frozenset({"gate.github.content", "gate.action.workflow_io", "gate.action.publish_stored"})
+REPORT_USERS = frozenset(
+    {"oracle_gate.github.content", "oracle_gate.action.workflow_io", "oracle_gate.action.publish_stored"}
+)
 
 
 def module_name(path: Path) -> str:
-    parts = list(path.relative_to(GATE.parent).with_suffix("").parts)
+    """The import name of a file under gate/ (the package is ``oracle_gate``; its folder is gate/)."""
+    parts = ["oracle_gate", *path.relative_to(GATE).with_suffix("").parts]
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
@@ -182,7 +241,7 @@ def imports_of(path: Path, module: str | None = None) -> Iterator[str]:
             if node.level:
                 base = ".".join([*package.split(".")[: len(package.split(".")) - node.level + 1], base])
             yield base.strip(".")
-            if node.module in ("gate", None):  # ``from gate import report`` names a module
+            if node.module in ("oracle_gate", None):  # ``from oracle_gate import report`` names a module
                 yield from (f"{base.strip('.')}.{alias.name}" for alias in node.names)
 
 
@@ -198,13 +257,14 @@ def room_of(module: str) -> str | None:
 
 
 def inside(module: str, prefixes: tuple[str, ...]) -> bool:
-    return any(module == p or (p != "gate" and module.startswith(p + ".")) for p in prefixes)
+    return any(module == p or (p != "oracle_gate" and module.startswith(p + ".")) for p in prefixes)
 
 
 def is_package_module(name: str) -> bool:
-    """True for a module or package of ``gate`` (not for a name imported from one)."""
-    where = GATE.parent.joinpath(*name.split("."))
-    return name.split(".", maxsplit=1)[0] == "gate" and (where.is_dir() or where.with_suffix(".py").is_file())
+    """True for a module or package of ``oracle_gate`` (not for a name imported from one)."""
+    top, _, rest = name.partition(".")
+    where = GATE.joinpath(*rest.split(".")) if rest else GATE
+    return top == "oracle_gate" and (where.is_dir() or where.with_suffix(".py").is_file())
 
 
 @pytest.mark.parametrize("path", gate_modules(), ids=module_name)
@@ -212,14 +272,14 @@ def test_each_module_imports_only_what_its_room_allows(path: Path) -> None:
     module = module_name(path)
     room = room_of(module)
     if room is None:
-        assert module in ("gate", "gate.__main__", "gate.cli"), (
+        assert module in ("oracle_gate", "oracle_gate.__main__", "oracle_gate.cli"), (
             f"{module} belongs to no room of the import rules"
         )
         return
     forbidden = [
         name
         for name in imports_of(path)
-        if name.split(".")[0] == "gate" and is_package_module(name) and not inside(name, ALLOWED[room])
+        if name.split(".")[0] == "oracle_gate" and is_package_module(name) and not inside(name, ALLOWED[room])
     ]
     assert not forbidden, f"{module} imports {forbidden}; the room {room} may import only {ALLOWED[room]}"
 
@@ -235,12 +295,12 @@ def test_nothing_but_the_entry_points_imports_the_cli_or_the_action() -> None:
     for path in gate_modules():
         module = module_name(path)
         for name in imports_of(path):
-            if name == "gate.cli" and module != "gate.__main__":
+            if name == "oracle_gate.cli" and module != "oracle_gate.__main__":
                 offenders.append(f"{module} -> {name}")
             if (
-                inside(name, ("gate.action",))
-                and not inside(module, ("gate.action",))
-                and module != "gate.cli"
+                inside(name, ("oracle_gate.action",))
+                and not inside(module, ("oracle_gate.action",))
+                and module != "oracle_gate.cli"
             ):
                 offenders.append(f"{module} -> {name}")
     assert not offenders
@@ -251,14 +311,15 @@ def test_nothing_but_the_command_line_imports_the_bot() -> None:
         f"{module_name(path)} -> {name}"
         for path in gate_modules()
         for name in imports_of(path)
-        if inside(name, ("gate.bot",)) and not inside(module_name(path), ("gate.bot", "gate.cli"))
+        if inside(name, ("oracle_gate.bot",))
+        and not inside(module_name(path), ("oracle_gate.bot", "oracle_gate.cli"))
     ]
     assert not offenders
 
 
 @pytest.mark.parametrize("door", FRONT_DOORS)
 def test_neither_front_door_imports_the_other(door: str) -> None:
-    """The Action and the bot share gate.github and the rooms below it, never each other's modules."""
+    """The Action and the bot share oracle_gate.github and the rooms below it, never each other's modules."""
     other = next(d for d in FRONT_DOORS if d != door)
     offenders = [
         f"{module_name(path)} -> {name}"
@@ -271,21 +332,21 @@ def test_neither_front_door_imports_the_other(door: str) -> None:
 
 
 def test_the_front_door_rule_can_fail() -> None:
-    """The rule sees a bot module importing the Action (and the reverse) and lets gate.github pass."""
-    assert not inside("gate.action.run", ALLOWED["gate.bot"])
-    assert not inside("gate.action.content", ALLOWED["gate.bot"])
-    assert not inside("gate.bot.judging", ALLOWED["gate.action"])
-    assert inside("gate.github.publisher", ALLOWED["gate.bot"])
-    assert inside("gate.github.publisher", ALLOWED["gate.action"])
-    assert not inside("gate.action.run", ALLOWED["gate.github"])
-    assert not inside("gate.bot.judging", ALLOWED["gate.github"])
-    assert not inside("gate.action.run", ALLOWED["gate.review"])
-    assert not inside("gate.bot.judging", ALLOWED["gate.review"])
+    """The rule sees a bot module importing the Action (and the reverse) and lets oracle_gate.github pass."""
+    assert not inside("oracle_gate.action.run", ALLOWED["oracle_gate.bot"])
+    assert not inside("oracle_gate.action.content", ALLOWED["oracle_gate.bot"])
+    assert not inside("oracle_gate.bot.judging", ALLOWED["oracle_gate.action"])
+    assert inside("oracle_gate.github.publisher", ALLOWED["oracle_gate.bot"])
+    assert inside("oracle_gate.github.publisher", ALLOWED["oracle_gate.action"])
+    assert not inside("oracle_gate.action.run", ALLOWED["oracle_gate.github"])
+    assert not inside("oracle_gate.bot.judging", ALLOWED["oracle_gate.github"])
+    assert not inside("oracle_gate.action.run", ALLOWED["oracle_gate.review"])
+    assert not inside("oracle_gate.bot.judging", ALLOWED["oracle_gate.review"])
 
 
 def test_importing_the_verdict_loads_no_io_module() -> None:
     probe = (
-        "import sys, gate.judge.verdict; "
+        "import sys, oracle_gate.judge.verdict; "
         "print(sorted(m for m in ('subprocess', 'sqlite3', 'coverage', 'jinja2', 'github', 'socket') "
         "if m in sys.modules))"
     )
@@ -296,11 +357,13 @@ def test_importing_the_verdict_loads_no_io_module() -> None:
 def test_the_rules_see_a_forbidden_import(tmp_path: Path) -> None:
     """The checker itself can fail: a judge module importing git and subprocess is caught."""
     probe = tmp_path / "probe.py"
-    probe.write_text("from gate.git import Git\nfrom . import policy\n\ndef f():\n    import subprocess\n")
-    names = set(imports_of(probe, "gate.judge.probe"))
-    assert {"gate.git", "gate.judge.policy", "subprocess"} <= names
-    assert not inside("gate.git", ALLOWED["gate.judge"])
-    assert inside("gate.judge.policy", ALLOWED["gate.judge"])
+    probe.write_text(
+        "from oracle_gate.git import Git\nfrom . import policy\n\ndef f():\n    import subprocess\n"
+    )
+    names = set(imports_of(probe, "oracle_gate.judge.probe"))
+    assert {"oracle_gate.git", "oracle_gate.judge.policy", "subprocess"} <= names
+    assert not inside("oracle_gate.git", ALLOWED["oracle_gate.judge"])
+    assert inside("oracle_gate.judge.policy", ALLOWED["oracle_gate.judge"])
 
 
 @pytest.mark.parametrize("name", sorted(PURE))
@@ -313,32 +376,45 @@ def test_the_event_config_and_defaults_modules_import_no_io(name: str) -> None:
 
 @pytest.mark.parametrize("name", ["publisher", "client"])
 def test_the_publisher_and_the_client_render_nothing(name: str) -> None:
-    """They post what they are given: no gate.report, no templates, not the rendering module."""
+    """They post what they are given: no oracle_gate.report, no templates, not the rendering module."""
     names = set(imports_of(GITHUB / f"{name}.py"))
-    assert not names & {"gate.report", "jinja2", "gate.github.content"}, sorted(names)
+    assert not names & {"oracle_gate.report", "jinja2", "oracle_gate.github.content"}, sorted(names)
+
+
+#: The bot's own HTML page (issue 18): autoescaped templates/status*.html.j2, never posted to GitHub.
+HTML_PAGES = frozenset({"oracle_gate.bot.status"})
 
 
 def test_only_the_content_module_renders_for_github() -> None:
     doors = [*ACTION.glob("*.py"), *GITHUB.glob("*.py"), *(GATE / "bot").glob("*.py")]
-    users = {module_name(path) for path in doors if {"gate.report", "jinja2"} & set(imports_of(path))}
+    doors = [path for path in doors if module_name(path) not in HTML_PAGES]
+    users = {module_name(path) for path in doors if {"oracle_gate.report", "jinja2"} & set(imports_of(path))}
     assert users <= REPORT_USERS
-    assert "gate.github.content" in users
+    assert "oracle_gate.github.content" in users
     assert not any("jinja2" in imports_of(path) for path in doors)
+
+
+def test_the_status_page_renders_html_only_and_nothing_for_github() -> None:
+    names = set(imports_of(GATE / "bot" / "status.py"))
+    assert "jinja2" in names
+    assert not names & {"oracle_gate.report", "oracle_gate.github.content", "oracle_gate.github.publisher"}, (
+        sorted(names)
+    )
 
 
 def test_the_command_line_starts_without_the_github_client_or_templates() -> None:
     """``oracle-gate check`` reads the Action's shared values but loads neither PyGithub nor jinja2."""
     probe = (
-        "import sys, gate.cli; "
-        "print(sorted(m for m in ('github', 'jinja2', 'requests', 'gate.report', 'gate.github.publisher') "
-        "if m in sys.modules))"
+        "import sys, oracle_gate.cli; "
+        "print(sorted(m for m in ('github', 'jinja2', 'requests', 'oracle_gate.report', "
+        "'oracle_gate.github.publisher') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
 
 def test_the_escaping_module_is_pure() -> None:
-    """gate.escape is string functions only: every sink's rendering may call it."""
+    """oracle_gate.escape is string functions only: every sink's rendering may call it."""
     assert set(imports_of(GATE / "escape.py")) <= {"__future__", "re"}
 
 
@@ -346,7 +422,8 @@ def test_building_a_map_loads_coverage_py_only_to_merge() -> None:
     """``oracle-gate map`` with the collector adopts one data file read with sqlite3: importing
     coverage.py costs about 0.1 s of every map, so the map modules import it only where they merge."""
     probe = (
-        "import sys, gate.cli, gate.maps.build, gate.maps.combine, gate.maps.command, gate.maps.mapfile; "
+        "import sys, oracle_gate.cli, oracle_gate.maps.build, oracle_gate.maps.combine, "
+        "oracle_gate.maps.command, oracle_gate.maps.mapfile; "
         "print('coverage' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
@@ -361,5 +438,5 @@ def test_the_action_reads_its_event_file_once() -> None:
         for path in ACTION.glob("*.py")
         if "read_event(" in path.read_text() and path.name != "workflow_io.py"
     )
-    assert readers == ["gate.action.run"]
+    assert readers == ["oracle_gate.action.run"]
     assert (ACTION / "run.py").read_text().count("read_event(") == 1

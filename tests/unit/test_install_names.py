@@ -80,4 +80,4 @@ def test_the_distribution_is_not_the_name_someone_else_publishes() -> None:
     """Seen on main: ``name = "oracle-gate"``, the name of an unrelated PyPI project."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert project["name"] == "pr-oracle-gate"
-    assert project["scripts"]["oracle-gate"] == "gate.cli:main"
+    assert project["scripts"]["oracle-gate"] == "oracle_gate.cli:main"

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from gate.judge.lock import FixtureLock, lock_breaks, parse_lock
+from oracle_gate.judge.lock import FixtureLock, lock_breaks, parse_lock
 
 CORPUS = b'[{"x": 1}]\n'
 DIGEST = hashlib.sha256(CORPUS).hexdigest()

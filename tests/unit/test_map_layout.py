@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from gate.maps.hints import PLUGIN_NOT_STARTED, no_map_cause
-from gate.maps.layout import default_out, interpreter_first_on_path, src_layout_env, with_interpreter
+from oracle_gate.maps.hints import PLUGIN_NOT_STARTED, no_map_cause
+from oracle_gate.maps.layout import default_out, interpreter_first_on_path, src_layout_env, with_interpreter
 
 PY = "/opt/venv/bin/python"
 

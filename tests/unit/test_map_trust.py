@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 
-from gate.action.map_trust import (
+from oracle_gate.action.map_trust import (
     TrustedSource,
     default_branch_of,
     map_trust_problems,
     same_run_map_trusted,
     trusted_source,
 )
-from gate.maps.provenance import Producer
-from gate.maps.read import MANIFEST_SUFFIX, Manifest, read_manifest
+from oracle_gate.maps.provenance import Producer
+from oracle_gate.maps.read import MANIFEST_SUFFIX, Manifest, read_manifest
 from tests.support.producers import default_branch_push_run
 
 REPO = "octo-org/agent-repo"

@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from gate import report
-from gate.judge.verdict import Outcome, Reason, ReasonCode, Verdict
+from oracle_gate import report
+from oracle_gate.judge.verdict import Outcome, Reason, ReasonCode, Verdict
 from tests.support.rendering_cases import HEAD, MARKDOWN_RENDERINGS, PARENT, PROTOCOL
 
 PARSER = MarkdownIt("commonmark").enable(["table", "strikethrough"])

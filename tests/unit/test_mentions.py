@@ -15,8 +15,8 @@ from collections.abc import Callable
 
 import pytest
 
-from gate import report
-from gate.judge.verdict import Outcome, Reason, ReasonCode, Verdict
+from oracle_gate import report
+from oracle_gate.judge.verdict import Outcome, Reason, ReasonCode, Verdict
 from tests.support.markdown import outside_code
 from tests.support.rendering_cases import HEAD, MARKDOWN_RENDERINGS, PARENT, PROTOCOL
 

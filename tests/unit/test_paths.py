@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gate.judge.freeze import parse_freeze
-from gate.judge.lock import lock_breaks, parse_lock
-from gate.judge.paths import normalize_path, path_problem
-from gate.judge.policy import Policy
+from oracle_gate.judge.freeze import parse_freeze
+from oracle_gate.judge.lock import lock_breaks, parse_lock
+from oracle_gate.judge.paths import normalize_path, path_problem
+from oracle_gate.judge.policy import Policy
 from tests.support.factories import sha256_hex
 
 NAME = st.text(st.sampled_from(list("abZ_-")), min_size=1, max_size=4)

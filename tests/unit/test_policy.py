@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gate.judge.policy import DEFAULT_PROTECTED, DEFAULT_TESTS, Policy, parse_policy
+from oracle_gate.judge.policy import DEFAULT_PROTECTED, DEFAULT_TESTS, Policy, parse_policy
 
 
 def policy(text: str) -> Policy:
@@ -177,3 +177,12 @@ def test_deeply_nested_policy_is_a_problem_not_a_crash() -> None:
     assert [str(p) for p in policy.problems] == [
         "oracle-gate.toml: nested too deeply to parse; defaults apply"
     ]
+
+
+def test_the_harness_globs_default_to_harness_and_a_bad_value_keeps_the_default() -> None:
+    """Issue 20: the scoring run runs the tests of these files first (SCORING.md, Inputs)."""
+    assert parse_policy(None).harness == ("harness/**",)
+    assert parse_policy(b'harness = ["qa/**", "checks/*.py"]').harness == ("qa/**", "checks/*.py")
+    bad = parse_policy(b'harness = "qa/**"')
+    assert bad.harness == ("harness/**",)
+    assert bad.problems

@@ -1,13 +1,14 @@
-"""Contract v2's Python structure (gate.judge.pyscope, gate.judge.observer_rules) from plain values."""
+"""Contract v2's Python structure (oracle_gate.judge.pyscope, oracle_gate.judge.observer_rules) from
+plain values."""
 
 from __future__ import annotations
 
 import pytest
 
-from gate.judge.changes import FileChange, FileStatus
-from gate.judge.globs import GlobSet
-from gate.judge.observer_rules import edited_tests, inner_touched, observers_of_touched
-from gate.judge.pyscope import MAX_PARSE_BYTES, PythonFile, parse_python, rebound_lines
+from oracle_gate.judge.changes import FileChange, FileStatus
+from oracle_gate.judge.globs import GlobSet
+from oracle_gate.judge.observer_rules import edited_tests, inner_touched, observers_of_touched
+from oracle_gate.judge.pyscope import MAX_PARSE_BYTES, PythonFile, parse_python, rebound_lines
 from tests.support.factories import change_set, dedent, modified
 
 SOURCE = dedent(

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 import yaml  # type: ignore[import-untyped]  # PyYAML ships no stubs; types-PyYAML is not pinned
 
-from gate.errors import UsageError
-from gate.release import main, pin_image, release_notes
+from oracle_gate.errors import UsageError
+from oracle_gate.release import main, pin_image, release_notes
 from tests.support.container import ContainerError, without_base_digests
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -82,7 +82,7 @@ def test_the_release_notes_are_the_versions_changelog_section() -> None:
 
 
 def test_the_projects_changelog_has_a_section_for_the_current_version() -> None:
-    from gate import __version__
+    from oracle_gate import __version__
 
     assert release_notes((ROOT / "CHANGELOG.md").read_text(), __version__).strip()
 
@@ -127,8 +127,8 @@ def test_the_release_workflow_runs_on_version_tags_with_least_privilege() -> Non
         "build_wheel",
         "docker buildx build --push",
         "attest-build-provenance",
-        "gate.release pin-image",
-        "gate.release notes",
+        "oracle_gate.release pin-image",
+        "oracle_gate.release notes",
         "gh release create",
         "refs/tags/$major",
     ):

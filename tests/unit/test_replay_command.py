@@ -11,9 +11,9 @@ import shlex
 
 import pytest
 
-from gate import report
-from gate.cli import build_parser
-from gate.judge.verdict import Provenance, Verdict
+from oracle_gate import report
+from oracle_gate.cli import build_parser
+from oracle_gate.judge.verdict import Provenance, Verdict
 from tests.support.markdown import replay_command_of
 from tests.support.rendering_cases import ODD_GLOBS, pass_clean
 

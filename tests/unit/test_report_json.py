@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from gate.errors import StoredVerdictError
-from gate.exit_status import ExitStatus
-from gate.judge.verdict import Outcome, Provenance, Reason, ReasonCode, Verdict
-from gate.report import from_json, to_json, to_text
+from oracle_gate.errors import StoredVerdictError
+from oracle_gate.exit_status import ExitStatus
+from oracle_gate.judge.verdict import Outcome, Provenance, Reason, ReasonCode, Verdict
+from oracle_gate.report import from_json, to_json, to_text
 
 CONTRACT_KEYS = [
     "verdict",

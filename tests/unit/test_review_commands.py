@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from gate.review.commands import (
+from oracle_gate.review.commands import (
     ACCEPTED_REACTION,
     REFUSED_REACTION,
     Command,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from gate.review.freshness import MergeConflicts, MergeNotReady, Sighting, fresh_merge, why_not_fresh
+from oracle_gate.review.freshness import MergeConflicts, MergeNotReady, Sighting, fresh_merge, why_not_fresh
 
 BASE, OLD_BASE, HEAD, OLD_HEAD, MERGE = "b" * 40, "0" * 40, "h" * 40, "1" * 40, "m" * 40
 

@@ -1,4 +1,4 @@
-"""One definition of every setting and its default (gate.review.settings): action.yml, the Action's
+"""One definition of every setting and its default (oracle_gate.review.settings): action.yml, the Action's
 config and the bot's config all agree with it."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 import yaml  # type: ignore[import-untyped]  # PyYAML ships no stubs; types-PyYAML is not pinned
 
-from gate.action.config import ActionConfig
-from gate.bot import config as bot_config
-from gate.errors import UsageError
-from gate.review.settings import SETTINGS, branch_names, default
+from oracle_gate.action.config import ActionConfig
+from oracle_gate.bot import config as bot_config
+from oracle_gate.errors import UsageError
+from oracle_gate.review.settings import SETTINGS, branch_names, default
 
 ROOT = Path(__file__).resolve().parents[2]
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from gate.judge.runner_config import changed_tables, is_hook_file, runner_config_changes
+from oracle_gate.judge.runner_config import changed_tables, is_hook_file, runner_config_changes
 from tests.support.factories import Edit, added, change_set, dedent, deleted, modified, renamed
 
 

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from gate.judge.measurement import GATE_IMPORT_PACKAGE, measurement_references, measuring_packages
-from gate.judge.modules import ModuleIndex
-from gate.judge.policy import Policy
-from gate.judge.runner_config import changed_tables, runner_config_changes
-from gate.judge.test_dependencies import is_declaration_file, requirement_lines
-from gate.judge.verdict import Evidence, evaluate
+from oracle_gate.judge.measurement import GATE_IMPORT_PACKAGE, measurement_references, measuring_packages
+from oracle_gate.judge.modules import ModuleIndex
+from oracle_gate.judge.policy import Policy
+from oracle_gate.judge.runner_config import changed_tables, runner_config_changes
+from oracle_gate.judge.test_dependencies import is_declaration_file, requirement_lines
+from oracle_gate.judge.verdict import Evidence, evaluate
 from tests.support.factories import added, change_set, dedent, deleted, evidence, judge, modified, renamed
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -6,12 +6,12 @@ import dataclasses
 
 import pytest
 
-from gate.judge.approvals import Approval
-from gate.judge.changes import FileChange, FileStatus
-from gate.judge.globs import GlobSet
-from gate.judge.policy import parse_policy
-from gate.judge.seeds import appends, seed_rewrites
-from gate.judge.verdict import Verdict, evaluate
+from oracle_gate.judge.approvals import Approval
+from oracle_gate.judge.changes import FileChange, FileStatus
+from oracle_gate.judge.globs import GlobSet
+from oracle_gate.judge.policy import parse_policy
+from oracle_gate.judge.seeds import appends, seed_rewrites
+from oracle_gate.judge.verdict import Verdict, evaluate
 from tests.support.factories import HEAD, Edit, added, change_set, deleted, evidence, judge, modified, renamed
 
 APPROVALS = b'[approvals]\noracle = ["alice"]\n'

@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gate.judge.globs import GlobSet
-from gate.judge.policy import DEFAULT_TESTS
-from gate.judge.pytest_config import addopts_of, joined_addopts
-from gate.judge.skip_markers import (
+from oracle_gate.judge.globs import GlobSet
+from oracle_gate.judge.policy import DEFAULT_TESTS
+from oracle_gate.judge.pytest_config import addopts_of, joined_addopts
+from oracle_gate.judge.skip_markers import (
     MARKER_APIS,
     MARKERS,
     added_skip_markers,

@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 
-from gate.action.publish_stored import lineage_problem
+from oracle_gate.action.publish_stored import lineage_problem
 from tests.support.rendering_cases import VERDICT_KINDS
 
 STORED = VERDICT_KINDS["pass_clean"]()

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from gate.action.publish_stored import read_stored_verdict
-from gate.errors import StoredVerdictError
-from gate.report import to_json
+from oracle_gate.action.publish_stored import read_stored_verdict
+from oracle_gate.errors import StoredVerdictError
+from oracle_gate.report import to_json
 from tests.support.rendering_cases import VERDICT_KINDS
 
 GOOD = to_json(VERDICT_KINDS["fail"]())

@@ -1,4 +1,4 @@
-"""The freeze surface from values (gate.judge.surface), its renderings and the badge."""
+"""The freeze surface from values (oracle_gate.judge.surface), its renderings and the badge."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from gate import surface as surface_report
-from gate.judge.freeze import parse_freeze
-from gate.judge.globs import GlobSet
-from gate.judge.surface import (
+from oracle_gate import surface as surface_report
+from oracle_gate.judge.freeze import parse_freeze
+from oracle_gate.judge.globs import GlobSet
+from oracle_gate.judge.surface import (
     EntryFields,
     Surface,
     badge,

@@ -1,11 +1,11 @@
-"""Contract v3.1: skip and exit markers read from the syntax tree (gate.judge.syntax_markers)."""
+"""Contract v3.1: skip and exit markers read from the syntax tree (oracle_gate.judge.syntax_markers)."""
 
 from __future__ import annotations
 
 import pytest
 
-from gate.judge.policy import Policy
-from gate.judge.syntax_markers import listed_api, syntax_markers
+from oracle_gate.judge.policy import Policy
+from oracle_gate.judge.syntax_markers import listed_api, syntax_markers
 from tests.support.factories import added, dedent, judge, lines, modified
 
 TEST_PARENT = dedent(

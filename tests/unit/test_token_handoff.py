@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-from gate.action import entry
-from gate.action.token_handoff import (
+from oracle_gate.action import entry
+from oracle_gate.action.token_handoff import (
     MAX_TOKEN_BYTES,
     TOKEN_FD,
     TOKEN_INPUT,

@@ -1,6 +1,6 @@
 """Touched parent lines and added lines: the contract's rules on hand-made changes.
 
-Only git's diff of bytes runs here (``gate.git.diff_blob_pairs`` through the pure
+Only git's diff of bytes runs here (``oracle_gate.git.diff_blob_pairs`` through the pure
 ``build_changes``); repositories come in the integration tier.
 """
 
@@ -11,8 +11,8 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gate.git import diff_blob_pairs
-from gate.judge.changes import is_binary, line_count
+from oracle_gate.git import diff_blob_pairs
+from oracle_gate.judge.changes import is_binary, line_count
 from tests.support.factories import (
     added,
     change_set,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from gate.errors import InputError
-from gate.judge.observers import ParentCoverage
-from gate.judge.verdict import evaluate
-from gate.maps.unstable import parse_unstable
+from oracle_gate.errors import InputError
+from oracle_gate.judge.observers import ParentCoverage
+from oracle_gate.judge.verdict import evaluate
+from oracle_gate.maps.unstable import parse_unstable
 from tests.support.factories import change_set, evidence, freeze_of, lines, modified
 
 LIVE, FROZEN = "t.py::live", "t.py::frozen"

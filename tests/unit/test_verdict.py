@@ -6,14 +6,14 @@ import hashlib
 
 import pytest
 
-from gate.judge.changes import ChangeSet
-from gate.judge.freeze import Freeze
-from gate.judge.globs import GlobSet
-from gate.judge.lock import FixtureLock
-from gate.judge.observers import ParentCoverage
-from gate.judge.policy import Policy
-from gate.judge.problems import Problem
-from gate.judge.verdict import (
+from oracle_gate.judge.changes import ChangeSet
+from oracle_gate.judge.freeze import Freeze
+from oracle_gate.judge.globs import GlobSet
+from oracle_gate.judge.lock import FixtureLock
+from oracle_gate.judge.observers import ParentCoverage
+from oracle_gate.judge.policy import Policy
+from oracle_gate.judge.problems import Problem
+from oracle_gate.judge.verdict import (
     EXIT_STATUS,
     REASONS,
     Outcome,

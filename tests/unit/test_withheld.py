@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from gate.judge.verdict import Outcome, ReasonCode
-from gate.judge.withheld import change_too_large, map_unavailable, stored_verdict_distrusted
+from oracle_gate.judge.verdict import Outcome, ReasonCode
+from oracle_gate.judge.withheld import change_too_large, map_unavailable, stored_verdict_distrusted
 from tests.support import verdicts
 
 

@@ -49,6 +49,10 @@ OPERATIONS = (
     "repos/get-commit",
     "repos/create-commit-status",
     "repos/get-collaborator-permission-level",
+    # contract v3.5 approvals: the pull request's reviews, a named team's membership
+    "pulls/list-reviews",
+    "teams/get-membership-for-user-in-org",
+    "teams/get-by-name",
     "apps/get-repo-installation",
     "apps/create-installation-access-token",
     "apps/get-authenticated",

@@ -1,0 +1,86 @@
+"""Who may read the status page and ``/metrics``: a bearer token, or an allow-listed network; off by default.
+
+Both pages say nothing a pull request could not already see on GitHub, but they aggregate every
+repository the App is installed on, so they are closed unless an operator opens them:
+
+* ``ORACLE_GATE_STATUS_TOKEN``: a secret of at least 16 characters. A request carries it as
+  ``Authorization: Bearer TOKEN`` (preferred: proxies do not log headers) or as ``?token=TOKEN`` (for a
+  browser or a scraper that cannot set headers). Compared in constant time.
+* ``ORACLE_GATE_STATUS_NETWORKS``: comma-separated CIDRs (``10.0.0.0/8,127.0.0.1/32``); a request from
+  one of them needs no token. The address is the TCP peer's: ``X-Forwarded-For`` is never trusted (a
+  client writes it), so behind a proxy list the proxy's address only if everyone behind it may read.
+
+Neither set: both answer 404, as if they did not exist. Set, but the request has no token and is not
+from a listed network: 401 (with ``WWW-Authenticate: Bearer``); a wrong token: 403.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+
+from oracle_gate.errors import UsageError
+
+PREFIX = "ORACLE_GATE_"
+MIN_TOKEN = 16
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+class Decision(Enum):
+    OFF = 404
+    UNAUTHENTICATED = 401
+    FORBIDDEN = 403
+    ALLOWED = 200
+
+
+@dataclass(frozen=True)
+class StatusAccess:
+    token: str | None = field(default=None, repr=False)
+    networks: tuple[Network, ...] = ()
+
+    @property
+    def enabled(self) -> bool:
+        return self.token is not None or bool(self.networks)
+
+    def decide(self, peer: str | None, bearer: str | None, query_token: str | None) -> Decision:
+        """Whether a request from ``peer`` carrying these credentials may read the pages."""
+        if not self.enabled:
+            return Decision.OFF
+        given = bearer if bearer is not None else query_token
+        if given is not None and self.token is not None:
+            same = hmac.compare_digest(given.encode(), self.token.encode())
+            return Decision.ALLOWED if same else Decision.FORBIDDEN
+        if self._listed(peer):
+            return Decision.ALLOWED
+        return Decision.UNAUTHENTICATED if given is None else Decision.FORBIDDEN
+
+    def _listed(self, peer: str | None) -> bool:
+        try:
+            address = ipaddress.ip_address(peer or "")
+        except ValueError:
+            return False
+        return any(address in network for network in self.networks)
+
+
+def bearer_of(authorization: str | None) -> str | None:
+    """The token of an ``Authorization: Bearer TOKEN`` header; None for any other header."""
+    scheme, _, token = (authorization or "").partition(" ")
+    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+
+
+def from_environment(env: Mapping[str, str]) -> StatusAccess:
+    """The access settings, or :class:`UsageError` naming the variable that is wrong."""
+    token = env.get(PREFIX + "STATUS_TOKEN", "").strip() or None
+    if token is not None and (len(token) < MIN_TOKEN or not token.isascii() or not token.isprintable()):
+        raise UsageError(f"{PREFIX}STATUS_TOKEN must be at least {MIN_TOKEN} printable ASCII characters")
+    networks = []
+    for raw in env.get(PREFIX + "STATUS_NETWORKS", "").split(","):
+        if raw.strip():
+            try:
+                networks.append(ipaddress.ip_network(raw.strip(), strict=True))
+            except ValueError as exc:
+                raise UsageError(f"{PREFIX}STATUS_NETWORKS: {raw.strip()!r} is not a CIDR ({exc})") from exc
+    return StatusAccess(token, tuple(networks))

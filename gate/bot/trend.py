@@ -1,0 +1,155 @@
+"""The trend the status page shows: verdicts per ISO week, freeze entries needing triage, surface share.
+
+What is kept is noted when the bot posts a verdict (:func:`noted_at_judging`, stored beside the
+verdict by :meth:`oracle_gate.bot.store.Store.record_verdict`), so the page never reads a repository, a map
+or a file: it shows counts, dates, test ids and logins, never file contents.
+
+* A verdict recorded as ``no_map`` was posted as ``unscored`` (the parent had no map yet), so it
+  counts as unscored here.
+* **Triage** (contract v3.7): the verdict's own ``triage``, the parent's freeze entries past their
+  ``expires`` date (UTC) or without an ``owner``, as the core listed them.
+* **Surface share**: the share of the map's measured lines only frozen tests observe
+  (:mod:`oracle_gate.bot.surface`), once per parent; NULL ("not measured") without a map.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from oracle_gate.bot.store import NO_MAP, Store
+from oracle_gate.judge.triage import EXPIRED, NO_OWNER
+from oracle_gate.judge.triage import TriageEntry as VerdictTriage
+from oracle_gate.judge.verdict import Verdict
+
+MAX_TRIAGE = 200  # entries kept per verdict: a freeze of thousands does not bloat every row
+WEEKS_SHOWN = 26
+
+
+@dataclass(frozen=True)
+class Week:
+    label: str  # ISO week, "2026-W49"
+    pass_clean: int = 0
+    fail: int = 0
+    unscored: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.pass_clean + self.fail + self.unscored
+
+    def rate(self, count: int) -> float:
+        return count / self.total if self.total else 0.0
+
+
+@dataclass(frozen=True)
+class TriageEntry:
+    nodeid: str
+    why: str
+
+
+def percent(rate: float) -> str:
+    """A rate as a whole percentage, halves rounded up (the chart and the table say the same)."""
+    return f"{int(rate * 100 + 0.5)}%"
+
+
+def iso_week(at: float) -> str:
+    year, week, _ = dt.datetime.fromtimestamp(at, dt.UTC).isocalendar()
+    return f"{year}-W{week:02d}"
+
+
+def weekly(rows: Iterable[tuple[float, str]]) -> list[Week]:
+    """(time, verdict) rows counted per ISO week, oldest first; weeks without verdicts are left out."""
+    counts: dict[str, dict[str, int]] = {}
+    for at, verdict in rows:
+        word = "unscored" if verdict == NO_MAP else verdict
+        if word in ("pass_clean", "fail", "unscored"):
+            week = counts.setdefault(iso_week(at), {})
+            week[word] = week.get(word, 0) + 1
+    return [Week(label, **counts[label]) for label in sorted(counts)]
+
+
+def triage_why(entry: VerdictTriage) -> str:
+    """Why the verdict lists an entry as needing triage, for people (``no owner; expired 2026-11-30``)."""
+    words = {NO_OWNER: "no owner"}
+    expired = f"expired {entry.expires.isoformat()}" if entry.expires else "expired"
+    return "; ".join(expired if w == EXPIRED else words.get(w, w) for w in entry.why)
+
+
+def noted(verdict: Verdict, seconds: float) -> dict[str, object]:
+    """The trend's columns for a posted verdict (see :meth:`Store.record_verdict`): the time spent
+    judging, and the verdict's own ``triage`` (v3.7: the core lists the parent freeze's entries past
+    ``expires`` or without ``owner``); the surface share is added by
+    :func:`oracle_gate.bot.surface.with_share`."""
+    triage = [{"nodeid": t.nodeid[:500], "why": triage_why(t)} for t in verdict.triage[:MAX_TRIAGE]]
+    return {"seconds": seconds, "triage": json.dumps(triage)}
+
+
+# -- reading what was kept -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MapShare:
+    parent: str
+    share: float | None
+    at: float
+
+
+@dataclass(frozen=True)
+class RepoTrend:
+    repo: str
+    weeks: list[Week]
+    maps: list[MapShare]
+    triage: list[TriageEntry] | None  # None: not known (no verdict recorded it)
+    triage_parent: str | None
+
+
+def repositories(store: Store) -> list[str]:
+    return [str(r[0]) for r in store.read("SELECT DISTINCT repo FROM verdicts ORDER BY repo")]
+
+
+def known_share(store: Store, repo: str, parent: str) -> float | None:
+    """A share already noted for this parent's map (the map and the freeze are the parent's: the same)."""
+    rows = store.read(
+        "SELECT surface_share FROM verdicts WHERE repo = ? AND parent = ? "
+        "AND surface_share IS NOT NULL LIMIT 1",
+        (repo, parent),
+    )
+    return float(rows[0][0]) if rows else None
+
+
+def repo_trend(store: Store, repo: str, weeks_shown: int = WEEKS_SHOWN) -> RepoTrend | None:
+    """The page's data for ``repo``; None when the bot recorded no verdict there."""
+    rows = store.read("SELECT at, verdict FROM verdicts WHERE repo = ? ORDER BY at", (repo,))
+    if not rows:
+        return None
+    maps = store.read(
+        "SELECT parent, surface_share, MAX(at) FROM verdicts WHERE repo = ? AND verdict != ? "
+        "GROUP BY parent ORDER BY MAX(at) DESC LIMIT 10",
+        (repo, NO_MAP),
+    )
+    last = store.read(
+        "SELECT parent, triage FROM verdicts WHERE repo = ? AND triage IS NOT NULL ORDER BY at DESC LIMIT 1",
+        (repo,),
+    )
+    triage = None if not last else _triage_of(str(last[0][1]))
+    return RepoTrend(
+        repo=repo,
+        weeks=weekly((float(at), str(v)) for at, v in rows)[-weeks_shown:],
+        maps=[MapShare(str(p), None if s is None else float(s), float(at)) for p, s, at in maps],
+        triage=triage,
+        triage_parent=str(last[0][0]) if last else None,
+    )
+
+
+def _triage_of(text: str) -> list[TriageEntry]:
+    try:
+        items = json.loads(text)
+    except ValueError:
+        return []
+    return [
+        TriageEntry(str(i.get("nodeid")), str(i.get("why")))
+        for i in items
+        if isinstance(items, list) and isinstance(i, dict)
+    ]

@@ -1,0 +1,52 @@
+"""The pytest plugin's side of a tamper-proof map (:mod:`oracle_gate.maps.guard`) and of pytest-cov's
+``no_cover``: kept apart from :mod:`oracle_gate.maps.pytest_plugin`, which calls these at every boundary.
+
+``guard_measurement`` runs at every test phase and after each test's teardown
+(``pytest_runtest_logfinish``: pytest-cov stops coverage.py before ``pytest_sessionfinish``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from oracle_gate.maps.guard import coverage_tracer_problem
+
+
+def no_cover(item: pytest.Item) -> bool:
+    """pytest-cov's ``no_cover`` (marker or fixture): coverage.py does not measure the test's call."""
+    return item.get_closest_marker("no_cover") is not None or "no_cover" in getattr(item, "fixturenames", ())
+
+
+def report_tampering(plugin: Any, session: pytest.Session) -> None:
+    """Once the collector found itself switched off: say so in the report (``map`` then makes no map)
+    and stop the session, since nothing it measures from here on can be trusted."""
+    collector = plugin.collector
+    reason = getattr(collector, "tampered", None)
+    if reason is None or plugin.tamper_reported:
+        return
+    plugin.tamper_reported = True
+    plugin._emit({"event": "collector_tampered", "reason": reason})
+    session.shouldstop = f"oracle-gate: the map's measurement was switched off: {reason}"
+
+
+def guard_measurement(plugin: Any, item: pytest.Item | None, phase: str) -> None:
+    """The coverage.py path: at each boundary the trace function must still be coverage.py's (the
+    collector's path checks its own ``sys.monitoring`` registration, :meth:`LineCollector.check`)."""
+    running = f"test {plugin.last_phase}" if plugin.last_phase else "start-up or collection"
+    if item is not None:
+        plugin.last_phase = f"{item.nodeid}|{phase}"
+    if plugin.collector is not None or plugin.controller or plugin.tamper_reported:
+        return
+    if plugin.core not in ("CTracer", "PyTracer") or (item is not None and phase == "run" and no_cover(item)):
+        return  # not measuring by tracing; or pytest-cov paused coverage.py for this call (no_cover)
+    from coverage import Coverage
+
+    problem = coverage_tracer_problem(Coverage.current())
+    if problem is None:
+        return
+    plugin.tamper_reported = True
+    plugin._emit({"event": "collector_tampered", "reason": f"{problem} while {running} ran"})
+    if item is not None:
+        item.session.shouldstop = f"oracle-gate: the map's measurement was switched off: {problem}"

@@ -1,0 +1,151 @@
+"""Contract v3.5 approvals, established through the API at judging time (TRUST.md invariant 12).
+
+Both front doors call :func:`read_approvals` when the parent's policy has an ``[approvals]`` table.
+What counts is decided by the core (:func:`oracle_gate.judge.approvals.counts`); this module only reads
+what the API says, in a shape the core takes:
+
+- every review of the pull request (every page); per user only the **latest** submitted review
+  matters (``PENDING`` is not submitted): a later ``CHANGES_REQUESTED``, ``COMMENTED`` or a
+  dismissal takes an earlier approval back (stricter than GitHub's review decision, which ignores
+  a later comment: re-approve);
+- a latest review ``APPROVED`` on the current head is passed in with the reviewer's permission now
+  and the named teams they are an active member of; one ``APPROVED`` on another commit is
+  **stale** (display only);
+- an API error never reads as "no approvals": the verdict is judged without approvals and its
+  check and comment say the approvals could not be read (:class:`oracle_gate.judge.approvals.ApprovalsSeen`).
+  Fail closed: an unreadable answer can only make the verdict stricter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Protocol
+
+from oracle_gate.errors import GateError, PublishError
+from oracle_gate.github.reviews import Review
+from oracle_gate.judge.approvals import BOT_SUFFIX, Approval, ApprovalRules, ApprovalsSeen, Approver
+
+if TYPE_CHECKING:
+    from oracle_gate.git import Git
+    from oracle_gate.judge.verdict import Verdict
+
+
+class ReviewSource(Protocol):
+    def reviews(self, number: int) -> list[Review]: ...
+
+    def active_member(self, team: str, login: str) -> bool: ...
+
+    def team_exists(self, team: str) -> bool: ...
+
+    def permission(self, login: str) -> str: ...
+
+
+@dataclass(frozen=True)
+class ApprovalsRead:
+    """What goes into ``CheckRequest`` (``approvals``, ``author``, ``pr_head``) and onto the verdict
+    (``seen``). ``approvals`` is None when they could not be read."""
+
+    approvals: tuple[Approval, ...] | None
+    author: str
+    head: str
+    seen: ApprovalsSeen
+
+
+def latest_reviews(reviews: Iterable[Review]) -> list[Review]:
+    """Each user's latest submitted review (reviews in chronological order), in first-seen order."""
+    latest: dict[str, Review] = {}
+    for review in reviews:
+        if review.login and review.state.upper() != "PENDING":
+            key = review.login.casefold()
+            latest.pop(key, None)
+            latest[key] = review
+    return list(latest.values())
+
+
+def split_approved(reviews: Sequence[Review], head: str) -> tuple[list[Review], list[Approver]]:
+    """The latest reviews ``APPROVED`` on ``head``, and those ``APPROVED`` on another commit (stale)."""
+    current: list[Review] = []
+    stale: list[Approver] = []
+    for review in latest_reviews(reviews):
+        if review.state.upper() != "APPROVED":
+            continue
+        if head and review.commit.lower() == head.lower():
+            current.append(review)
+        else:
+            stale.append(Approver(review.login, review.commit.lower()))
+    return current, stale
+
+
+def teams_to_ask(rules: ApprovalRules, login: str) -> list[str]:
+    """The named teams whose membership could make ``login`` count: none for a login named directly
+    or a bot (a bot counts only where named exactly)."""
+    key = login.casefold()
+    if key in rules.logins or key.endswith(BOT_SUFFIX):
+        return []
+    return sorted(rules.teams)
+
+
+def read_approvals(
+    source: ReviewSource, rules: ApprovalRules, *, number: int, author: str, head: str
+) -> ApprovalsRead:
+    """The approving reviews of pull request ``number`` on ``head``, as the core takes them."""
+    try:
+        current, stale = split_approved(source.reviews(number), head)
+        approvals = tuple(_approval(source, rules, review, author) for review in current)
+        unknown = _unknown_teams(source, rules, approvals)
+    except (PublishError, GateError) as exc:
+        return unreadable(head, str(exc), author)
+    seen = ApprovalsSeen(head=head, stale=tuple(stale), unknown_teams=unknown)
+    return ApprovalsRead(approvals, author, head, seen)
+
+
+def _unknown_teams(
+    source: ReviewSource, rules: ApprovalRules, approvals: Sequence[Approval]
+) -> tuple[str, ...]:
+    """The named teams that do not exist (or this token cannot see), asked only when some approver
+    was not found in any of them: such a team approves nothing, and the check says so."""
+    if not rules.teams or all(a.teams or a.login.casefold() in rules.logins for a in approvals):
+        return ()
+    return tuple(team for team in sorted(rules.teams) if not source.team_exists(team))
+
+
+def unreadable(head: str, why: str, author: str = "") -> ApprovalsRead:
+    """No approvals (they could not be read), and the check says why."""
+    return ApprovalsRead(None, author, head, ApprovalsSeen(head=head, unreadable=why))
+
+
+def _approval(source: ReviewSource, rules: ApprovalRules, review: Review, author: str) -> Approval:
+    if review.login.casefold() == author.casefold():  # never counts: no need to ask about them
+        return Approval(review.login, review.commit)
+    teams = tuple(
+        team for team in teams_to_ask(rules, review.login) if source.active_member(team, review.login)
+    )
+    return Approval(review.login, review.commit, teams, source.permission(review.login))
+
+
+def parent_rules(git: Git, parent: str) -> ApprovalRules | None:
+    """The parent's ``[approvals]`` table (None: none, or a policy the judgement reports as broken)."""
+    from oracle_gate.check import read_oracle
+
+    try:
+        return read_oracle(git, parent).policy.approvals
+    except GateError:
+        return None
+
+
+def request_fields(read: ApprovalsRead | None, *, pr_head: bool = True) -> dict[str, Any]:
+    """``CheckRequest``'s approval fields: the head an approval must name is the pull request's head
+    (the judged head is GitHub's test merge). ``pr_head=False`` where the head commit may be absent
+    from a shallow checkout: the caller sets ``Evidence.approved_head`` to ``read.head`` itself."""
+    if read is None:
+        return {}
+    fields: dict[str, Any] = {"approvals": read.approvals, "author": read.author}
+    if pr_head:
+        fields["pr_head"] = read.head
+    return fields
+
+
+def shown(verdict: Verdict, read: ApprovalsRead | None) -> Verdict:
+    """The verdict carrying what its check and comment say about stale or unreadable approvals."""
+    return verdict if read is None else replace(verdict, approvals_seen=read.seen)

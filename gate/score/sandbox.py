@@ -1,0 +1,258 @@
+"""The scoring run's sandbox (TRUST.md 13, issue 20): head's code runs where nothing of value is.
+
+:func:`run_sandboxed` runs a command under bubblewrap (``bwrap``, Debian's ``bubblewrap``):
+
+* the whole file system read-only, ``/tmp`` an empty tmpfs, the caller's ``hidden`` directories
+  replaced by empty tmpfs mounts (the bot's state directory: its repositories, stored maps and
+  verdicts) and ``hidden`` files by ``/dev/null`` (the App's private key), then only the
+  ``exposed`` paths bound back read-only (the repository and the parent's map it needs);
+* one writable scratch directory, a tmpfs of at most ``disk_bytes``, where head is checked out
+  (``git archive``, read-only on the repository) and the runs write;
+* no network (``--unshare-net``: only a down loopback), its own PID namespace (no
+  ``/proc/<ppid>/environ`` of the caller to read), IPC and UTS namespaces, killed with its parent;
+* an environment built from nothing (``--clearenv``): ``PATH``, ``HOME`` in the scratch, the
+  locale; never a token, a key or a webhook secret;
+* limits: CPU seconds and address space per process (``setrlimit``, inherited), file size, and a
+  wall clock after which the whole namespace is killed.
+
+Past a limit the score is ``unscored`` with a reason (:func:`score_in_sandbox`). Without ``bwrap``
+it fails closed with one line (:class:`SandboxUnavailable`).
+
+What it does not protect against: a kernel exploit from inside the namespaces; head's code reading
+what the whole file system shows read-only (so keep secrets in the hidden paths, not elsewhere on
+the machine); CPU limits are per process (a fork bomb is bounded by the wall clock and the PID
+namespace's death, not by a total CPU budget).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from oracle_gate.errors import GateError, UsageError
+from oracle_gate.judge.verdict import Outcome
+from oracle_gate.score.decide import SCORE_KIND, ScoreCode
+
+# Inside the sandbox, on its own empty /tmp: the only writable place (a sized tmpfs).
+SCRATCH = "/tmp/oracle-gate-score"  # noqa: S108 - a path in the sandbox's private tmpfs
+MAX_REPORT_BYTES = 32 * 1024 * 1024
+#: The bot settings proposed for wiring this in (gate/bot is another helper's area): the switch,
+#: "bwrap" to score pass_clean verdicts in this sandbox (unset: off), and the limits.
+BOT_SETTING = "ORACLE_GATE_SCORE_SANDBOX"
+LIMIT_SETTINGS = {
+    "cpu_seconds": ("ORACLE_GATE_SCORE_CPU_SECONDS", 1, 86400, 1),
+    "memory_bytes": ("ORACLE_GATE_SCORE_MEMORY_MB", 64, 1024**2, 1024**2),
+    "disk_bytes": ("ORACLE_GATE_SCORE_DISK_MB", 16, 1024**2, 1024**2),
+    "wall_seconds": ("ORACLE_GATE_SCORE_WALL_SECONDS", 60, 86400, 1),
+}
+
+
+class SandboxUnavailable(GateError):
+    """bubblewrap is missing or cannot create its namespaces here."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    cpu_seconds: int = 1800  # per process
+    memory_bytes: int = 4 * 1024**3  # address space per process
+    disk_bytes: int = 2 * 1024**3  # the scratch tmpfs, and the largest file
+    wall_seconds: float = 3600.0
+
+
+@dataclass(frozen=True)
+class Sandboxed:
+    exit_status: int | None  # None: killed at the wall clock
+    limit: str | None  # "cpu", "memory", "wall", "disk" when a limit ended it
+    stdout: bytes
+    stderr: str
+
+
+def limits_from_environment(env: Mapping[str, str]) -> Limits:
+    """The sandbox's limits from the bot's environment (each a whole number of seconds or MB;
+    anything else is refused with one line naming the variable)."""
+    values: dict[str, Any] = {}
+    for field_name, (name, low, high, unit) in LIMIT_SETTINGS.items():
+        raw = env.get(name, "").strip()
+        if not raw:
+            continue
+        if not (raw.isascii() and raw.isdigit()) or not low <= int(raw) <= high:
+            raise UsageError(f"{name} must be a whole number from {low} to {high}, got {raw!r}")
+        values[field_name] = int(raw) * unit
+    return Limits(**values)
+
+
+def bwrap() -> str:
+    found = shutil.which("bwrap")
+    if found is None:
+        raise SandboxUnavailable(
+            "bwrap (bubblewrap) is not installed: the scoring run executes head's code and is never run "
+            "unsandboxed (apt-get install bubblewrap)"
+        )
+    return found
+
+
+def sandbox_argv(
+    command: Sequence[str],
+    *,
+    hidden: Sequence[Path] = (),
+    exposed: Sequence[Path] = (),
+    disk_bytes: int,
+    program: str = "bwrap",
+) -> list[str]:
+    """The ``bwrap`` command line (order matters: later mounts go on top of earlier ones)."""
+    argv = [program, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    argv += ["--tmpfs", "/tmp"]  # noqa: S108 - an empty private tmpfs over the host's /tmp
+    for path in hidden:
+        if path.is_dir():
+            argv += ["--tmpfs", str(path)]
+        elif path.exists():
+            argv += ["--ro-bind", "/dev/null", str(path)]
+    for path in exposed:
+        argv += ["--ro-bind", str(path), str(path)]
+    argv += ["--size", str(disk_bytes), "--tmpfs", SCRATCH, "--chdir", SCRATCH]
+    argv += ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent"]
+    argv += ["--new-session", "--clearenv"]
+    for key, value in sandbox_env().items():
+        argv += ["--setenv", key, value]
+    return [*argv, "--", *command]
+
+
+def sandbox_env() -> dict[str, str]:
+    """Everything the child's environment holds: nothing inherited but the ``PATH``."""
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": SCRATCH,
+        "TMPDIR": SCRATCH,
+        "LANG": "C.UTF-8",
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": "/dev/null",
+    }
+
+
+def _limit(limits: Limits) -> Any:
+    def apply() -> None:
+        # SIGXCPU at the soft limit (named "cpu" afterwards), SIGKILL a little later at the hard one.
+        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
+        resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.disk_bytes, limits.disk_bytes))
+
+    return apply
+
+
+def run_sandboxed(
+    command: Sequence[str],
+    limits: Limits,
+    *,
+    hidden: Sequence[Path] = (),
+    exposed: Sequence[Path] = (),
+) -> Sandboxed:
+    """Run ``command`` in the sandbox; its output captured (bounded), the limit that ended it named."""
+    argv = sandbox_argv(
+        command, hidden=hidden, exposed=exposed, disk_bytes=limits.disk_bytes, program=bwrap()
+    )
+    proc = subprocess.Popen(
+        argv,
+        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=_limit(limits),  # noqa: PLW1509 - setrlimit must run in the child, before exec
+        start_new_session=True,
+    )
+    try:
+        out, err = proc.communicate(timeout=limits.wall_seconds)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        return Sandboxed(None, "wall", out[:MAX_REPORT_BYTES], _tail(err))
+    status = proc.returncode
+    return Sandboxed(status, limit_of(status, _tail(err)), out[:MAX_REPORT_BYTES], _tail(err))
+
+
+def _tail(err: bytes) -> str:
+    return err[-4000:].decode("utf-8", "replace")
+
+
+def limit_of(status: int, stderr: str) -> str | None:
+    """Which limit ended the child, from bwrap's exit status (128 + signal) and its last words."""
+    signals = {status, -status, status - 128}
+    if signal.SIGXCPU in signals:
+        return "cpu"
+    disk_words = ("No space left on device", "File too large")
+    if signal.SIGXFSZ in signals or any(word in stderr for word in disk_words):
+        return "disk"
+    if "MemoryError" in stderr or "Cannot allocate memory" in stderr:
+        return "memory"
+    if status != 0 and signal.SIGKILL in signals:
+        return "memory"  # killed without our asking: the kernel's answer to memory
+    return None
+
+
+def check_sandbox() -> None:
+    """Fail closed, with one line, when the sandbox cannot be made here."""
+    probe = run_sandboxed(["true"], Limits(wall_seconds=30))
+    if probe.exit_status != 0:
+        raise SandboxUnavailable(f"bwrap cannot create the sandbox here: {probe.stderr.strip()[:200]}")
+
+
+def score_in_sandbox(
+    repo: Path,
+    base: str,
+    head: str,
+    coverage: Path,
+    *,
+    state_dir: Path | None = None,
+    hidden: Sequence[Path] = (),
+    limits: Limits = Limits(),
+    python: str = sys.executable,
+) -> dict[str, Any]:
+    """``oracle-gate score`` in the sandbox; its score.json, or an ``unscored`` stand-in naming why.
+
+    ``repo`` and ``coverage`` are exposed read-only even when they lie in ``state_dir``; ``base`` and
+    ``head`` must be full SHAs the caller resolved. The caller still checks the report against what
+    it knows (:func:`oracle_gate.score.verify.check_report`): this only keeps head's code away from secrets.
+    """
+    tree = f"{SCRATCH}/head"
+    repo, coverage = repo.resolve(), coverage.resolve()  # the child starts in the scratch directory
+    script = 'set -e; mkdir "$1"; git -C "$2" archive --format=tar "$3" | tar -x -C "$1"; shift 3; exec "$@"'
+    command = ["sh", "-c", script, "sh", tree, str(repo), head, python, "-m", "oracle_gate", "score"]
+    command += ["--repo", str(repo), "--base", base, "--head", head, "--coverage", str(coverage)]
+    command += ["--tree", tree, "--format", "json", "--score-json", f"{SCRATCH}/score.json"]
+    command += ["--wall-seconds", str(max(limits.wall_seconds - 30, 1))]
+    hide = [*([state_dir] if state_dir else []), *hidden]
+    started = time.monotonic()
+    done = run_sandboxed(command, limits, hidden=hide, exposed=[repo, coverage.parent])
+    seconds = round(time.monotonic() - started, 3)
+    if done.limit is not None:
+        return stand_in(f"the scoring run passed its {done.limit} limit and was stopped", seconds)
+    try:
+        doc = json.loads(done.stdout.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return stand_in(
+            f"the scoring run wrote no report (exit {done.exit_status}): {done.stderr[-300:]}", seconds
+        )
+    if not isinstance(doc, dict) or doc.get("kind") != SCORE_KIND:
+        return stand_in("the scoring run's output is not a score report", seconds)
+    return doc
+
+
+def stand_in(detail: str, seconds: float) -> dict[str, Any]:
+    """An ``unscored`` report for a run that ended without one (a limit, a crash)."""
+    code = ScoreCode.SCORING_INCOMPLETE.value
+    return {
+        "kind": SCORE_KIND,
+        "score": Outcome.UNSCORED.value,
+        "reasons": [{"code": code, "detail": detail, "tests": [], "outcome": Outcome.UNSCORED.value}],
+        "runs": [],
+        "seconds": {"total": seconds},
+    }
