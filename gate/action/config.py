@@ -68,6 +68,7 @@ class ActionConfig:
     time_budget: int = DEFAULT_TIME_BUDGET
     max_annotations: int = MAX_ANNOTATIONS_PER_RUN
     max_api_writes: int = DEFAULT_MAX_API_WRITES
+    max_changed_bytes: int = int(default("max-changed-bytes"))  # oracle_gate.review.budget
 
     @property
     def repo_dir(self) -> Path:
@@ -128,6 +129,12 @@ class ActionConfig:
             time_budget=clean_time_budget(input_value(env, "time-budget") or default("time-budget")),
             max_annotations=max_annotations,
             max_api_writes=max_api_writes,
+            max_changed_bytes=clean_count(
+                "max-changed-bytes",
+                input_value(env, "max-changed-bytes") or default("max-changed-bytes"),
+                1024,
+                4 * 1024**3,
+            ),
         )
 
 

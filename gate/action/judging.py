@@ -13,6 +13,7 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
+from oracle_gate import __version__
 from oracle_gate.action.context import Context
 from oracle_gate.action.events import PullRequestRef
 from oracle_gate.action.map_trust import map_trust_problems, same_run_map_trusted, trusted_source
@@ -22,6 +23,7 @@ from oracle_gate.errors import PublishError, UsageError
 from oracle_gate.judge.observers import ParentCoverage
 from oracle_gate.judge.problems import Problem
 from oracle_gate.judge.verdict import Verdict, evaluate
+from oracle_gate.judge.withheld import change_too_large
 from oracle_gate.review.approvals import (
     ApprovalsRead,
     parent_rules,
@@ -30,6 +32,7 @@ from oracle_gate.review.approvals import (
     shown,
     unreadable,
 )
+from oracle_gate.review.budget import changed_bytes
 
 
 def judge_pull_request(ctx: Context, pr: PullRequestRef, head_sha: str, *, use_event_sha: bool) -> Verdict:
@@ -62,7 +65,14 @@ def approvals_of(ctx: Context, commits: Commits, number: int, head_sha: str) -> 
 
 
 def judge_commits(ctx: Context, commits: Commits, approvals: ApprovalsRead | None = None) -> Verdict:
-    """The verdict of ``commits.merge`` against ``commits.parent`` with the parent's map."""
+    """The verdict of ``commits.merge`` against ``commits.parent`` with the parent's map; a change
+    over ``max-changed-bytes`` is not read, nor any map built for it (as in the bot)."""
+    size = changed_bytes(ctx.git, commits.parent, commits.merge)
+    if size > ctx.config.max_changed_bytes:
+        ctx.log.line(f"oracle-gate: the change is {size} bytes, over max-changed-bytes: not read")
+        return change_too_large(
+            commits.parent, commits.merge, size, ctx.config.max_changed_bytes, __version__
+        )
     with tempfile.TemporaryDirectory(prefix="oracle-gate-action-") as tmp:
         coverage = parent_map(ctx, commits, Path(tmp))
         refused = given_map_problems(ctx) if ctx.config.coverage_file else []

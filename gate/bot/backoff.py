@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-DEFAULT_BASE_SECONDS = 5.0
-DEFAULT_CAP_SECONDS = 300.0
+from oracle_gate.review.settings import default
+
+DEFAULT_BASE_SECONDS = int(default("retry-base-ms")) / 1000  # the one definition: oracle_gate.review.settings
+DEFAULT_CAP_SECONDS = int(default("retry-cap-ms")) / 1000
 
 
 @dataclass(frozen=True)

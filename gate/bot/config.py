@@ -1,33 +1,7 @@
 """The server's settings, read from the environment once, checked, typed; secrets kept out of repr.
 
-| variable | meaning |
-|---|---|
-| ``ORACLE_GATE_APP_ID`` | the GitHub App's id (required) |
-| ``ORACLE_GATE_PRIVATE_KEY_FILE`` | the App's private key (PEM file; required) |
-| ``ORACLE_GATE_WEBHOOK_SECRET`` or ``ORACLE_GATE_WEBHOOK_SECRET_FILE`` | the webhook secret (required) |
-| ``ORACLE_GATE_API_URL`` | GitHub's API (default https://api.github.com; GHES: https://HOST/api/v3) |
-| ``ORACLE_GATE_GIT_URL`` | clone URL template, ``{repo}`` is OWNER/NAME (default from the API URL) |
-| ``ORACLE_GATE_STATE_DIR`` | database and mirrors (default ``/var/lib/oracle-gate``) |
-| ``ORACLE_GATE_CONCURRENCY`` | worker threads (default 4, 1..64) |
-| ``ORACLE_GATE_MAX_BODY`` | largest delivery accepted, bytes (default 25 MiB, GitHub's cap) |
-| ``ORACLE_GATE_CHECK_NAME`` | the check run's name (default "Oracle Gate") |
-| ``ORACLE_GATE_HOST`` / ``ORACLE_GATE_PORT`` | where to listen (default 0.0.0.0:8080) |
-| ``ORACLE_GATE_REQUEST_PACING_MS`` | ms between one client's API requests (default 250) |
-| ``ORACLE_GATE_MAP_WORKFLOW`` | the map workflow's path (default ``.github/workflows/oracle-gate-map.yml``) |
-| ``ORACLE_GATE_MAP_ARTIFACT`` | the name of the artifact it uploads (default ``oracle-gate-map``) |
-| ``ORACLE_GATE_SHUTDOWN_GRACE`` | seconds a stop waits for running jobs, then requeues them (default 30) |
-| ``ORACLE_GATE_PUBLIC_URL`` | the server's public base URL: checks link their explanation there (optional) |
-| ``ORACLE_GATE_REDELIVER_HOURS`` | on start, redeliver failed deliveries this recent (default 24; 0: off) |
-| ``ORACLE_GATE_RETRY_BASE_MS`` | a job's wait after its first transient failure, doubled each time (5000) |
-| ``ORACLE_GATE_RETRY_CAP_MS`` | the longest such wait (300000) |
-| ``ORACLE_GATE_KEEP_DAYS`` | verified maps and explanations older than this are pruned (default 30) |
-| ``ORACLE_GATE_KEEP_MAPS`` | at most this many verified maps are kept, the most recently used (500) |
-| ``ORACLE_GATE_KEEP_EXPLANATIONS`` | at most this many explanations are kept, the newest (20000) |
-| ``ORACLE_GATE_PRUNE_MINUTES`` | how often the bounds above are applied (default 60) |
-| ``ORACLE_GATE_JOB_MEMORY_MB`` | one judgement's memory; past it: unscored (1024; 0: no limit) |
-| ``ORACLE_GATE_MAX_RECOVERIES`` | a job crashes interrupted more often than this fails, with a check (3) |
-| ``ORACLE_GATE_STATUS_TOKEN`` | opens ``/status`` and ``/metrics`` to this bearer token (unset: closed) |
-| ``ORACLE_GATE_STATUS_NETWORKS`` | opens them to these CIDRs, comma-separated (unset: none); see access |
+Every variable (``ORACLE_GATE_<NAME>``), what it means and its one default are in the table of
+:mod:`oracle_gate.review.settings` (the README's "Every setting" lists them); nothing here writes a default.
 
 The settings both front doors share (``ORACLE_GATE_ALLOWED_BASES``, ``ORACLE_GATE_COMMENT``,
 ``ORACLE_GATE_MAX_ANNOTATIONS``) and the judgement's bounds (``ORACLE_GATE_MAX_CHANGED_BYTES``,
@@ -48,26 +22,22 @@ from oracle_gate.bot.backoff import DEFAULT_BASE_SECONDS, DEFAULT_CAP_SECONDS
 from oracle_gate.bot.events import DEFAULT_MAP_WORKFLOW
 from oracle_gate.bot.housekeeping import (
     DAY,
-    DEFAULT_KEEP_DAYS,
-    DEFAULT_KEEP_EXPLANATIONS,
-    DEFAULT_KEEP_MAPS,
     DEFAULT_PRUNE_MINUTES,
     Limits,
 )
 from oracle_gate.errors import UsageError
 from oracle_gate.github.defaults import (
-    DEFAULT_API_URL,
-    DEFAULT_CHECK_NAME,
     MAX_ANNOTATIONS_INPUT,
     CommentMode,
 )
 from oracle_gate.review.settings import SETTINGS, branch_names, comment_mode, count, default
 
 PREFIX = "ORACLE_GATE_"
-DEFAULT_STATE_DIR = Path("/var/lib/oracle-gate")
-DEFAULT_MAX_BODY = 25 * 1024 * 1024  # GitHub caps webhook payloads at 25 MB
+# Every default below is read from the one table, oracle_gate.review.settings; none is written here.
+DEFAULT_STATE_DIR = Path(default("state-dir"))
+DEFAULT_MAX_BODY = int(default("max-body"))  # GitHub caps webhook payloads at 25 MB
 MAX_CONCURRENCY = 64
-DEFAULT_MAP_ARTIFACT = "oracle-gate-map"
+DEFAULT_MAP_ARTIFACT = default("map-artifact")
 WORKFLOW_PATH = re.compile(r"\.github/workflows/[A-Za-z0-9_.-]+\.ya?ml")
 ARTIFACT_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 DEFAULT_COMMENT = CommentMode(default("comment"))
@@ -78,26 +48,26 @@ class BotConfig:
     app_id: int
     private_key: str = field(repr=False)
     webhook_secret: bytes = field(repr=False)
-    api_url: str = DEFAULT_API_URL
-    git_url: str = "https://github.com/{repo}.git"
+    api_url: str = default("api-url")
+    git_url: str = "https://github.com/{repo}.git"  # derived from api_url (default_git_url)
     state_dir: Path = DEFAULT_STATE_DIR
-    concurrency: int = 4
+    concurrency: int = int(default("concurrency"))
     max_body: int = DEFAULT_MAX_BODY
-    check_name: str = DEFAULT_CHECK_NAME
-    host: str = "0.0.0.0"  # noqa: S104 - a container's server listens on every interface
-    port: int = 8080
-    pacing: float = 0.25  # seconds between one client's API requests
+    check_name: str = default("check-name")
+    host: str = default("host")  # a container's server listens on every interface
+    port: int = int(default("port"))
+    pacing: float = int(default("request-pacing-ms")) / 1000  # seconds between one client's requests
     map_workflow: str = DEFAULT_MAP_WORKFLOW
     map_artifact: str = DEFAULT_MAP_ARTIFACT
-    redeliver_hours: int = 24
+    redeliver_hours: int = int(default("redeliver-hours"))
     public_url: str | None = None
-    shutdown_grace: int = 30
+    shutdown_grace: int = int(default("shutdown-grace"))
     retry_base: float = DEFAULT_BASE_SECONDS  # seconds; see oracle_gate.bot.backoff
     retry_cap: float = DEFAULT_CAP_SECONDS
     keep: Limits = field(default_factory=Limits)
     prune_minutes: int = DEFAULT_PRUNE_MINUTES
-    max_recoveries: int = 3  # oracle_gate.bot.recovery
-    job_memory_mb: int = 1024  # oracle_gate.bot.bounded
+    max_recoveries: int = int(default("max-recoveries"))  # oracle_gate.bot.recovery
+    job_memory_mb: int = int(default("job-memory-mb"))  # oracle_gate.bot.bounded
     # The judgement's settings, shared with the Action (oracle_gate.review.settings).
     allowed_bases: tuple[str, ...] = ()  # empty: the repository's default branch
     comment: CommentMode = DEFAULT_COMMENT
@@ -130,10 +100,9 @@ def default_git_url(api_url: str) -> str:
     return f"{parts.scheme or 'https'}://{host}/{{repo}}.git"
 
 
-def _int(env: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
-    raw = env.get(PREFIX + name, "").strip()
-    if not raw:
-        return default
+def _int(env: Mapping[str, str], name: str, low: int, high: int) -> int:
+    """``ORACLE_GATE_<name>``, or the table's default for it when unset."""
+    raw = env.get(PREFIX + name, "").strip() or default(name.lower().replace("_", "-"))
     if not (raw.isascii() and raw.isdigit()) or not low <= int(raw) <= high:
         raise UsageError(f"{PREFIX}{name} must be a whole number from {low} to {high}, got {raw!r}")
     return int(raw)
@@ -168,14 +137,14 @@ def _private_key(env: Mapping[str, str]) -> str:
 
 
 def _api_url(env: Mapping[str, str]) -> str:
-    url = (env.get(PREFIX + "API_URL") or DEFAULT_API_URL).strip().rstrip("/")
+    url = (env.get(PREFIX + "API_URL") or default("api-url")).strip().rstrip("/")
     if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).netloc:
         raise UsageError(f"{PREFIX}API_URL must be an http(s) URL, got {url!r}")
     return url
 
 
-def _matching(env: Mapping[str, str], name: str, default: str, pattern: re.Pattern[str], what: str) -> str:
-    value = env.get(PREFIX + name, "").strip() or default
+def _matching(env: Mapping[str, str], name: str, pattern: re.Pattern[str], what: str) -> str:
+    value = env.get(PREFIX + name, "").strip() or default(name.lower().replace("_", "-"))
     if not pattern.fullmatch(value):
         raise UsageError(f"{PREFIX}{name} must be {what}, got {value!r}")
     return value
@@ -196,26 +165,24 @@ def from_environment(env: Mapping[str, str]) -> BotConfig:
         webhook_secret=_secret(env),
         api_url=api_url,
         git_url=git_url,
-        state_dir=Path(env.get(PREFIX + "STATE_DIR") or DEFAULT_STATE_DIR),
-        concurrency=_int(env, "CONCURRENCY", 4, 1, MAX_CONCURRENCY),
-        max_body=_int(env, "MAX_BODY", DEFAULT_MAX_BODY, 1024, 100 * 1024 * 1024),
-        check_name=(env.get(PREFIX + "CHECK_NAME") or DEFAULT_CHECK_NAME).strip(),
-        host=env.get(PREFIX + "HOST", "").strip() or "0.0.0.0",  # noqa: S104
-        port=_int(env, "PORT", 8080, 0, 65535),
-        pacing=_int(env, "REQUEST_PACING_MS", 250, 0, 10_000) / 1000,
-        map_workflow=_matching(
-            env, "MAP_WORKFLOW", DEFAULT_MAP_WORKFLOW, WORKFLOW_PATH, "a file in .github/workflows/"
-        ),
-        map_artifact=_matching(env, "MAP_ARTIFACT", DEFAULT_MAP_ARTIFACT, ARTIFACT_NAME, "an artifact name"),
-        redeliver_hours=_int(env, "REDELIVER_HOURS", 24, 0, 72),
+        state_dir=Path(env.get(PREFIX + "STATE_DIR") or default("state-dir")),
+        concurrency=_int(env, "CONCURRENCY", 1, MAX_CONCURRENCY),
+        max_body=_int(env, "MAX_BODY", 1024, 100 * 1024 * 1024),
+        check_name=(env.get(PREFIX + "CHECK_NAME") or default("check-name")).strip(),
+        host=env.get(PREFIX + "HOST", "").strip() or default("host"),
+        port=_int(env, "PORT", 0, 65535),
+        pacing=_int(env, "REQUEST_PACING_MS", 0, 10_000) / 1000,
+        map_workflow=_matching(env, "MAP_WORKFLOW", WORKFLOW_PATH, "a file in .github/workflows/"),
+        map_artifact=_matching(env, "MAP_ARTIFACT", ARTIFACT_NAME, "an artifact name"),
+        redeliver_hours=_int(env, "REDELIVER_HOURS", 0, 72),
         public_url=_public_url(env),
-        shutdown_grace=_int(env, "SHUTDOWN_GRACE", 30, 1, 600),
-        retry_base=_int(env, "RETRY_BASE_MS", int(DEFAULT_BASE_SECONDS * 1000), 0, 3_600_000) / 1000,
-        retry_cap=_int(env, "RETRY_CAP_MS", int(DEFAULT_CAP_SECONDS * 1000), 0, 3_600_000) / 1000,
+        shutdown_grace=_int(env, "SHUTDOWN_GRACE", 1, 600),
+        retry_base=_int(env, "RETRY_BASE_MS", 0, 3_600_000) / 1000,
+        retry_cap=_int(env, "RETRY_CAP_MS", 0, 3_600_000) / 1000,
         keep=_limits(env),
-        prune_minutes=_int(env, "PRUNE_MINUTES", DEFAULT_PRUNE_MINUTES, 1, 7 * 24 * 60),
-        max_recoveries=_int(env, "MAX_RECOVERIES", 3, 0, 100),
-        job_memory_mb=_int(env, "JOB_MEMORY_MB", 1024, 0, 1_048_576),
+        prune_minutes=_int(env, "PRUNE_MINUTES", 1, 7 * 24 * 60),
+        max_recoveries=_int(env, "MAX_RECOVERIES", 0, 100),
+        job_memory_mb=_int(env, "JOB_MEMORY_MB", 0, 1_048_576),
         status=access.from_environment(env),
         **_judgement_settings(env),
     )
@@ -242,9 +209,9 @@ def _judgement_settings(env: Mapping[str, str]) -> dict[str, Any]:
 
 def _limits(env: Mapping[str, str]) -> Limits:
     return Limits(
-        max_age=_int(env, "KEEP_DAYS", DEFAULT_KEEP_DAYS, 1, 3650) * DAY,
-        max_maps=_int(env, "KEEP_MAPS", DEFAULT_KEEP_MAPS, 1, 1_000_000),
-        max_explanations=_int(env, "KEEP_EXPLANATIONS", DEFAULT_KEEP_EXPLANATIONS, 1, 10_000_000),
+        max_age=_int(env, "KEEP_DAYS", 1, 3650) * DAY,
+        max_maps=_int(env, "KEEP_MAPS", 1, 1_000_000),
+        max_explanations=_int(env, "KEEP_EXPLANATIONS", 1, 10_000_000),
     )
 
 

@@ -18,11 +18,12 @@ from typing import Any
 
 from oracle_gate.errors import Refused
 from oracle_gate.github.defaults import FULL_SHA, is_repository
+from oracle_gate.review.settings import default
 
 PULL_ACTIONS = frozenset({"opened", "synchronize", "reopened"})
 JUDGE, EXPLAIN, MAP_READY, DEFAULT_PUSH = "judge", "explain", "map_ready", "default_push"
 COMMAND = "command"  # a pull request comment that may hold a command; explain: jobs stored before it
-DEFAULT_MAP_WORKFLOW = ".github/workflows/oracle-gate-map.yml"
+DEFAULT_MAP_WORKFLOW = default("map-workflow")  # the one definition: oracle_gate.review.settings
 
 
 class PayloadError(Refused, ValueError):
@@ -46,6 +47,8 @@ class Job:
     comment: str | None = None  # a COMMAND job's comment text, parsed only by the worker
     default_branch: str | None = None  # repository.default_branch: the allowed base by default
     base_ref: str | None = None  # a merge group's base branch (refs/heads/ stripped)
+    event: str | None = None  # a plan job's event name (oracle_gate.bot.planning)
+    payload: str | None = None  # a plan job's delivery, its raw JSON text, planned by a worker
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)

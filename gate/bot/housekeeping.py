@@ -19,12 +19,13 @@ from pathlib import Path
 
 from oracle_gate.bot.store import Store
 from oracle_gate.github.defaults import FULL_SHA
+from oracle_gate.review.settings import default
 
 DAY = 86_400.0
-DEFAULT_KEEP_DAYS = 30
-DEFAULT_KEEP_MAPS = 500
-DEFAULT_KEEP_EXPLANATIONS = 20_000
-DEFAULT_PRUNE_MINUTES = 60
+DEFAULT_KEEP_DAYS = int(default("keep-days"))  # the one definition: oracle_gate.review.settings
+DEFAULT_KEEP_MAPS = int(default("keep-maps"))
+DEFAULT_KEEP_EXPLANATIONS = int(default("keep-explanations"))
+DEFAULT_PRUNE_MINUTES = int(default("prune-minutes"))
 IN_USE_SECONDS = 3_600.0
 _log = logging.getLogger("oracle_gate.bot")
 

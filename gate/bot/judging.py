@@ -26,7 +26,7 @@ from typing import Protocol
 import github
 
 from oracle_gate import __version__
-from oracle_gate.bot import bounded, merges, mirror, posting, stale, surface, trend
+from oracle_gate.bot import bounded, merges, mirror, planning, posting, stale, surface, trend
 from oracle_gate.bot.auth import AppAuth, installation_client
 from oracle_gate.bot.config import BotConfig
 from oracle_gate.bot.events import COMMAND, DEFAULT_PUSH, EXPLAIN, JUDGE, MAP_READY, Job
@@ -134,14 +134,15 @@ def _wait_for_budget(ctx: Context, job: Job) -> None:
 def _run(ctx: Context, claimed: ClaimedJob) -> Outcome:
     job = claimed.job
     try:
+        if job.kind == planning.PLAN:
+            return Outcome(*planning.plan_delivery(ctx.store, claimed, ctx.config.map_workflow))
         if job.kind == COMMAND:
             return _answer_command(ctx, claimed)
         if job.kind == MAP_READY:
             return _requeue_pulls(ctx, claimed, ctx.store.pulls_waiting_for_map(job.repo, job.base or ""))
         if job.kind == DEFAULT_PUSH:
-            return _requeue_pulls(
-                ctx, claimed, ctx.store.pulls_judged_on_other_parent(job.repo, job.base or "")
-            )
+            moved = ctx.store.pulls_judged_on_other_parent(job.repo, job.base or "")
+            return _requeue_pulls(ctx, claimed, moved, moved_to=job.base)
         if job.kind in (JUDGE, EXPLAIN):
             return _judge(ctx, claimed, job.pr) if job.pr is not None else _judge_group(ctx, claimed)
         return Outcome(FAILED, f"unknown job kind {job.kind!r}")
@@ -149,10 +150,22 @@ def _run(ctx: Context, claimed: ClaimedJob) -> Outcome:
         raise Transient(str(exc)) from exc
 
 
-def _requeue_pulls(ctx: Context, claimed: ClaimedJob, pulls: list[tuple[int, int]]) -> Outcome:
+def _requeue_pulls(
+    ctx: Context, claimed: ClaimedJob, pulls: list[tuple[int, int]], *, moved_to: str | None = None
+) -> Outcome:
+    """Judge ``pulls`` again; ``moved_to`` (the default branch's new tip) makes each job first mark
+    the check of a verdict on an older parent stale (:func:`_mark_stale_if_moved`)."""
     job = claimed.job
     jobs = [
-        Job(JUDGE, job.repo, inst, f"{job.repo}#{pr}", pr=pr, default_branch=job.default_branch)
+        Job(
+            JUDGE,
+            job.repo,
+            inst,
+            f"{job.repo}#{pr}",
+            pr=pr,
+            base=moved_to,
+            default_branch=job.default_branch,
+        )
         for pr, inst in pulls
     ]
     ctx.store.enqueue(claimed.delivery, jobs)
@@ -208,6 +221,7 @@ def _judge(ctx: Context, claimed: ClaimedJob, number: int, *, explain: bool = Fa
     if job.head is not None and pull.head_sha != job.head:
         return Outcome(SUPERSEDED, f"the pull request's head is now {pull.head_sha}, not {job.head}")
     publisher.check_name = _check_name(ctx, job, pull.base_ref)
+    _mark_stale_if_moved(ctx, job, publisher, pull)
     judged = _judge_fresh_merge(ctx, job, publisher, token, pull)
     if isinstance(judged, Outcome):
         return judged
@@ -287,6 +301,23 @@ def _post_verdict(ctx: Context, job: Job, publisher: Publisher, judged: Judged) 
     if not result.check.posted:
         raise Transient("; ".join(n.why for n in result.check.not_posted) or "the check was not posted")
     return Outcome(DONE, f"{verdict.verdict} on {judged.head} (parent {parent})")
+
+
+def _mark_stale_if_moved(ctx: Context, job: Job, publisher: Publisher, pull: PullInfo) -> None:
+    """The default branch moved to ``job.base`` under a pull request whose check on this head holds a
+    verdict made on an older parent: replace it with a stale (``action_required``) check now, before
+    waiting for GitHub to recompute the test merge (TRUST.md 6: an old parent's success never
+    stands as current). A pull request to another branch, or whose head moved since, is left alone."""
+    if job.base is None or pull.base_ref != job.default_branch:
+        return
+    last = ctx.store.last_verdict(job.repo, pull.number)
+    if last is None or last[0] == job.base or last[1] != pull.head_sha or last[2] == NO_MAP:
+        return
+    earlier = stale.Earlier(parent=last[0], verdict=last[2])
+    publisher.external_id = posting.external_id(job.repo, pull.number, f"stale:{job.base}", pull.head_sha)
+    result = publisher.publish_check(stale.moved_check(earlier, job.base), pull.head_sha)
+    if not result.posted:
+        raise Transient("; ".join(n.why for n in result.not_posted) or "the stale check was not posted")
 
 
 def _marked_if_stale(

@@ -1,10 +1,11 @@
-"""The webhook endpoint (Starlette on uvicorn): verify, record, queue, answer; never judge inline.
+"""The webhook endpoint (Starlette on uvicorn): verify, store, answer; never plan or judge inline.
 
 ``POST /webhook`` (also ``/``): the body is read with a cap (``Content-Length`` first, then while
-reading), its ``X-Hub-Signature-256`` checked before anything is parsed, then the delivery and its
-jobs are stored in one transaction and the workers woken. Answers: 401 unsigned or wrongly signed,
-413 too large, 400 a signed body that is not a payload GitHub sends, 202 accepted / ignored /
-already seen. ``GET /healthz``: 200 with the queue's counts while the database answers.
+reading), its ``X-Hub-Signature-256`` checked before anything is parsed, then the raw delivery is
+stored as one plan job (its JSON only checked to be an object) and the workers woken; a worker
+turns it into jobs (:mod:`oracle_gate.bot.planning`, TRUST.md 8). Answers: 401 unsigned or wrongly signed,
+413 too large, 400 a signed body that is not a JSON object, 202 stored / already seen.
+``GET /healthz``: 200 with the queue's counts while the database answers.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from oracle_gate.bot import events, signature
+from oracle_gate.bot import events, planning, signature
 from oracle_gate.bot.access import StatusAccess
 from oracle_gate.bot.status import routes as status_routes
 from oracle_gate.bot.store import Store
@@ -103,18 +104,15 @@ def make_app(
         if not DELIVERY.fullmatch(delivery) or not EVENT.fullmatch(event):
             return _answer(400, "missing or malformed X-GitHub-Delivery / X-GitHub-Event", None)
         try:
-            payload = json.loads(body)
-            planned = events.plan(event, payload, map_workflow=map_workflow)
-            installation = events.installation_change(event, payload)
-        except (ValueError, events.PayloadError) as exc:
+            if not isinstance(json.loads(body), dict):
+                raise ValueError("the payload is not a JSON object")
+        except ValueError as exc:
             return _answer(400, f"not a {event} payload: {exc}", delivery, event=event)
-        jobs = [] if isinstance(planned, events.Ignored) else planned
-        if not store.accept(delivery, event, jobs, installation):
+        # Stored as is; a worker plans its jobs (oracle_gate.bot.planning), never the event loop.
+        if not store.accept(delivery, event, [planning.delivery_job(event, body)]):
             return _answer(202, "already received", delivery, event=event)
-        if isinstance(planned, events.Ignored):
-            return _answer(202, f"ignored: {planned.why}", delivery, event=event)
         wake()
-        return _answer(202, f"queued {len(jobs)} job(s)", delivery, event=event)
+        return _answer(202, "stored; a worker plans its jobs", delivery, event=event)
 
     async def explanation(request: Request) -> Response:
         """A check's ``details_url``: the stored explanation, HTML-escaped, under an unguessable token."""

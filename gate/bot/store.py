@@ -176,12 +176,17 @@ class Store:
             row = self._db.execute("SELECT 1 FROM deliveries WHERE id = ?", (delivery,)).fetchone()
         return row is not None
 
-    def enqueue(self, delivery: str, jobs: Iterable[Job]) -> None:
-        """Queue follow-up jobs a running job found (no delivery record: it is not a delivery)."""
+    def enqueue(
+        self, delivery: str, jobs: Iterable[Job], installation: tuple[int, str] | None = None
+    ) -> None:
+        """Queue follow-up jobs a running job found (no delivery record: it is not a delivery), and
+        an installation's new state a planned delivery told (in the same transaction)."""
         now = time.time()
         with self._transaction():
             for job in jobs:
                 self._enqueue(delivery, job, now)
+            if installation is not None:
+                self._record_installation(*installation, now)
 
     def _enqueue(self, delivery: str, job: Job, now: float) -> None:
         """A newer job for a key supersedes the queued ones (a newer head makes them pointless)."""
@@ -270,8 +275,13 @@ class Store:
         return row is None
 
     def counts(self) -> dict[str, int]:
+        """Jobs per state; a delivery's plan job once planned is not counted (its jobs are)."""
         with self._lock:
-            rows = self._db.execute("SELECT state, COUNT(*) FROM jobs GROUP BY state").fetchall()
+            rows = self._db.execute(
+                "SELECT state, COUNT(*) FROM jobs WHERE NOT (state = ? AND "
+                "json_extract(spec, '$.kind') = 'plan') GROUP BY state",
+                (DONE,),
+            ).fetchall()
         return dict(rows)
 
     def jobs(self) -> list[tuple[int, str, str, Job, str]]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from oracle_gate.errors import UsageError
 from oracle_gate.github.defaults import (
+    DEFAULT_API_URL,
     DEFAULT_CHECK_NAME,
     DEFAULT_MAX_API_WRITES,
     DEFAULT_TIME_BUDGET,
@@ -25,7 +26,7 @@ from oracle_gate.github.defaults import (
 )
 
 BOT_PREFIX = "ORACLE_GATE_"
-#: The bot's per-job budget of changed bytes (both sides of every changed file): past it the pull
+#: One judgement's budget of changed bytes (both sides of every changed file): past it the pull
 #: request is ``oracle_incomplete`` without reading its blobs (TRUST.md invariant 8).
 DEFAULT_MAX_CHANGED_BYTES = 64 * 1024 * 1024
 
@@ -57,6 +58,11 @@ _BOTH = [
         str(MAX_ANNOTATIONS_PER_RUN),
         f"annotations per check (0 to {MAX_ANNOTATIONS_INPUT})",
     ),
+    Setting(
+        "max-changed-bytes",
+        str(DEFAULT_MAX_CHANGED_BYTES),
+        "bytes of a change judged (both sides of every changed file); past it: unscored, unread",
+    ),
 ]
 _ACTION = [
     Setting("github-token", "${{ github.token }}", "the token that posts", bot=False),
@@ -76,7 +82,7 @@ _BOT = [
     Setting("app-id", "", "the GitHub App's id (required)", action=False),
     Setting("private-key-file", "", "the App's private key, a PEM file (required)", action=False),
     Setting("webhook-secret", "", "the webhook secret (or webhook-secret-file; required)", action=False),
-    Setting("api-url", "https://api.github.com", "GitHub's API (GHES: https://HOST/api/v3)", action=False),
+    Setting("api-url", DEFAULT_API_URL, "GitHub's API (GHES: https://HOST/api/v3)", action=False),
     Setting(
         "git-url", "", "clone URL template, {repo} is OWNER/NAME (default from the API URL)", action=False
     ),
@@ -88,12 +94,22 @@ _BOT = [
     ),
     Setting("concurrency", "4", "worker threads (1 to 64)", action=False),
     Setting("request-pacing-ms", "250", "ms between one client's API requests", action=False),
-    Setting(
-        "max-changed-bytes", str(DEFAULT_MAX_CHANGED_BYTES), "changed bytes judged per job", action=False
-    ),
     Setting("merge-wait-ms", "3000", "ms between two looks at a test merge not yet fresh", action=False),
     Setting("max-recoveries", "3", "a job interrupted by crashes more often than this fails", action=False),
     Setting("job-memory-mb", "1024", "one judgement's memory, MiB (0: no limit)", action=False),
+    Setting("map-workflow", ".github/workflows/oracle-gate-map.yml", "the map workflow's path", action=False),
+    Setting("map-artifact", "oracle-gate-map", "the name of the artifact it uploads", action=False),
+    Setting("public-url", "", "public base URL for the checks' explanation pages", action=False),
+    Setting(
+        "redeliver-hours", "24", "redeliver failed deliveries this recent on start (0: off)", action=False
+    ),
+    Setting("shutdown-grace", "30", "seconds running jobs get on SIGTERM", action=False),
+    Setting("retry-base-ms", "5000", "a job's wait after its first transient failure", action=False),
+    Setting("retry-cap-ms", "300000", "the longest such wait", action=False),
+    Setting("keep-days", "30", "verified maps and explanations older than this are pruned", action=False),
+    Setting("keep-maps", "500", "verified maps kept, the most recently used", action=False),
+    Setting("keep-explanations", "20000", "explanations kept, the newest", action=False),
+    Setting("prune-minutes", "60", "how often the bounds above are applied", action=False),
 ]
 SETTINGS: dict[str, Setting] = {s.name: s for s in (*_BOTH, *_ACTION, *_BOT)}
 

@@ -50,12 +50,12 @@ def test_the_map_workflow_completing_judges_waiting_pulls_again(
     assert "no map yet" in (waiting.summary or "")
     # Another workflow's run, or a failed map run, brings nothing: ignored at the door.
     other = bot.deliver("workflow_run", workflow_run_completed(".github/workflows/ci.yml", origin.main))
-    assert "ignored" in other.json()["message"]
+    assert "ignored" in bot.planned(other)
     failed = bot.deliver("workflow_run", workflow_run_completed(WORKFLOW, origin.main, conclusion="failure"))
-    assert "ignored" in failed.json()["message"]
+    assert "ignored" in bot.planned(failed)
     publish_map(github, origin.main)
     done = bot.deliver("workflow_run", workflow_run_completed(WORKFLOW, origin.main))
-    assert done.json()["message"] == "queued 1 job(s)"
+    assert bot.planned(done) == "queued 1 job(s)"
     bot.wait_idle()
     latest = github.check_runs(REPO)[-1]
     assert (latest.head_sha, latest.conclusion) == (head, "success")
@@ -78,7 +78,7 @@ def test_a_push_to_the_default_branch_judges_open_pulls_on_the_new_parent(
     open_pull(github, origin, 1, "one")
     assert bot.deliver("push", push_event(origin.main)).status_code == 202
     ignored = bot.deliver("push", push_event(origin.main, ref="refs/heads/feature"))
-    assert "ignored" in ignored.json()["message"]
+    assert "ignored" in bot.planned(ignored)
     bot.wait_idle()
     latest = github.check_runs(REPO)[-1]
     assert latest.conclusion == "action_required"  # judged again on the new parent: its map is awaited

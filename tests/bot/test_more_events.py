@@ -29,9 +29,7 @@ def deliver_twice(bot: Bot, event: str, payload: dict[str, Any], delivery: str) 
     assert first.status_code == 202, first.text
     again = bot.deliver(event, payload, delivery=delivery)
     assert (again.status_code, again.json()["message"]) == (202, "already received")
-    bot.wait_idle()
-    message: str = first.json()["message"]
-    return message
+    return bot.planned(first)
 
 
 @pytest.mark.parametrize("action", ["requested", "rerequested"])

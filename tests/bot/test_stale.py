@@ -4,9 +4,11 @@ has no map yet: the old check (a success would still satisfy a required check) i
 
 from __future__ import annotations
 
+import time
+
 from oracle_gate.bot.stale import Earlier, is_stale, stale_check
 from oracle_gate.github.publisher import CheckContent
-from tests.bot.harness import Bot, Origin, pull_request_event, push_event
+from tests.bot.harness import Bot, BotFactory, Origin, pull_request_event, push_event
 from tests.bot.maps import ARTIFACT, WORKFLOW, map_artifact
 from tests.bot.test_judging import REPO, open_pull
 from tests.github_fake.server import FakeGitHub
@@ -45,7 +47,8 @@ def test_a_moved_parent_without_a_map_replaces_the_check_with_a_stale_one(
     assert bot.deliver("push", push_event(origin.main)).status_code == 202
     bot.wait_idle()
     runs = github.check_runs(REPO)
-    assert len(runs) == 2
+    assert len(runs) == 3  # marked stale at once, then judged on the new parent (no map: unscored)
+    assert runs[1].conclusion == "action_required"
     latest = runs[-1]
     assert (latest.head_sha, latest.name, latest.app_login) == (head, passed.name, "oracle-gate")
     assert latest.conclusion == "action_required"
@@ -54,6 +57,42 @@ def test_a_moved_parent_without_a_map_replaces_the_check_with_a_stale_one(
     assert f"`{old}`" in summary
     assert f"`{origin.main}`" in summary
     assert "`pass_clean`" in summary
+
+
+def test_a_moved_base_marks_the_old_verdict_stale_until_the_test_merge_is_recomputed(
+    bot_factory: BotFactory, github: FakeGitHub, origin: Origin
+) -> None:
+    """TRUST 6: between the push to the default branch and GitHub recomputing the test merge, the
+    old parent's success must not stand as current; once the merge is fresh the pull request is
+    judged again on the new parent (whose map exists)."""
+    bot = bot_factory(env={"ORACLE_GATE_MERGE_WAIT_MS": "1000"})
+    run = github.add_workflow_run(REPO, WORKFLOW, origin.main)
+    github.add_artifact(run, ARTIFACT, map_artifact(REPO, origin.main, run.id))
+    head = open_pull(github, origin, 1, "one")
+    bot.deliver("pull_request", pull_request_event("opened", 1, head, origin.main))
+    bot.wait_idle()
+    (passed,) = github.check_runs(REPO)
+    assert passed.conclusion == "success"
+    old = move_main(origin)  # refs/pull/1/merge still merges onto the old tip: not fresh
+    run = github.add_workflow_run(REPO, WORKFLOW, origin.main)
+    github.add_artifact(run, ARTIFACT, map_artifact(REPO, origin.main, run.id))
+    assert bot.deliver("push", push_event(origin.main)).status_code == 202
+    deadline = time.monotonic() + 4.0  # well before the looks (6 x 1 s) run out
+    while len(github.check_runs(REPO)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    runs = github.check_runs(REPO)
+    assert len(runs) == 2, "the old parent's success still stands while the merge is recomputed"
+    marked = runs[-1]
+    assert (marked.head_sha, marked.name, marked.conclusion) == (head, passed.name, "action_required")
+    assert "**Stale.**" in (marked.summary or "")
+    assert f"`{old}`" in (marked.summary or "")
+    assert f"`{origin.main}`" in (marked.summary or "")
+    remerge(origin, 1, head)  # GitHub has recomputed the test merge on the new tip
+    bot.wait_idle()
+    runs = github.check_runs(REPO)
+    assert len(runs) == 3
+    assert (runs[-1].head_sha, runs[-1].conclusion) == (head, "success")
+    assert "Stale" not in (runs[-1].summary or "")
 
 
 def test_a_first_judgement_without_a_map_is_not_called_stale(

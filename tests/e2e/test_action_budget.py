@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 
 from tests.github_fake import FakeGitHub
+from tests.support import events
 from tests.support.harness import Runner
 from tests.support.project import REPO, Project
 
@@ -48,3 +49,38 @@ def test_a_bad_time_budget_is_one_error_line(runner: Runner, project: Project, f
     (error,) = result.commands("error")
     assert "input 'time-budget' takes whole seconds" in error
     assert fake.requests == []
+
+
+def test_a_change_over_max_changed_bytes_is_unscored_and_not_read(
+    runner: Runner, project: Project, fake: FakeGitHub
+) -> None:
+    """The bot's changed-bytes budget (TRUST.md 8) is the Action's too, from the same setting: past it
+    the verdict is unscored (oracle_incomplete) and no map is built or read."""
+    pr = project.pulls[2]  # both sides of its 60-function file: about 4 KiB
+    assert pr.merge is not None
+    payload = events.pull_request(project, pr)
+    result = runner.run(
+        "pull_request",
+        payload,
+        runner.workspace(at="merge", pr=pr),
+        sha=pr.merge,
+        inputs={"max-changed-bytes": "1024"},
+    )
+    stored = result.verdict_json()
+    assert stored["verdict"] == "unscored", result.log
+    assert [r["code"] for r in stored["reasons"]] == ["oracle_incomplete"]
+    assert "over the 1024-byte budget" in stored["reasons"][0]["detail"]
+    assert fake.check_runs(REPO)[-1].conclusion != "success"
+
+
+def test_max_changed_bytes_is_checked(runner: Runner, project: Project) -> None:
+    pr = project.pulls[1]
+    result = runner.run(
+        "pull_request",
+        events.pull_request(project, pr),
+        runner.workspace(at="merge", pr=pr),
+        sha=pr.merge or "",
+        inputs={"max-changed-bytes": "1e9"},
+    )
+    assert result.status != 0
+    assert "input 'max-changed-bytes' takes a whole number from 1024" in result.log

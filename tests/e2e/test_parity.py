@@ -9,7 +9,12 @@ row one door cannot serve says why in ``not_served``.
 
 from __future__ import annotations
 
+import hashlib
+import io
+import json
+import stat
 import time
+import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,13 +24,15 @@ from typing import Any, cast
 import pytest
 
 from oracle_gate.github.defaults import DEFAULT_CHECK_NAME as NAME
+from oracle_gate.maps.provenance import Producer
+from oracle_gate.maps.read import Manifest
 from tests.github_fake import FakeGitHub
 from tests.github_fake.fixtures import FakeFactory
 from tests.support import events
 from tests.support.bot_app import APP_ID, INSTALLATION, Origin, make_app_key
 from tests.support.bot_process import Bot
 from tests.support.harness import Runner
-from tests.support.project import REPO, Project, git, seed_fake
+from tests.support.project import REPO, Project, git, seed_commit, seed_fake
 
 HUGE = "\n" * (1 << 20) + "x"  # made the old bot's comment regex quadratic on the event loop
 STICKY = "<!-- oracle-gate:sticky -->"
@@ -82,6 +89,64 @@ def base_moved(w: World) -> None:
     moved = git(w.project.origin, *env, "commit-tree", tree, "-p", w.project.main, "-m", "main moves")
     w.project.git("update-ref", "refs/heads/main", moved)
     w.undo.append(lambda: w.project.git("update-ref", "refs/heads/main", w.project.main))
+
+
+MAP_WORKFLOW = ".github/workflows/oracle-gate-map.yml"
+
+
+def map_of_the_parent(w: World) -> None:
+    """The bot's only map source: a successful push run of the map workflow on main uploading the
+    project's measured parent map (the coverage.py data file the Action is given as coverage-file)
+    and the manifest ``oracle-gate map`` writes beside it, with the run as its producer."""
+    main, data = w.project.main, w.project.coverage.read_bytes()
+    run = w.fake.add_workflow_run(REPO, MAP_WORKFLOW, main)
+    producer = Producer(
+        repository=REPO,
+        workflow_ref=f"{REPO}/{MAP_WORKFLOW}@refs/heads/main",
+        run_id=str(run.id),
+        event="push",
+        job="combine",
+        ref="refs/heads/main",
+        sha=main,
+    )
+    manifest = Manifest(
+        path=Path("parent.coverage.manifest.json"),
+        data=Path("parent.coverage"),
+        sha=main,
+        data_sha256=hashlib.sha256(data).hexdigest(),
+        tests=1,
+        extra={"producer": producer.to_document()},
+    )
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        for name, content in (
+            ("parent.coverage", data),
+            (manifest.path.name, json.dumps(manifest.to_document())),
+        ):
+            entry = zipfile.ZipInfo(name)
+            entry.external_attr = (stat.S_IFREG | 0o644) << 16  # a regular file, as upload-artifact zips it
+            archive.writestr(entry, content)
+    w.fake.add_artifact(run, "oracle-gate-map", out.getvalue())
+
+
+QUEUE_REF = "refs/heads/gh-readonly-queue/main/pr-1"
+
+
+def queued(w: World) -> str:
+    """The merge queue's commit for pull request #1: its test merge on main."""
+    return w.project.pulls[1].merge or ""
+
+
+def merge_queue_ref(w: World) -> None:
+    """The queue's branch (what GitHub pushes for a merge group) in the shared origin."""
+    w.project.git("update-ref", QUEUE_REF, queued(w))
+    seed_commit(w.fake, w.project, queued(w))
+    w.undo.append(lambda: w.project.git("update-ref", "-d", QUEUE_REF))
+
+
+def queued_with_map(w: World) -> None:
+    merge_queue_ref(w)
+    map_of_the_parent(w)
 
 
 def never_mergeable_known(w: World) -> None:
@@ -161,12 +226,10 @@ TABLE = [
         "merge-group",
         "merge_group",
         "merge_group",
-        lambda w: {},
-        (),
-        not_served={
-            "both": "the shared project has no merge-queue ref; each door's merge-group judgement is "
-            "tested on its own (tests/e2e/test_merge_queue.py, tests/bot/test_judging.py)"
-        },
+        lambda w: events.merge_group(w.project, head_sha=queued(w), head_ref=QUEUE_REF),
+        ((NAME, "success"),),
+        with_map=True,
+        setup=queued_with_map,
     ),
     Row(
         "clean",
@@ -175,10 +238,7 @@ TABLE = [
         pr_event(1),
         ((NAME, "success"),),
         with_map=True,
-        not_served={
-            "bot": "the bot's map comes only from a map workflow's artifact; the project's parent map is "
-            "a coverage.py data file given to the Action as coverage-file (tests/bot covers pass_clean)"
-        },
+        setup=map_of_the_parent,  # the bot's map: the same data file, as a map workflow's artifact
     ),
 ]
 
@@ -232,7 +292,8 @@ def through_the_action(row: Row, runner: Runner, world: World) -> Posted:
     payload = row.payload(world)
     comment_id = payload.get("comment", {}).get("id")
     inputs = {} if row.with_map else {"coverage-file": ""}
-    runner.run(row.action_event, payload, runner.workspace(at="base"), sha=world.project.main, inputs=inputs)
+    sha = payload.get("merge_group", {}).get("head_sha") or world.project.main  # GITHUB_SHA
+    runner.run(row.action_event, payload, runner.workspace(at="base"), sha=sha, inputs=inputs)
     return posted(world.fake, comment_id)
 
 
@@ -276,7 +337,7 @@ def test_both_front_doors_post_the_same(
         bot = start_bot(bot_fake)
         seen["bot"] = run_row(row, World(project, bot_fake), lambda w: through_the_bot(row, bot, w))
     for door, got in seen.items():
-        assert got.checks == row.checks, door
+        assert got.checks == row.checks, (door, got.summaries)
         assert got.comment == row.comment, door
         assert got.reactions == row.reactions, door
         assert all(row.summary_has in s for s in got.summaries), (door, got.summaries)

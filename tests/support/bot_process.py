@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -92,6 +93,18 @@ class Bot:
         if signed:
             headers["X-Hub-Signature-256"] = sign(secret, body)
         return requests.post(f"{self.url}/webhook", data=body, headers=headers, timeout=10)
+
+    def planned(self, answer: requests.Response) -> str:
+        """What the worker made of the delivery ``answer`` answered (the server only stores it: the
+        plan job's detail, e.g. ``queued 1 job(s)`` or ``ignored: ...``)."""
+        self.wait_idle()
+        delivery = answer.request.headers["X-GitHub-Delivery"]
+        with sqlite3.connect(self.state / "oracle-gate.sqlite3") as db:
+            row = db.execute(
+                "SELECT detail FROM jobs WHERE delivery = ? AND json_extract(spec, '$.kind') = 'plan'",
+                (delivery,),
+            ).fetchone()
+        return str(row[0]) if row else ""
 
     def health(self) -> dict[str, Any]:
         answer: dict[str, Any] = requests.get(f"{self.url}/healthz", timeout=5).json()

@@ -3,6 +3,8 @@ config and the bot's config all agree with it."""
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from pathlib import Path
 
 import pytest
@@ -107,3 +109,36 @@ def test_the_readme_lists_every_bot_setting_with_its_default() -> None:
             assert f"`{setting.default}`" in row, f"README gives another default for {setting.variable}"
     for status in ("`202`", "`401`", "`413`"):
         assert status in readme.split("**What the server answers**", 1)[1][:800]
+
+
+BOT_NUMBERS = {
+    "concurrency": ("concurrency", "7"),
+    "port": ("port", "9191"),
+    "max-body": ("max_body", "4096"),
+    "redeliver-hours": ("redeliver_hours", "5"),
+    "shutdown-grace": ("shutdown_grace", "11"),
+    "max-recoveries": ("max_recoveries", "9"),
+    "job-memory-mb": ("job_memory_mb", "77"),
+    "prune-minutes": ("prune_minutes", "13"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BOT_NUMBERS))
+def test_the_bots_config_reads_its_defaults_from_the_table(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Change a default in the table only: the bot's config follows (no second default in config.py)."""
+    attribute, value = BOT_NUMBERS[name]
+    monkeypatch.setitem(SETTINGS, name, dataclasses.replace(SETTINGS[name], default=value))
+    key = tmp_path / "k.pem"
+    key.write_text("-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----\n")
+    env = {"ORACLE_GATE_APP_ID": "1", "ORACLE_GATE_PRIVATE_KEY_FILE": str(key)}
+    env["ORACLE_GATE_WEBHOOK_SECRET"] = "s"  # noqa: S105 - a test's secret
+    assert str(getattr(bot_config.from_environment(env), attribute)) == value
+
+
+def test_every_variable_the_bot_reads_is_in_the_table() -> None:
+    source = (ROOT / "gate" / "bot" / "config.py").read_text()
+    read = set(re.findall(r'PREFIX \+ "([A-Z_]+)"', source)) | set(re.findall(r'env, "([A-Z_]+)"', source))
+    variables = {s.variable.removeprefix("ORACLE_GATE_") for s in SETTINGS.values() if s.bot}
+    assert read - variables - {"WEBHOOK_SECRET_FILE"} == set()

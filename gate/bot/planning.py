@@ -1,0 +1,41 @@
+"""A stored delivery turned into jobs, by a worker (TRUST.md invariant 8).
+
+The webhook handler verifies the signature, checks the body is JSON, stores the raw delivery as one
+:data:`PLAN` job and answers: nothing a pull request wrote is walked on the server's event loop. A
+worker then plans the delivery's jobs here (:func:`oracle_gate.bot.events.plan`) and queues them. Plan jobs
+share one key, so deliveries are planned one at a time in the order they were received (a newer
+event's job is queued after an older one's, as if planned on arrival).
+"""
+
+from __future__ import annotations
+
+import json
+
+from oracle_gate.bot import events
+from oracle_gate.bot.events import Job
+from oracle_gate.bot.store import DONE, FAILED, ClaimedJob, Store
+
+PLAN = "plan"
+PLAN_KEY = "!plan"
+
+
+def delivery_job(event: str, body: bytes) -> Job:
+    """The one job a verified delivery is stored as: its event name and raw JSON text."""
+    return Job(PLAN, "", 0, PLAN_KEY, event=event, payload=body.decode("utf-8", errors="replace"))
+
+
+def plan_delivery(store: Store, claimed: ClaimedJob, map_workflow: str) -> tuple[str, str]:
+    """Queue the jobs of the stored delivery; (state, detail) of the plan job itself."""
+    job = claimed.job
+    event = job.event or ""
+    try:
+        payload = json.loads(job.payload or "")
+        planned = events.plan(event, payload, map_workflow=map_workflow)
+        installation = events.installation_change(event, payload)
+    except (ValueError, events.PayloadError) as exc:
+        return FAILED, f"not a {event} payload: {exc}"
+    jobs = [] if isinstance(planned, events.Ignored) else planned
+    store.enqueue(claimed.delivery, jobs, installation)
+    if isinstance(planned, events.Ignored):
+        return DONE, f"ignored: {planned.why}"
+    return DONE, f"queued {len(jobs)} job(s)"
