@@ -15,30 +15,16 @@ from typing import Any
 
 from oracle_gate.adopt.api import Answer, Api
 from oracle_gate.adopt.render import PLACEHOLDER, strip_header
+from oracle_gate.github.defaults import APP_EVENTS, APP_PERMISSIONS
 
 ENVIRONMENT = "oracle-gate"
 SECRETS = ("ORACLE_GATE_APP_ID", "ORACLE_GATE_APP_KEY")
 RANK = {"read": 1, "write": 2, "admin": 3}
 PERMISSIONS = {
     "action": {"checks": "write", "contents": "read", "pull_requests": "write"},
-    "bot": {
-        "checks": "write",
-        "contents": "read",
-        "pull_requests": "write",
-        "issues": "write",
-        "actions": "read",
-        "metadata": "read",
-    },
+    "bot": APP_PERMISSIONS,  # the bot's manifest asks for exactly these
 }
-BOT_EVENTS = (
-    "pull_request",
-    "check_suite",
-    "check_run",
-    "merge_group",
-    "issue_comment",
-    "push",
-    "workflow_run",
-)
+BOT_EVENTS = tuple(APP_EVENTS)
 DIFF_LINES = 40
 
 

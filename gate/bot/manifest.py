@@ -7,26 +7,12 @@ import json
 from urllib.parse import urlsplit
 
 from oracle_gate.errors import UsageError
+from oracle_gate.github.defaults import APP_EVENTS, APP_PERMISSIONS
 
-PERMISSIONS = {
-    "checks": "write",
-    "pull_requests": "write",
-    "issues": "write",
-    "contents": "read",
-    "actions": "read",
-    "metadata": "read",
-    "members": "read",  # v3.5: whether a reviewer is a member of a team the policy names
-}
-EVENTS = [
-    "pull_request",
-    "pull_request_review",  # v3.5: a review may add or take back an approval
-    "check_suite",
-    "check_run",
-    "merge_group",
-    "issue_comment",
-    "push",
-    "workflow_run",
-]
+# The App's permissions and events are defined once, in oracle_gate.github.defaults: the manifest
+# asks for them and `oracle-gate doctor` checks an installed App has them.
+PERMISSIONS = APP_PERMISSIONS
+EVENTS = APP_EVENTS
 
 
 def app_manifest(hook_url: str, *, name: str = "Oracle Gate", url: str = "https://github.com") -> str:

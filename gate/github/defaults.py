@@ -41,3 +41,25 @@ class CommentMode(StrEnum):
 def is_repository(value: str) -> bool:
     """True for ``OWNER/NAME``."""
     return REPOSITORY.fullmatch(value) is not None
+
+
+#: What the bot's GitHub App asks for (its manifest) and what doctor checks a bot setup's App has.
+APP_PERMISSIONS = {
+    "checks": "write",
+    "pull_requests": "write",
+    "issues": "write",
+    "contents": "read",
+    "actions": "read",
+    "metadata": "read",
+    "members": "read",  # v3.5: whether a reviewer is a member of a team the policy names
+}
+APP_EVENTS = [
+    "pull_request",
+    "pull_request_review",  # v3.5: a review may add or take back an approval
+    "check_suite",
+    "check_run",
+    "merge_group",
+    "issue_comment",
+    "push",
+    "workflow_run",
+]

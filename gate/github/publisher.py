@@ -296,8 +296,15 @@ class Publisher:
             _log.info("%s; posting a commit status instead", err)
             return self._status_fallback(head_sha, content, err)
         posted = len(batches[0]) if batches else 0
+        return self._append_the_rest(run, content, batches[1:], posted)
+
+    def _append_the_rest(
+        self, run: CheckRun, content: CheckContent, rest: list[list[dict[str, str | int]]], posted: int
+    ) -> CheckResult:
+        """Append the remaining annotation batches to ``run`` (``posted`` already there); the first
+        batch GitHub refuses ends the appending, and the result says which annotations are missing."""
         not_posted: list[NotPosted] = []
-        for batch in batches[1:]:
+        for batch in rest:
             try:
                 self._append_annotations(run, content, batch)
             except PublishError as err:
@@ -377,23 +384,7 @@ class Publisher:
         with self._write("update the check run an earlier attempt posted"):
             run.edit(conclusion=content.conclusion, output=_output(content, batches[0]), **extra)
         posted = already + len(batches[0])
-        not_posted: list[NotPosted] = []
-        for batch in batches[1:]:
-            try:
-                self._append_annotations(run, content, batch)
-            except PublishError as err:
-                missing = f"annotations {posted + 1}-{len(content.annotations)} of {len(content.annotations)}"
-                not_posted.append(_not_posted(missing, err))
-                break
-            posted += len(batch)
-        return CheckResult(
-            conclusion=content.conclusion,
-            check_run_id=run.id,
-            annotations_total=len(content.annotations),
-            annotations_posted=posted,
-            summary_truncated=content.summary_truncated,
-            not_posted=tuple(not_posted),
-        )
+        return self._append_the_rest(run, content, batches[1:], posted)
 
     def _find_check_run(self, head_sha: str, external_id: str) -> CheckRun | None:
         with github_call(f"list the check runs of {head_sha[:12]}"):

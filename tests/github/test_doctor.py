@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from oracle_gate.github.defaults import APP_EVENTS, APP_PERMISSIONS
 from tests.github_fake import FakeGitHub
 from tests.github_fake.settings import Environment
 from tests.support.in_process import run_cli
@@ -166,23 +167,11 @@ def test_no_token_is_one_line_and_exit_3(tmp_path: Path) -> None:
     assert "GITHUB_TOKEN is not set" in result.stderr
 
 
-BOT_PERMISSIONS = {
-    "checks": "write",
-    "contents": "read",
-    "pull_requests": "write",
-    "issues": "write",
-    "actions": "read",
-    "metadata": "read",
-}
-BOT_EVENTS = [
-    "pull_request",
-    "check_suite",
-    "check_run",
-    "merge_group",
-    "issue_comment",
-    "push",
-    "workflow_run",
-]
+# What the bot's manifest asks for (one definition, shared by the manifest and doctor); the last
+# event is workflow_run, which a test leaves out.
+BOT_PERMISSIONS = dict(APP_PERMISSIONS)
+BOT_EVENTS = list(APP_EVENTS)
+assert BOT_EVENTS[-1] == "workflow_run"
 
 
 def test_the_bot_setup_needs_its_events_and_a_map_run_not_an_environment(
@@ -208,3 +197,28 @@ def test_the_bot_setup_needs_its_events_and_a_map_run_not_an_environment(
     fake.add_workflow_run(REPO, ".github/workflows/oracle-gate-map.yml", HEAD)
     status, out = doctor(fake, repo)
     assert (status, missing_lines(out)) == (0, []), out
+
+
+def test_a_bot_app_without_what_approvals_need_is_missing_its_permission_and_event(
+    github_fake: FakeGitHub, tmp_path: Path
+) -> None:
+    """Doctor checks the bot's App against the manifest's own list: an App registered before
+    approvals (no members: read, no pull_request_review) is told what it lacks."""
+    fake = github_fake
+    fake.add_repo(REPO)
+    repo = fresh_repository(tmp_path / "widgets")
+    assert (
+        run_cli("init", "--setup", "bot", "--app-slug", SLUG, "--ref", RELEASE, cwd=repo.root).returncode == 0
+    )
+    older = {k: v for k, v in BOT_PERMISSIONS.items() if k != "members"}
+    fake.settings.publish_app(SLUG, APP_ID, older, [e for e in BOT_EVENTS if e != "pull_request_review"])
+    repo.git("add", "-A")
+    repo.commit("oracle-gate init")
+    push(fake, repo)
+    fake.settings.set_branch(REPO, "main", HEAD)
+    fake.settings.require_check(REPO, "main", "Oracle Gate", APP_ID, ruleset=True)
+    fake.add_workflow_run(REPO, ".github/workflows/oracle-gate-map.yml", HEAD)
+    status, out = doctor(fake, repo)
+    assert (status, missing_lines(out)) == (1, ["App permissions"]), out
+    assert "members" in out
+    assert "pull_request_review" in out
