@@ -112,6 +112,8 @@ def sandbox_argv(
     """The ``bwrap`` command line (order matters: later mounts go on top of earlier ones)."""
     argv = [program, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     argv += ["--tmpfs", "/tmp"]  # noqa: S108 - an empty private tmpfs over the host's /tmp
+    for path in the_gates_own_paths_under_tmp():
+        argv += ["--ro-bind", str(path), str(path)]
     for path in hidden:
         if path.is_dir():
             argv += ["--tmpfs", str(path)]
@@ -125,6 +127,32 @@ def sandbox_argv(
     for key, value in sandbox_env().items():
         argv += ["--setenv", key, value]
     return [*argv, "--", *command]
+
+
+def the_gates_own_paths_under_tmp() -> list[Path]:
+    """The interpreter, its environment and the gate's own package, where they lie under ``/tmp``.
+
+    The sandbox's ``/tmp`` is an empty tmpfs; a gate installed in a virtual environment under the
+    host's ``/tmp`` (a CI checkout there, an editable install whose source is there) would vanish
+    with it, and the child could not even start Python. These are the gate's code, never a secret
+    or the state directory, so they are bound back read-only at the same paths.
+    """
+    import importlib.util
+
+    import oracle_gate
+
+    candidates = {
+        Path(sys.prefix),
+        Path(sys.base_prefix),
+        Path(os.path.realpath(sys.executable)).parent.parent,
+        Path(oracle_gate.__file__).resolve().parent,
+    }
+    templates = importlib.util.find_spec("oracle_gate.templates")  # templates/, mapped in by package-dir
+    if templates is not None and templates.origin:
+        candidates.add(Path(templates.origin).resolve().parent)
+    tmp = Path("/tmp")  # noqa: S108 - the host's /tmp, which the sandbox hides
+    under = sorted(c for c in candidates if c != tmp and c.is_relative_to(tmp) and c.exists())
+    return [c for c in under if not any(c != o and c.is_relative_to(o) for o in under)]
 
 
 def sandbox_env() -> dict[str, str]:
