@@ -65,12 +65,7 @@ def run_score_command(args: argparse.Namespace) -> int:
         progress=progress_printer(sys.stderr.isatty()),
     )
     _write(args.score_json, json.dumps(score_document(result), indent=2) + "\n")
-    text = format_score(result, args.format)
-    if args.output is None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    else:
-        _write(args.output, text)
+    _emit(format_score(result, args.format), args.output)
     return int(EXIT_STATUS[result.score.score])
 
 
@@ -99,13 +94,17 @@ def run_score_verify_command(args: argparse.Namespace) -> int:
     from oracle_gate.score.trusted import verify_uploaded
 
     result = verify_uploaded(args.report, args.repo, args.base, args.head, args.coverage)
-    text = format_score(result, args.format)
-    if args.output is None:
+    _emit(format_score(result, args.format), args.output)
+    return int(EXIT_STATUS[result.score.score])
+
+
+def _emit(text: str, output: Path | None) -> None:
+    """The report on standard output, or in ``output``."""
+    if output is None:
         sys.stdout.write(text)
         sys.stdout.flush()
     else:
-        _write(args.output, text)
-    return int(EXIT_STATUS[result.score.score])
+        _write(output, text)
 
 
 def _write(path: Path, text: str) -> None:
