@@ -163,9 +163,7 @@ def test_the_actions_review_run_judges_the_pull_request_github_names_at_the_apis
 @pytest.mark.parametrize("event", ["pull_request", "push", "workflow_dispatch"])
 def test_only_a_review_run_re_judges_through_workflow_run(event: str) -> None:
     pr = {"number": 7, "head": {"sha": "c" * 40}, "base": {"ref": "main"}}
-    assert isinstance(
-        action_plan("workflow_run", review_run([pr], event), "x"), action_events.Ignore
-    )
+    assert isinstance(action_plan("workflow_run", review_run([pr], event), "x"), action_events.Ignore)
 
 
 def test_a_review_run_of_a_fork_names_no_pull_request_and_is_ignored_saying_so() -> None:
