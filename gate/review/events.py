@@ -30,7 +30,6 @@ from oracle_gate.review.settings import default
 __all__ = ["EventError", "payload_of"]  # with the event types and parse_event below
 
 DEFAULT_MAP_WORKFLOW = default("map-workflow")  # the one definition: oracle_gate.review.settings
-PULL_REQUEST_EVENTS = ("pull_request", "pull_request_target")  # the same payload; the Action tells them apart
 JUDGED_PULL_ACTIONS = frozenset({"opened", "synchronize", "reopened"})  # and "edited" when the base changed
 REVIEW_ACTIONS = frozenset({"submitted", "edited", "dismissed"})  # v3.5: may add or take back an approval
 QUEUE_REF_PREFIX = "refs/heads/gh-readonly-queue/"
@@ -193,7 +192,7 @@ def parse_event(name: str, payload: Any, source: str, *, map_workflow: str = DEF
         raise EventError(source, f"the {name} payload is not a JSON object")
     parser = PARSERS.get(name)
     if parser is None:
-        return Ignored(f"event {name!r} is not one oracle-gate handles")
+        return Ignored(f"event {shown(name)} is not one oracle-gate handles")
     return parser(Reader(payload, source, name), map_workflow)
 
 
@@ -214,7 +213,7 @@ def _pull_request(r: Reader, _: str) -> Event:
     action = r.action
     base_changed = action == "edited" and isinstance(r.optional("changes.base"), dict)
     if action not in JUDGED_PULL_ACTIONS and not base_changed:
-        return Ignored(f"pull request {action}: nothing that is judged changed")
+        return Ignored(f"pull request {action}: nothing to judge")
     origin, number = _origin(r), r.number("pull_request.number")
     head_sha = r.sha("pull_request.head.sha")
     base_repo = r.optional_text("pull_request.base.repo.full_name")
@@ -344,7 +343,7 @@ def _ping(r: Reader, _: str) -> Event:
 
 PARSERS: dict[str, Callable[[Reader, str], Event]] = {
     "pull_request": _pull_request,
-    "pull_request_target": _pull_request,
+    "pull_request_target": _pull_request,  # the same payload; the Action tells the two apart
     "pull_request_review": _pull_request_review,
     "issue_comment": _issue_comment,
     "check_run": _check_run,

@@ -15,6 +15,8 @@ from typing import Any
 from oracle_gate.errors import Refused
 from oracle_gate.github.defaults import FULL_SHA
 
+MAX_SHOWN = 60  # characters of a payload's value quoted in a message
+
 
 class EventError(Refused):
     """The payload is not the shape GitHub sends for its event: names the input and the field."""
@@ -29,7 +31,7 @@ def payload_of(data: bytes, source: str) -> dict[str, Any]:
     """The payload (a JSON object) from the bytes of the file or delivery ``source`` names."""
     try:
         payload = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+    except (ValueError, RecursionError) as exc:  # JSON, UTF-8, a number past 4300 digits, nesting
         raise EventError(source, f"the event payload is not valid JSON: {exc}") from exc
     if not isinstance(payload, dict):
         raise EventError(source, "the event payload is not a JSON object")
@@ -49,8 +51,9 @@ class Reader:
 
     @property
     def action(self) -> str:
+        """The payload's ``action``, fit for a reason line (a forged one may be long or not text)."""
         value = self.payload.get("action")
-        return value if isinstance(value, str) else repr(value)
+        return value if isinstance(value, str) and len(value) <= MAX_SHOWN else shown(value)
 
     def get(self, path: str, node: Any = None, where: str = "") -> Any:
         """The value at the dotted ``path`` (under ``node``, called ``where``); null is missing."""
@@ -94,5 +97,7 @@ class Reader:
 
 def shown(value: object) -> str:
     """A value for an error line: short, one line."""
+    if isinstance(value, str) and len(value) > MAX_SHOWN:
+        value = value[:MAX_SHOWN]  # repr() of a whole forged megabyte would cost its length
     text = type(value).__name__ if isinstance(value, dict | list) else repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 3] + "..."
