@@ -210,6 +210,8 @@ PURE = {
     "action/config": frozenset({"pathlib"}),
     "github/defaults": frozenset(),
     "review/commands": frozenset(),
+    "review/events": frozenset(),
+    "review/payload_reader": frozenset(),
     "review/bases": frozenset(),
     "review/freshness": frozenset(),
     "review/settings": frozenset(),
