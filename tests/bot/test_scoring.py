@@ -241,6 +241,30 @@ def test_a_kill_while_the_score_is_posted_leaves_one_score_check(
     assert score.conclusion == "success", score.summary
 
 
+def test_a_new_head_stops_the_running_score_of_the_old_one(
+    bot_factory: BotFactory, github: FakeGitHub, measured: Origin
+) -> None:
+    """No stale score: the old head's run is killed when the new head is judged, and its check is
+    never completed; the new head is scored."""
+    bot = bot_factory(env=SCORING)
+    sleeping = "def f():\n    import time\n    time.sleep(600)\n    return 2\n"
+    old = open_pull(github, measured, 1, {"src/app.py": sleeping})
+    bot.deliver("pull_request", pull_request_event("opened", 1, old, measured.main))
+    wait_for(partial(_score_posted, github, old), "the old head's score in progress", timeout=120)
+    new = open_pull(github, measured, 1, {"src/app.py": "def f():\n    return 3\n"})
+    bot.deliver("pull_request", pull_request_event("synchronize", 1, new, measured.main))
+    bot.wait_idle(180)
+    scores = {r.head_sha: r for r in runs_named(github, SCORE_CHECK)}
+    assert set(scores) == {old, new}
+    assert scores[old].status == "in_progress"
+    assert (scores[new].status, scores[new].conclusion) == ("completed", "success")
+    assert bot.health()["jobs"] == {"done": 3, "superseded": 1}
+
+
+def _score_posted(github: FakeGitHub, head: str) -> bool:
+    return any(r.head_sha == head for r in runs_named(github, SCORE_CHECK))
+
+
 def _score_completed(github: FakeGitHub) -> bool:
     return any(r.status == "completed" for r in runs_named(github, SCORE_CHECK))
 
