@@ -179,6 +179,24 @@ def run_score_job(ctx: Context, claimed: ClaimedJob) -> JobOutcome:
     return judging.Outcome(DONE, f"score {score.score.value} on {job.head} (parent {job.base})")
 
 
+def give_up(ctx: Context, claimed: ClaimedJob, why: str) -> None:
+    """A score job that kept crashing the server (oracle_gate.bot.recovery): its own check completed
+    ``unscored`` saying why (never the verdict's check), unless the pull request moved on."""
+    from oracle_gate.bot import judging
+
+    job = claimed.job
+    if job.pr is None or job.head is None:
+        return
+    publisher, _ = judging._publisher(ctx, job)
+    pull = publisher.pull_request(job.pr)
+    if _moved(pull.head_sha, job) is not None:
+        return
+    publisher.check_name = judging._check_name(ctx, job, pull.base_ref) + SUFFIX
+    publisher.external_id = external_id(job)
+    merge = _merge_of(job) or job.head
+    publisher.complete_check(score_content(incomplete(why), job.base or "", merge), job.head)
+
+
 def _merge_of(job: Job) -> str | None:
     try:
         merge = json.loads(job.payload or "")["merge"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -259,6 +260,34 @@ def test_a_new_head_stops_the_running_score_of_the_old_one(
     assert scores[old].status == "in_progress"
     assert (scores[new].status, scores[new].conclusion) == ("completed", "success")
     assert bot.health()["jobs"] == {"done": 3, "superseded": 1}
+
+
+def test_a_score_that_keeps_stopping_the_server_ends_unscored_on_its_own_check(
+    bot_factory: BotFactory, github: FakeGitHub, measured: Origin
+) -> None:
+    settings = {**SCORING, "ORACLE_GATE_MAX_RECOVERIES": "1"}
+    sleeping = "def f():\n    import time\n    time.sleep(600)\n    return 2\n"
+    head = open_pull(github, measured, 1, {"src/app.py": sleeping})
+    bot = bot_factory(env=settings)
+    bot.deliver("pull_request", pull_request_event("opened", 1, head, measured.main))
+    for _ in range(2):  # killed while scoring, then once more after its first recovery
+        wait_for(partial(_scoring, bot), "the score running", timeout=120)
+        bot.stop(signal.SIGKILL)
+        bot = bot_factory(env=settings, state=bot.state)
+    assert bot.wait_idle(120)["jobs"] == {"done": 1, "failed": 1}
+    (verdict,) = runs_named(github, CHECK)
+    assert verdict.conclusion == "success"  # the verdict's check is left as it was
+    (score,) = runs_named(github, SCORE_CHECK)
+    assert (score.head_sha, score.conclusion) == (head, "action_required")
+    assert "stopped while judging this 2 times" in (score.summary or ""), score.summary
+
+
+def _scoring(bot: Bot) -> bool:
+    with sqlite3.connect(bot.state / "oracle-gate.sqlite3") as db:
+        row = db.execute(
+            "SELECT 1 FROM jobs WHERE state = 'running' AND json_extract(spec, '$.kind') = 'score'"
+        ).fetchone()
+    return row is not None
 
 
 def _score_posted(github: FakeGitHub, head: str) -> bool:
