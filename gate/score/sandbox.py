@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from oracle_gate.errors import GateError, UsageError
-from oracle_gate.judge.verdict import Outcome
+from oracle_gate.judge.verdict import EXIT_STATUS, Outcome
 from oracle_gate.review.settings import default
 from oracle_gate.score.decide import SCORE_KIND, ScoreCode
 
@@ -292,7 +292,23 @@ def score_in_sandbox(
         )
     if not isinstance(doc, dict) or doc.get("kind") != SCORE_KIND:
         return stand_in("the scoring run's output is not a score report", seconds)
+    if done.exit_status != _exit_status_of(doc.get("score")):
+        # Head's code shares the sandbox with the scoring process: it can write a report into that
+        # process's standard output (/proc/PID/fd/1) and stop it before it writes its own. Only a
+        # run that ended as its own report says it did is believed.
+        return stand_in(
+            f"the scoring run exited {done.exit_status}, which is not what its report says "
+            f"({str(doc.get('score'))[:40]!r}): its output was not its own",
+            seconds,
+        )
     return doc
+
+
+def _exit_status_of(score: object) -> int | None:
+    try:
+        return int(EXIT_STATUS[Outcome(str(score))])
+    except ValueError:
+        return None
 
 
 def stand_in(detail: str, seconds: float) -> dict[str, Any]:
