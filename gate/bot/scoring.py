@@ -150,6 +150,8 @@ def external_id(job: Job) -> str:
 
 
 def run_score_job(ctx: Context, claimed: ClaimedJob) -> JobOutcome:
+    """The check in progress, the sandboxed run, the check completed; superseded (nothing posted)
+    when the pull request moved on before or while it ran."""
     from oracle_gate.bot import judging
 
     job = claimed.job
