@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from oracle_gate.errors import GateError, UsageError
+from oracle_gate.errors import GateError, RetryLater, UsageError
 from oracle_gate.judge.verdict import EXIT_STATUS, Outcome
 from oracle_gate.review.settings import default
 from oracle_gate.score.decide import SCORE_KIND, ScoreCode
@@ -63,8 +63,9 @@ class SandboxUnavailable(GateError):
     """bubblewrap is missing or cannot create its namespaces here."""
 
 
-class Stopped(Exception):
-    """The caller's ``stop`` said so (a newer head, a shutdown): the child was killed, nothing scored."""
+class Stopped(RetryLater):
+    """The caller's ``stop`` said so (a newer head, a shutdown): the child was killed, nothing scored
+    (the caller decides whether it is run again)."""
 
 
 @dataclass(frozen=True)
