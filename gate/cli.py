@@ -193,12 +193,18 @@ def add_map(sub: argparse._SubParsersAction[Parser]) -> None:
         "$ORACLE_GATE_MAPS/SHA.coverage or ~/.cache/oracle-gate/maps/SHA.coverage)",
     )
     p.add_argument("--shard", metavar="I/N", help="measure only shard I of N (tests split by file hash)")
-    p.add_argument("--combine", type=Path, metavar="OUT", help="merge the given shard maps into OUT")
+    p.add_argument(
+        "--combine",
+        type=Path,
+        metavar="OUT",
+        help="merge the given shard maps into OUT (one SHA, one --repeat; their unstable observations kept)",
+    )
     p.add_argument(
         "--repeat",
         metavar="N",
         help="run the tests N times (default 1); the manifest records what differed between runs as "
-        "'unstable', which check does not count for live tests (contract v3.4)",
+        "'unstable', which check does not count for live tests (contract v3.4); costs N test runs; "
+        "every shard of one map needs the same N (--combine refuses a mix)",
     )
     p.add_argument(
         "--copy-ignored",

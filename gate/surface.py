@@ -10,15 +10,17 @@ badge. Freeze entries, paths and test ids are repository data: the markdown esca
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from oracle_gate.check import read_oracle
 from oracle_gate.errors import UsageError
 from oracle_gate.git import Git
+from oracle_gate.judge.freeze import Freeze
 from oracle_gate.judge.globs import GlobSet
-from oracle_gate.judge.observers import map_measured_paths
+from oracle_gate.judge.observers import map_measured_paths, without_unstable
 from oracle_gate.judge.surface import (
     EntrySurface,
     Surface,
@@ -28,6 +30,9 @@ from oracle_gate.judge.surface import (
     unique_share_text,
 )
 from oracle_gate.judge.verdict import line_ranges, range_text
+
+if TYPE_CHECKING:
+    from oracle_gate.maps.read import Manifest
 
 #: Rows a markdown table shows before it counts the rest (the JSON has every one).
 MAX_ROWS = 200
@@ -63,12 +68,15 @@ def read_surface(repo: Path, coverage: Path, rev: str | None, today: dt.date) ->
         raise UsageError(f"{manifest.path}: the map is bound to {manifest.sha}, not to {sha}")
     oracle = read_oracle(git, sha)
     files = _tree_files(git, sha)
-    mapping = map_measured_paths(reader.measured_files(), files, lambda paths: git.existing_files(sha, paths))
+    parent_files = lambda paths: git.existing_files(sha, paths)  # noqa: E731
+    mapping = map_measured_paths(reader.measured_files(), files, parent_files)
     observers: dict[str, dict[int, set[str]]] = {}
     for path, measured in mapping.items():
         for raw in measured:
             for line, tests in reader.tests_by_line(raw).items():
                 observers.setdefault(path, {}).setdefault(line, set()).update(tests)
+    if manifest is not None:
+        observers = _stable_observers(observers, manifest, oracle.freeze, parent_files)
     not_scored = GlobSet([*oracle.policy.ignore, *oracle.policy.tests])
     surface = freeze_surface(
         observers,
@@ -80,6 +88,27 @@ def read_surface(repo: Path, coverage: Path, rev: str | None, today: dt.date) ->
     )
     problems = tuple(str(p) for p in (*oracle.policy.problems, *oracle.freeze.problems))
     return SurfaceReport(surface, sha, str(data_path), digest, problems)
+
+
+def _stable_observers(
+    observers: dict[str, dict[int, set[str]]],
+    manifest: Manifest,
+    freeze: Freeze,
+    parent_files: Callable[[set[str]], set[str]],
+) -> dict[str, dict[int, set[str]]]:
+    """v3.4 as ``check`` applies it: the manifest's unstable observations, read and path-mapped by
+    the same code as ``check``'s (over every observed line here), dropped for live tests by the
+    core's own rule. A malformed ``unstable`` is a one-line refusal (``check`` cannot use the map)."""
+    from oracle_gate.errors import InputError
+    from oracle_gate.maps.unstable import unstable_observers
+
+    try:
+        unstable = unstable_observers(manifest.extra, manifest.path, observers, parent_files)
+    except InputError as exc:
+        raise UsageError(f"{exc.source}: {exc.problem}") from exc
+    frozen = {path: {n: frozenset(tests) for n, tests in lines.items()} for path, lines in observers.items()}
+    stable = without_unstable(frozen, unstable, freeze.is_frozen)
+    return {path: {n: set(tests) for n, tests in lines.items()} for path, lines in stable.items()}
 
 
 def _tree_files(git: Git, sha: str) -> list[str]:

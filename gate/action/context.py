@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from oracle_gate.action.config import ActionConfig
 from oracle_gate.action.workflow_io import Log, write_outputs, write_summary
@@ -37,8 +37,9 @@ class Context:
     map_builder: MapBuilder
     sleep: Callable[[float], None]
     state: RunState = field(default_factory=RunState)
-    #: The event payload, read and parsed once per run (:func:`oracle_gate.action.run.run`).
-    event: Mapping[str, Any] = field(default_factory=dict)
+    #: ``repository.default_branch`` of the event, read with the rest of it, once per run
+    #: (:func:`oracle_gate.action.run.run`, :mod:`oracle_gate.review.events`); None: it names none.
+    default_branch: str | None = None
 
     def write_outputs(self, values: Mapping[str, str]) -> None:
         write_outputs(self.config.output_path, values, self.log.secrets)

@@ -1,36 +1,18 @@
-"""What a workflow event asks the Action to do. Pure: payload in, a typed plan out.
+"""What an event asks the Action to do: the one typed event of :mod:`oracle_gate.review.events` in,
+a typed plan out. Pure.
 
 A plan is one of four values: :class:`Judge` (compute the verdict and publish it), :class:`MergeGroup`
-(judge a merge queue's merge commit), :class:`Command`
-(a ``/oracle-gate`` bot command in a comment) or :class:`Ignore` (nothing to do, and why). A payload
-that is not JSON, or lacks what its event carries, raises :class:`EventError`.
+(judge a merge queue's merge commit), :class:`Command` (a ``/oracle-gate`` bot command in a comment)
+or :class:`Ignore` (nothing to do, and why). Reading the payload, and refusing one that lacks what
+its event carries, is :func:`oracle_gate.review.events.parse_event`'s (the bot's too).
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import TypeAlias
 
-from oracle_gate.errors import GateError
-from oracle_gate.review.commands import parse_command
-
-PR_EVENTS = ("pull_request", "pull_request_target")
-SKIPPED_PR_ACTIONS = (
-    "closed",
-    "assigned",
-    "unassigned",
-    "review_requested",
-    "review_request_removed",
-    "locked",
-    "unlocked",
-    "milestoned",
-    "demilestoned",
-)
-
-
-class EventError(GateError):
-    """The event payload cannot be read or lacks what the event must carry."""
+from oracle_gate.review import events as ev
 
 
 @dataclass(frozen=True)
@@ -84,119 +66,42 @@ class Ignore:
 Plan: TypeAlias = Judge | Command | MergeGroup | Ignore
 
 
-def parse_payload(data: bytes, source: str) -> dict[str, Any]:
-    """The event payload (a JSON object) from the bytes of the file ``source`` names."""
-    try:
-        payload = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise EventError(f"the event payload {source} is not valid JSON: {exc}") from exc
-    if not isinstance(payload, dict):
-        raise EventError(f"the event payload {source} is not a JSON object")
-    return payload
+def plan_for(event: ev.Event, check_name: str) -> Plan:
+    """What the parsed ``event`` asks the Action to do; ``check_name``: the check this run posts."""
+    plan: Plan
+    match event:
+        case ev.PullRequestChanged():
+            ref = PullRequestRef(event.number, event.head_sha, event.from_fork, event.base_ref)
+            # Only under pull_request is GITHUB_SHA the test merge itself.
+            plan = Judge(ref, use_event_sha=event.origin.event == "pull_request")
+        case ev.CommandGiven():
+            plan = Command(
+                PullRequestRef(event.number, None), event.command.value, event.comment_id, event.user
+            )
+        case ev.ChecksRerequested(holder="check_run"):
+            plan = _check_run(event, check_name)
+        case ev.MergeGroupQueued():
+            plan = MergeGroup(event.head_sha, event.base_sha, event.head_ref, event.base_ref)
+        case ev.ReviewRelayed():
+            # v3.5: the review's own run is the pull request's workflow file, so nothing it produced is
+            # read: the pull request is judged at the head the API gives, approvals re-read there.
+            first = event.pulls[0]
+            plan = Judge(PullRequestRef(first.number, None, base_ref=first.base_ref))
+        case ev.MapRunSucceeded():
+            plan = Ignore("only a completed pull_request_review run asks for a new judgement")
+        case ev.Ignored(why=why):
+            plan = Ignore(why)
+        case ev.ChecksRerequested() | ev.ReviewChanged() | ev.BaseMoved() | ev.InstallationChanged():
+            plan = Ignore(
+                f"event '{event.origin.event}' is not one the Action handles (pull_request, "
+                "pull_request_target, merge_group, issue_comment, check_run, workflow_run)"
+            )
+    return plan
 
 
-def plan_for(event_name: str, payload: dict[str, Any], check_name: str) -> Plan:
-    """What ``event_name`` with ``payload`` asks for; :class:`EventError` when the payload lacks a field
-    its event must carry."""
-    try:
-        return _plan(event_name, payload, check_name)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise EventError(f"the {event_name} payload lacks what the event carries ({exc!r})") from exc
-
-
-def _plan(event_name: str, payload: dict[str, Any], check_name: str) -> Plan:
-    if event_name in PR_EVENTS:
-        return _pull_request(event_name, payload)
-    if event_name == "issue_comment":
-        return _issue_comment(payload)
-    if event_name == "check_run":
-        return _check_run(payload, check_name)
-    if event_name == "merge_group":
-        return _merge_group(payload)
-    if event_name == "workflow_run":
-        return _review_run(payload)
-    return Ignore(
-        f"event '{event_name}' is not one oracle-gate handles "
-        "(pull_request, pull_request_target, merge_group, issue_comment, check_run, workflow_run)"
-    )
-
-
-def _review_run(payload: dict[str, Any]) -> Plan:
-    """v3.5: a completed ``pull_request_review`` run (the pull request's own workflow file, so
-    nothing it produced is read) re-judges the pull request GitHub names, at its head as the API
-    says, with approvals re-read from the API."""
-    run = payload.get("workflow_run") or {}
-    if payload.get("action") != "completed" or run.get("event") != "pull_request_review":
-        return Ignore("only a completed pull_request_review run asks for a new judgement")
-    prs = run.get("pull_requests") or []
-    if not prs:
-        return Ignore(
-            "the review run names no pull request (GitHub leaves this empty for pull requests "
-            "from forks: re-run the check there, or use the bot)"
-        )
-    base_ref = _text((prs[0].get("base") or {}).get("ref"))
-    return Judge(PullRequestRef(int(prs[0]["number"]), None, base_ref=base_ref))
-
-
-def _merge_group(payload: dict[str, Any]) -> Plan:
-    if payload.get("action") != "checks_requested":
-        return Ignore(f"merge_group {payload.get('action')}: only 'checks_requested' asks for checks")
-    group = payload["merge_group"]
-    fields = [group["head_sha"], group["base_sha"], group["head_ref"], group["base_ref"]]
-    if not all(isinstance(value, str) and value for value in fields):
-        raise ValueError("merge_group needs head_sha, base_sha, head_ref and base_ref")
-    return MergeGroup(*fields)
-
-
-def _pull_request(event_name: str, payload: dict[str, Any]) -> Plan:
-    pr = payload.get("pull_request") or {}
-    action = payload.get("action", "")
-    if action in SKIPPED_PR_ACTIONS:
-        return Ignore(f"pull request {action}: nothing to judge")
-    base_repo = ((pr.get("base") or {}).get("repo") or {}).get("full_name")
-    head_repo = ((pr.get("head") or {}).get("repo") or {}).get("full_name")
-    ref = PullRequestRef(
-        number=int(pr["number"]),
-        head_sha=(pr.get("head") or {}).get("sha"),
-        from_fork=bool(head_repo and base_repo and head_repo != base_repo),
-        base_ref=_text((pr.get("base") or {}).get("ref")),
-    )
-    return Judge(ref, use_event_sha=event_name == "pull_request")
-
-
-def _issue_comment(payload: dict[str, Any]) -> Plan:
-    issue = payload.get("issue") or {}
-    comment = payload.get("comment") or {}
-    if payload.get("action") != "created":
-        return Ignore("only new comments carry commands")
-    if not issue.get("pull_request"):
-        return Ignore("the comment is on an issue, not a pull request")
-    body = comment.get("body")
-    command = parse_command(body) if isinstance(body, str) else None
-    if command is None:
-        return Ignore("the comment holds no /oracle-gate command")
-    user = (comment.get("user") or {}).get("login", "")
-    if (comment.get("user") or {}).get("type") == "Bot":
-        return Ignore("commands from bots are ignored")
-    pr = PullRequestRef(int(issue["number"]), None)
-    return Command(pr, command.value, int(comment["id"]), user)
-
-
-def _check_run(payload: dict[str, Any], check_name: str) -> Plan:
-    run = payload.get("check_run") or {}
-    if payload.get("action") != "rerequested":
-        return Ignore(f"check_run {payload.get('action')}: only 'rerequested' re-runs the gate")
-    if run.get("name") != check_name:
-        return Ignore(f"check run {run.get('name')!r} is not {check_name!r}")
-    prs = run.get("pull_requests") or []
-    if not prs:
-        return Ignore(
-            "the re-requested check run names no pull request "
-            "(GitHub leaves this empty for pull requests from forks)"
-        )
-    base_ref = _text((prs[0].get("base") or {}).get("ref"))
-    return Judge(PullRequestRef(int(prs[0]["number"]), run.get("head_sha"), base_ref=base_ref))
-
-
-def _text(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
+def _check_run(event: ev.ChecksRerequested, check_name: str) -> Plan:
+    """Our check run re-requested: judge again the (first) pull request it names."""
+    if event.check_name != check_name:
+        return Ignore(f"check run {event.check_name!r} is not {check_name!r}")
+    first = event.pulls[0]
+    return Judge(PullRequestRef(first.number, event.head_sha, base_ref=first.base_ref))

@@ -97,9 +97,8 @@ def judge_commits(ctx: Context, commits: Commits, approvals: ApprovalsRead | Non
 def given_map_problems(ctx: Context) -> list[Problem]:
     """Why the ``coverage-file`` may not be used (:mod:`oracle_gate.action.map_trust`); empty when it may."""
     config = ctx.config
-    payload = ctx.event
     same_run = same_run_map_trusted(config.event_name, trust_same_run_map=config.trust_same_run_map)
-    source = trusted_source(config.repository, payload, config.run_id, same_run_trusted=same_run)
+    source = trusted_source(config.repository, ctx.default_branch, config.run_id, same_run_trusted=same_run)
     problems = map_trust_problems(
         config.repo_dir / (config.coverage_file or ""), repo_dir=config.repo_dir, source=source
     )

@@ -23,7 +23,6 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from oracle_gate.errors import InputError
 from oracle_gate.judge.problems import Problem
@@ -54,19 +53,13 @@ def same_run_map_trusted(event_name: str, *, trust_same_run_map: bool) -> bool:
 
 
 def trusted_source(
-    repository: str, payload: Mapping[str, Any], run_id: str | None, *, same_run_trusted: bool
+    repository: str, default_branch: str | None, run_id: str | None, *, same_run_trusted: bool
 ) -> TrustedSource:
-    """What a map's producer must match for this run."""
+    """What a map's producer must match for this run (``default_branch``: the event's, None when it
+    names none)."""
     if same_run_trusted:
-        return TrustedSource(repository, default_branch_of(payload), run_id)
-    return TrustedSource(repository, default_branch_of(payload), None, refused_run_id=run_id)
-
-
-def default_branch_of(payload: Mapping[str, Any]) -> str | None:
-    """``repository.default_branch`` of an event payload, when it carries one."""
-    repository = payload.get("repository")
-    branch = repository.get("default_branch") if isinstance(repository, Mapping) else None
-    return branch if isinstance(branch, str) and branch else None
+        return TrustedSource(repository, default_branch, run_id)
+    return TrustedSource(repository, default_branch, None, refused_run_id=run_id)
 
 
 def map_trust_problems(coverage: Path, *, repo_dir: Path, source: TrustedSource) -> list[Problem]:

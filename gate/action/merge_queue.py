@@ -12,7 +12,6 @@ from __future__ import annotations
 from oracle_gate.action.context import Context
 from oracle_gate.action.events import MergeGroup
 from oracle_gate.action.judging import judge_commits
-from oracle_gate.action.map_trust import default_branch_of
 from oracle_gate.action.merge_commit import Commits, MergeFinder, MergeUnavailable
 from oracle_gate.action.outcome import cannot_run, publish_verdict
 from oracle_gate.errors import GateError
@@ -27,7 +26,7 @@ def judge_merge_group(ctx: Context, group: MergeGroup) -> ExitStatus:
     """Judge the queue's merge commit against its base and post the check on the merge commit."""
     ctx.state.head_sha = group.head_sha
     base = group.base_ref.removeprefix(BRANCH_PREFIX)
-    allowed = allowed_bases(ctx.config.allowed_bases, default_branch_of(ctx.event))
+    allowed = allowed_bases(ctx.config.allowed_bases, ctx.default_branch)
     ctx.publisher.check_name = check_name_for_base(ctx.config.check_name, base, allowed)
     try:
         commits = queue_commits(ctx, group)

@@ -4,7 +4,8 @@ Everything is passed in (:func:`run`): the typed config, the :class:`~oracle_gat
 workspace, the :class:`~oracle_gate.github.publisher.Publisher` and the map builder. Nothing here reads the
 environment or builds a client; ``entrypoint.py`` does that once.
 
-The event's plan (:mod:`oracle_gate.action.events`) picks the job: :func:`judge` a pull request (its test
+The event, parsed once (:mod:`oracle_gate.review.events`), gives the plan
+(:mod:`oracle_gate.action.events`) that picks the job: :func:`judge` a pull request (its test
 merge against its first parent, :mod:`oracle_gate.action.judging`, handed out by
 :mod:`oracle_gate.action.outcome`), answer a bot command (:mod:`oracle_gate.action.commands`), or do nothing.
 
@@ -23,18 +24,8 @@ from typing import TextIO
 from oracle_gate.action.commands import answer
 from oracle_gate.action.config import ActionConfig
 from oracle_gate.action.context import Context, MapBuilder, RunState
-from oracle_gate.action.events import (
-    Command,
-    EventError,
-    Ignore,
-    Judge,
-    MergeGroup,
-    Plan,
-    PullRequestRef,
-    plan_for,
-)
+from oracle_gate.action.events import Command, Ignore, Judge, MergeGroup, Plan, PullRequestRef, plan_for
 from oracle_gate.action.judging import judge_pull_request
-from oracle_gate.action.map_trust import default_branch_of
 from oracle_gate.action.merge_commit import HeadUnknown, head_sha_of
 from oracle_gate.action.merge_queue import judge_merge_group
 from oracle_gate.action.outcome import cannot_run, nothing_to_do, publish_verdict
@@ -45,6 +36,7 @@ from oracle_gate.git import Git
 from oracle_gate.github.publisher import Publisher, PublishError
 from oracle_gate.maps.build import build_map
 from oracle_gate.review.bases import allowed_bases, check_name_for_base
+from oracle_gate.review.events import EventError, Ignored, parse_event
 
 EXIT_CANNOT_RUN = ExitStatus.CANNOT_RUN
 
@@ -66,11 +58,13 @@ def run(
     log = Log(out, (config.token,))
     ctx = Context(config, git, publisher, log, map_builder, sleep, state if state is not None else RunState())
     try:
-        ctx.event = read_event(config.event_path)  # the one read of the event file
-        plan = plan_for(config.event_name, dict(ctx.event), config.check_name)
+        payload = read_event(config.event_path)  # the one read of the event file
+        event = parse_event(config.event_name, payload, str(config.event_path))  # and its one parse
     except EventError as exc:
         return cannot_run(ctx, str(exc))
-    return follow(ctx, plan)
+    if not isinstance(event, Ignored):
+        ctx.default_branch = event.origin.default_branch
+    return follow(ctx, plan_for(event, config.check_name))
 
 
 def follow(ctx: Context, plan: Plan) -> ExitStatus:
@@ -90,7 +84,7 @@ def follow(ctx: Context, plan: Plan) -> ExitStatus:
 def name_the_check_for_its_base(ctx: Context, pr: PullRequestRef) -> None:
     """Post the required check's name only for an allowed base (:mod:`oracle_gate.review.bases`)."""
     base = pr.base_ref or ctx.publisher.pull_request(pr.number).base_ref
-    allowed = allowed_bases(ctx.config.allowed_bases, default_branch_of(ctx.event))
+    allowed = allowed_bases(ctx.config.allowed_bases, ctx.default_branch)
     name = check_name_for_base(ctx.config.check_name, base, allowed)
     if name != ctx.config.check_name:
         ctx.log.notice(

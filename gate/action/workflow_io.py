@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from oracle_gate import escape, files, report
-from oracle_gate.action.events import EventError, parse_payload
 from oracle_gate.exit_status import ExitStatus
 from oracle_gate.judge.verdict import Verdict
+from oracle_gate.review.events import EventError, payload_of
 
 #: A step summary over 1 MiB is not shown (D/actions/reference/workflows-and-actions/workflow-commands).
 MAX_SUMMARY_BYTES = 1024 * 1024
@@ -40,8 +40,8 @@ def read_event(path: Path) -> dict[str, Any]:
     try:
         data = files.read_bounded(path, files.MAX_EVENT_BYTES)
     except OSError as exc:
-        raise EventError(f"cannot read the event payload {path}: {exc.strerror or exc}") from exc
-    return parse_payload(data, str(path))
+        raise EventError(str(path), f"cannot read the event payload: {exc.strerror or exc}") from exc
+    return payload_of(data, str(path))
 
 
 # -- outputs and exit status: pure -----------------------------------------------------------------------

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from oracle_gate.adopt.render import SETUPS
+from oracle_gate.adopt.render import DEFAULT_MAP_REPEAT, SETUPS
 
 
 def add_init(sub: argparse._SubParsersAction[Any]) -> None:
@@ -28,6 +28,15 @@ def add_init(sub: argparse._SubParsersAction[Any]) -> None:
         help="the gate's release commit to pin (default: the commit this gate was installed from, if any)",
     )
     p.add_argument("--force", action="store_true", help="replace files init did not write, or edited ones")
+    p.add_argument(
+        "--map-repeat",
+        type=int,
+        default=DEFAULT_MAP_REPEAT,
+        metavar="N",
+        help=f"how many times the map workflows run the parent's tests (oracle-gate map --repeat N; "
+        f"default: {DEFAULT_MAP_REPEAT}): what differed between runs never makes a line live (contract "
+        "v3.4), at N times the cost; 1 for a suite (or shard) whose plain run takes over ~5 minutes",
+    )
     p.set_defaults(func=run_init_command)
 
 
@@ -35,7 +44,13 @@ def run_init_command(args: argparse.Namespace) -> int:
     from oracle_gate.adopt.init import run_init
 
     return run_init(
-        args.repo, setup=args.setup, app_slug=args.app_slug, ref=args.ref, force=args.force, out=print
+        args.repo,
+        setup=args.setup,
+        app_slug=args.app_slug,
+        ref=args.ref,
+        force=args.force,
+        out=print,
+        map_repeat=args.map_repeat,
     )
 
 

@@ -17,7 +17,7 @@ from oracle_gate.adopt.api import Api
 from oracle_gate.adopt.detect import detect
 from oracle_gate.adopt.doctor_checks import CHECKS, Context, pinned_ref
 from oracle_gate.adopt.init import plan
-from oracle_gate.adopt.render import POLICY, SETUPS, WORKFLOWS, read_header
+from oracle_gate.adopt.render import DEFAULT_MAP_REPEAT, POLICY, SETUPS, WORKFLOWS, read_header
 from oracle_gate.errors import UsageError
 
 REPOSITORY = re.compile(r"[A-Za-z0-9-]+/[A-Za-z0-9._-]+")
@@ -63,8 +63,11 @@ def run_doctor(
     ctx.app_slug = app_slug or (header.app_slug if header else None)
     first, _ = ctx.file(f"{WORKFLOWS}/{SETUPS[ctx.setup][0]}")
     ref = pinned_ref(first.decode("utf-8", "replace")) if first else None
+    repeat = header.map_repeat if header and header.map_repeat else DEFAULT_MAP_REPEAT
     ctx.expected = {
-        p.path: p.text for p in plan(detect(checkout), ctx.setup, ctx.app_slug, ref) if p.path != POLICY
+        p.path: p.text
+        for p in plan(detect(checkout), ctx.setup, ctx.app_slug, ref, repeat)
+        if p.path != POLICY
     }
     out(f"oracle-gate doctor: {full_name}, default branch {branch!r}, setup {ctx.setup}")
     missing = 0

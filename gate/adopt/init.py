@@ -18,6 +18,8 @@ from pathlib import Path
 
 from oracle_gate.adopt.detect import Detected, detect
 from oracle_gate.adopt.render import (
+    DEFAULT_MAP_REPEAT,
+    MAX_MAP_REPEAT,
     PLACEHOLDER,
     POLICY,
     SETUPS,
@@ -59,13 +61,21 @@ def installed_commit() -> str | None:
     return commit if isinstance(commit, str) and re.fullmatch(r"[0-9a-f]{40}", commit) else None
 
 
-def plan(detected: Detected, setup: str, app_slug: str | None, ref: str | None) -> list[Planned]:
-    values = values_for(detected, ref)
+def plan(
+    detected: Detected,
+    setup: str,
+    app_slug: str | None,
+    ref: str | None,
+    map_repeat: int = DEFAULT_MAP_REPEAT,
+) -> list[Planned]:
+    values = values_for(detected, ref, map_repeat)
     files = [
-        Planned(f"{WORKFLOWS}/{name}", with_header(render_workflow(name, values), setup, app_slug))
+        Planned(
+            f"{WORKFLOWS}/{name}", with_header(render_workflow(name, values), setup, app_slug, map_repeat)
+        )
         for name in SETUPS[setup]
     ]
-    files.append(Planned(POLICY, with_header(render_policy(), setup, app_slug)))
+    files.append(Planned(POLICY, with_header(render_policy(), setup, app_slug, map_repeat)))
     return files
 
 
@@ -134,15 +144,21 @@ def run_init(
     ref: str | None,
     force: bool,
     out: Callable[[str], None],
+    map_repeat: int = DEFAULT_MAP_REPEAT,
 ) -> int:
     """Exit 0 when every file is as init renders it, 1 when one was kept (its line says why)."""
+    if not 1 <= map_repeat <= MAX_MAP_REPEAT:
+        raise UsageError(
+            f"--map-repeat must be a whole number of runs from 1 to {MAX_MAP_REPEAT}, got {map_repeat}"
+        )
     if app_slug is not None and not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,33}", app_slug):
         raise UsageError(f"--app-slug must be an App's slug (lowercase letters, digits, -), got {app_slug!r}")
     if ref is not None and not re.fullmatch(r"[0-9a-f]{40}", ref):
         raise UsageError(f"--ref must be a full 40-character commit SHA, got {ref!r}")
     detected = detect(repo)
     pinned = ref or installed_commit() or PLACEHOLDER
-    outcomes = [apply(repo, planned, force) for planned in plan(detected, setup, app_slug, pinned)]
+    planned_files = plan(detected, setup, app_slug, pinned, map_repeat)
+    outcomes = [apply(repo, planned, force) for planned in planned_files]
     for note in detected.notes:
         out(f"  detected: {note}")
     for outcome in outcomes:

@@ -36,8 +36,13 @@ POLICY = "oracle-gate.toml"
 PLACEHOLDER = "0" * 40
 HEADER = re.compile(
     r"# oracle-gate init (?P<version>\S+) setup=(?P<setup>[a-z-]+)(?: app-slug=(?P<slug>[a-z0-9-]+))?"
-    r" sha256=(?P<digest>[0-9a-f]{64})\n"
+    r"(?: map-repeat=(?P<repeat>[1-9][0-9]?))? sha256=(?P<digest>[0-9a-f]{64})\n"
 )
+#: ``map --repeat`` in the map workflows (contract v3.4): the parent's tests run twice, so what a
+#: flaky live test observed by accident is recorded as unstable and never makes a line live. It
+#: doubles the map's cost; ``init --map-repeat 1`` for suites too long for that (README, "Set it up").
+DEFAULT_MAP_REPEAT = 2
+MAX_MAP_REPEAT = 20  # map's own limit (oracle_gate.maps.repeat.MAX_REPEAT; adopt does not import maps)
 
 
 @dataclass(frozen=True)
@@ -47,15 +52,17 @@ class Values:
     install: str  # from the workspace root
     install_repo: str  # with the checkout at repo/
     ref: str  # the gate's commit to pin, or PLACEHOLDER
+    map_repeat: int = DEFAULT_MAP_REPEAT  # ``oracle-gate map --repeat`` in the map workflows
 
 
-def values_for(detected: Detected, ref: str | None) -> Values:
+def values_for(detected: Detected, ref: str | None, map_repeat: int = DEFAULT_MAP_REPEAT) -> Values:
     return Values(
         detected.default_branch,
         detected.python,
         install_line(detected),
         install_line(detected, "repo/"),
         ref or PLACEHOLDER,
+        map_repeat,
     )
 
 
@@ -74,6 +81,7 @@ def render_workflow(name: str, values: Values) -> str:
         ("@@PYTHON@@", values.python),
         ("@@INSTALL_REPO@@", values.install_repo),
         ("@@INSTALL@@", values.install),
+        ("@@MAP_REPEAT@@", str(values.map_repeat)),
     ):
         text = text.replace(token, value)
     return text
@@ -103,10 +111,12 @@ def render_policy() -> str:
     )
 
 
-def with_header(body: str, setup: str, app_slug: str | None) -> str:
+def with_header(body: str, setup: str, app_slug: str | None, map_repeat: int | None = None) -> str:
+    """``body`` under our header; ``map_repeat`` is recorded so that ``doctor`` renders the same."""
     digest = hashlib.sha256(body.encode()).hexdigest()
     slug = f" app-slug={app_slug}" if app_slug else ""
-    return f"# oracle-gate init {__version__} setup={setup}{slug} sha256={digest}\n{body}"
+    repeat = f" map-repeat={map_repeat}" if map_repeat is not None else ""
+    return f"# oracle-gate init {__version__} setup={setup}{slug}{repeat} sha256={digest}\n{body}"
 
 
 @dataclass(frozen=True)
@@ -115,6 +125,7 @@ class Header:
     setup: str
     app_slug: str | None
     intact: bool  # the body below still has the digest the header names
+    map_repeat: int | None = None  # ``init --map-repeat``; None in a header written before it
 
 
 def read_header(text: str) -> Header | None:
@@ -124,7 +135,8 @@ def read_header(text: str) -> Header | None:
         return None
     body = text[found.end() :]
     intact = hashlib.sha256(body.encode()).hexdigest() == found["digest"]
-    return Header(found["version"], found["setup"], found["slug"], intact)
+    repeat = int(found["repeat"]) if found["repeat"] else None
+    return Header(found["version"], found["setup"], found["slug"], intact, repeat)
 
 
 def strip_header(text: str) -> str:

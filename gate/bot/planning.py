@@ -2,18 +2,18 @@
 
 The webhook handler verifies the signature, checks the body is JSON, stores the raw delivery as one
 :data:`PLAN` job and answers: nothing a pull request wrote is walked on the server's event loop. A
-worker then plans the delivery's jobs here (:func:`oracle_gate.bot.events.plan`) and queues them. Plan jobs
+worker then parses the delivery (:func:`oracle_gate.review.events.parse_event`), plans its jobs here
+(:func:`oracle_gate.bot.events.jobs_for`) and queues them. Plan jobs
 share one key, so deliveries are planned one at a time in the order they were received (a newer
 event's job is queued after an older one's, as if planned on arrival).
 """
 
 from __future__ import annotations
 
-import json
-
 from oracle_gate.bot import events
 from oracle_gate.bot.events import Job
 from oracle_gate.bot.store import DONE, FAILED, ClaimedJob, Store
+from oracle_gate.review.events import EventError, payload_of
 
 PLAN = "plan"
 PLAN_KEY = "!plan"
@@ -28,12 +28,15 @@ def plan_delivery(store: Store, claimed: ClaimedJob, map_workflow: str) -> tuple
     """Queue the jobs of the stored delivery; (state, detail) of the plan job itself."""
     job = claimed.job
     event = job.event or ""
+    source = f"delivery {claimed.delivery}"
     try:
-        payload = json.loads(job.payload or "")
-        planned = events.plan(event, payload, map_workflow=map_workflow)
-        installation = events.installation_change(event, payload)
-    except (ValueError, events.PayloadError) as exc:
+        parsed = events.parsed(
+            event, payload_of((job.payload or "").encode(), source), source, map_workflow=map_workflow
+        )
+        planned = events.jobs_for(parsed)  # the one parse of the delivery, for both answers below
+    except EventError as exc:
         return FAILED, f"not a {event} payload: {exc}"
+    installation = events.installation_change(parsed)
     jobs = [] if isinstance(planned, events.Ignored) else planned
     store.enqueue(claimed.delivery, jobs, installation)
     if isinstance(planned, events.Ignored):

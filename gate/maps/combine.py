@@ -12,6 +12,7 @@ from pathlib import Path
 from oracle_gate import __version__
 from oracle_gate.errors import InputError
 from oracle_gate.maps.collector import COVERAGE_COLLECTOR
+from oracle_gate.maps.combine_stability import combined_stability
 from oracle_gate.maps.mapfile import (
     MAX_LISTED,
     MapError,
@@ -24,6 +25,7 @@ from oracle_gate.maps.mapfile import (
 from oracle_gate.maps.outcomes import combined_facts
 from oracle_gate.maps.provenance import PRODUCER_KEY, Producer
 from oracle_gate.maps.read import MANIFEST_SUFFIX, Manifest, locate, manifest_beside
+from oracle_gate.maps.unstable import REPEAT_KEY
 
 
 def combine_maps(inputs: Sequence[Path], out: Path, *, producer: Producer | None = None) -> MapResult:
@@ -31,7 +33,9 @@ def combine_maps(inputs: Sequence[Path], out: Path, *, producer: Producer | None
 
     Every input needs its manifest; the data must match its digest; all must
     name the same commit and coverage.py version; shards must form complete
-    sets (1..N, each once), since a missing shard would silently drop tests.
+    sets (1..N, each once), since a missing shard would silently drop tests; all must have been
+    run the same number of times (``--repeat``), and their ``unstable`` observations are kept
+    (:mod:`oracle_gate.maps.combine_stability`).
 
     The combined map's ``producer`` is the combining run; each input's producer is kept in its
     ``combined`` entry, so a reader trusts the combined map only when every part is trusted too.
@@ -52,6 +56,7 @@ def combine_maps(inputs: Sequence[Path], out: Path, *, producer: Producer | None
             )
     _check_shard_sets(manifests)
     collector = _one_collector(manifests)
+    stability = combined_stability(manifests)
     started = time.monotonic()
     from coverage import CoverageData
     from coverage.exceptions import CoverageException
@@ -93,6 +98,7 @@ def combine_maps(inputs: Sequence[Path], out: Path, *, producer: Producer | None
                         "tests_passed": m.tests_passed,
                         "exit_status": m.exit_status,
                         "command": list(m.command),
+                        REPEAT_KEY: m.extra.get(REPEAT_KEY),
                         PRODUCER_KEY: m.producer.to_document() if m.producer else None,
                     }
                     for m in manifests
@@ -101,6 +107,7 @@ def combine_maps(inputs: Sequence[Path], out: Path, *, producer: Producer | None
                 "python": first.extra.get("python"),
                 "failed": sorted({str(t) for m in manifests for t in m.extra.get("failed", [])})[:MAX_LISTED],
                 **combined_facts([m.extra for m in manifests]),
+                **stability,
             },
         )
         publish_map(built, manifest)

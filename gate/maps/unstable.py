@@ -19,7 +19,20 @@ from oracle_gate.errors import InputError
 from oracle_gate.judge.observers import Observers, touched_observers
 
 UNSTABLE_KEY = "unstable"
+REPEAT_KEY = "repeat"
 Unstable = dict[str, dict[str, list[int]]]
+
+
+def manifest_repeat(extra: Mapping[str, object], source: Path | str) -> int:
+    """How many runs of the tests a manifest's map is the union of (``repeat``; absent: one run, as
+    every map made before ``--repeat`` existed)."""
+    value = extra.get(REPEAT_KEY, 1)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise InputError(
+            str(source),
+            f"map manifest: {REPEAT_KEY!r} must be a whole number of runs >= 1, got {value!r:.40}",
+        )
+    return value
 
 
 def parse_unstable(value: object, source: Path | str) -> Unstable:

@@ -137,7 +137,7 @@ def test_a_malformed_event_payload_is_one_line_and_exit_3(
     lacking = runner.run("pull_request", {"action": "opened"}, ws, sha=project.main)  # JSON, no pull_request
     assert lacking.status == 3
     (error,) = lacking.commands("error")
-    assert "payload lacks" in error
+    assert "event.json: the pull_request payload's pull_request.number is missing" in error
     assert fake.check_runs(REPO) == []
 
 

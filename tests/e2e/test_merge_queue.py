@@ -2,19 +2,41 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+
+import pytest
+
 from tests.github_fake import FakeGitHub
 from tests.support import events
 from tests.support.harness import Runner
-from tests.support.project import REPO, Project
+from tests.support.project import REPO, Project, PullRequest
+
+
+@pytest.fixture
+def queue_ref(project: Project) -> Iterator[Callable[[PullRequest], str]]:
+    """The queue's branch for a pull request (what GitHub pushes for a merge group), at its test
+    merge, in the shared origin; removed after the test."""
+    made: list[str] = []
+
+    def make(pr: PullRequest, base: str = "main") -> str:
+        assert pr.merge is not None
+        ref = f"refs/heads/gh-readonly-queue/{base}/pr-{pr.number}-{pr.head}"
+        project.git("update-ref", ref, pr.merge)
+        made.append(ref)
+        return ref
+
+    yield make
+    for ref in made:
+        project.git("update-ref", "-d", ref)
 
 
 def test_a_merge_group_is_judged_against_its_base_and_reported_on_its_merge_commit(
-    runner: Runner, project: Project, fake: FakeGitHub
+    runner: Runner, project: Project, fake: FakeGitHub, queue_ref: Callable[[PullRequest], str]
 ) -> None:
     """The queue's merge commit here is #2's test merge (built on main): it touches frozen-only lines."""
     pr = project.pulls[2]
     assert pr.merge is not None
-    payload = events.merge_group(project, head_sha=pr.merge, head_ref=f"refs/pull/{pr.number}/merge")
+    payload = events.merge_group(project, head_sha=pr.merge, head_ref=queue_ref(pr))
     result = runner.run("merge_group", payload, runner.workspace(at="base"), sha=pr.merge)
     assert result.outputs["verdict"] == "unscored", result.log
     assert result.verdict_json()["parent"] == project.main
@@ -25,10 +47,12 @@ def test_a_merge_group_is_judged_against_its_base_and_reported_on_its_merge_comm
     assert "judging the merge queue's commit" in result.log
 
 
-def test_a_clean_merge_group_gets_a_passing_check(runner: Runner, project: Project, fake: FakeGitHub) -> None:
+def test_a_clean_merge_group_gets_a_passing_check(
+    runner: Runner, project: Project, fake: FakeGitHub, queue_ref: Callable[[PullRequest], str]
+) -> None:
     pr = project.pulls[4]
     assert pr.merge is not None
-    payload = events.merge_group(project, head_sha=pr.merge, head_ref=f"refs/pull/{pr.number}/merge")
+    payload = events.merge_group(project, head_sha=pr.merge, head_ref=queue_ref(pr))
     result = runner.run("merge_group", payload, runner.workspace(at="base"), sha=pr.merge)
     assert result.outputs["verdict"] == "pass_clean", result.log
     posted = fake.check_runs(REPO)[-1]
@@ -37,13 +61,11 @@ def test_a_clean_merge_group_gets_a_passing_check(runner: Runner, project: Proje
 
 
 def test_a_merge_group_for_another_base_does_not_post_the_required_check(
-    runner: Runner, project: Project, fake: FakeGitHub
+    runner: Runner, project: Project, fake: FakeGitHub, queue_ref: Callable[[PullRequest], str]
 ) -> None:
     pr = project.pulls[4]
     assert pr.merge is not None
-    payload = events.merge_group(
-        project, head_sha=pr.merge, head_ref=f"refs/pull/{pr.number}/merge", base="agent-base"
-    )
+    payload = events.merge_group(project, head_sha=pr.merge, head_ref=queue_ref(pr), base="agent-base")
     runner.run("merge_group", payload, runner.workspace(at="base"), sha=pr.merge)
     assert fake.check_runs(REPO)[-1].name == "Oracle Gate (base: agent-base)"
 

@@ -222,3 +222,14 @@ def test_a_bot_app_without_what_approvals_need_is_missing_its_permission_and_eve
     assert (status, missing_lines(out)) == (1, ["App permissions"]), out
     assert "members" in out
     assert "pull_request_review" in out
+
+
+def test_doctor_renders_the_map_repeat_init_wrote(github_fake: FakeGitHub, tmp_path: Path) -> None:
+    github_fake.add_repo(REPO)
+    repo = fresh_repository(tmp_path / "widgets")
+    init = run_cli("init", "--app-slug", SLUG, "--ref", RELEASE, "--map-repeat", "1", cwd=repo.root)
+    assert init.returncode == 0, init.stderr
+    do_the_manual_steps(github_fake, repo)
+    status, out = doctor(github_fake, repo)
+    assert (status, missing_lines(out)) == (0, []), out  # --repeat 1 read back from the header
+    assert "--repeat 1 " in repo.read(".github/workflows/oracle-gate.yml")

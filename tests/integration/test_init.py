@@ -118,3 +118,32 @@ def test_bad_input_is_one_line(tmp_path: Path) -> None:
     bad = run_cli("init", "--app-slug", "Evil Slug\n::set-output", cwd=repo.root)
     assert bad.returncode == 3
     assert "--app-slug must be" in bad.stderr
+
+
+def test_map_repeat_is_written_into_the_map_workflows_and_kept_by_a_second_run(tmp_path: Path) -> None:
+    repo = a_project(tmp_path / "r")
+    result = run_cli("init", "--setup", "fork-safe", "--map-repeat", "1", cwd=repo.root)
+    assert result.returncode == 0, result.stderr
+    sharded = (repo.root / ".github/workflows/oracle-gate-sharded-map.yml").read_text()
+    assert '--repeat 1 --out "shard/parent.coverage"' in sharded
+    header = read_header(sharded)
+    assert header is not None
+    assert (header.map_repeat, header.intact) == (1, True)
+    again = run_cli("init", "--setup", "fork-safe", "--map-repeat", "1", cwd=repo.root)
+    assert "Nothing changed" in again.stdout
+    default = run_cli("init", "--setup", "fork-safe", cwd=repo.root)  # untouched files follow the option
+    assert default.returncode == 0
+    assert (
+        '--repeat 2 --out "shard/parent.coverage"'
+        in (repo.root / ".github/workflows/oracle-gate-sharded-map.yml").read_text()
+    )
+
+
+def test_a_map_repeat_out_of_range_is_one_line(tmp_path: Path) -> None:
+    repo = a_project(tmp_path / "r")
+    result = run_cli("init", "--map-repeat", "0", cwd=repo.root)
+    assert result.returncode == 3
+    assert result.stderr.strip().splitlines() == [
+        "oracle-gate: error: --map-repeat must be a whole number of runs from 1 to 20, got 0"
+    ]
+    assert not (repo.root / "oracle-gate.toml").exists()

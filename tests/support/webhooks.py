@@ -9,6 +9,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from oracle_gate.action.events import Plan, plan_for
+from oracle_gate.review.events import parse_event
+
 WEBHOOKS = Path(__file__).resolve().parent.parent / "data" / "github" / "webhooks"
 
 
@@ -68,3 +71,8 @@ def as_title_edit(payload: dict[str, Any], old_title: str) -> dict[str, Any]:
     out["action"] = "edited"
     out["changes"] = {"title": {"from": old_title}}
     return out
+
+
+def action_plan(event: str, payload: dict[str, Any], check_name: str = "Oracle Gate") -> Plan:
+    """What the Action does with ``payload``: parsed once (oracle_gate.review.events), then planned."""
+    return plan_for(parse_event(event, payload, "event.json"), check_name)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from oracle_gate.action.config import clean_allowed_bases
-from oracle_gate.action.events import Judge, plan_for
+from oracle_gate.action.events import Judge
 from oracle_gate.errors import UsageError
 from oracle_gate.review.bases import allowed_bases, check_name_for_base
+from tests.support.webhooks import action_plan
 
 
 def test_an_allowed_base_gets_the_required_name_and_any_other_a_suffixed_one() -> None:
@@ -32,8 +33,8 @@ def test_allowed_bases_takes_branch_names_only(value: str) -> None:
 def test_the_base_branch_comes_from_the_pull_request_payload() -> None:
     payload = {
         "action": "opened",
-        "pull_request": {"number": 3, "base": {"ref": "main"}, "head": {"sha": "a"}},
+        "pull_request": {"number": 3, "base": {"ref": "main"}, "head": {"sha": "a" * 40}},
     }
-    plan = plan_for("pull_request_target", payload, "Oracle Gate")
+    plan = action_plan("pull_request_target", payload, "Oracle Gate")
     assert isinstance(plan, Judge)
     assert plan.pr.base_ref == "main"

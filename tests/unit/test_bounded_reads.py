@@ -12,9 +12,9 @@ import pytest
 
 from oracle_gate import files
 from oracle_gate.action import publish_stored, workflow_io
-from oracle_gate.action.events import EventError
 from oracle_gate.errors import InputError, StoredVerdictError
 from oracle_gate.maps import read
+from oracle_gate.review.events import EventError
 
 
 @pytest.fixture

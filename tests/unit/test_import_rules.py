@@ -68,6 +68,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.check",
         "oracle_gate.judge",
         "oracle_gate.maps.read",
+        "oracle_gate.maps.unstable",  # v3.4: the manifest's unstable observations, read as check reads them
         "oracle_gate.report",
     ),
     "oracle_gate.surface_cli": (
@@ -211,6 +212,8 @@ PURE = {
     "action/config": frozenset({"pathlib"}),
     "github/defaults": frozenset(),
     "review/commands": frozenset(),
+    "review/events": frozenset(),
+    "review/payload_reader": frozenset(),
     "review/bases": frozenset(),
     "review/freshness": frozenset(),
     "review/settings": frozenset(),

@@ -12,14 +12,15 @@ import pytest
 
 from oracle_gate.action.map_trust import (
     TrustedSource,
-    default_branch_of,
     map_trust_problems,
     same_run_map_trusted,
     trusted_source,
 )
 from oracle_gate.maps.provenance import Producer
 from oracle_gate.maps.read import MANIFEST_SUFFIX, Manifest, read_manifest
+from oracle_gate.review.events import PullRequestChanged, parse_event
 from tests.support.producers import default_branch_push_run
+from tests.support.webhooks import load
 
 REPO = "octo-org/agent-repo"
 TRUSTED = default_branch_push_run(REPO, run_id="100", sha="a" * 40)
@@ -146,8 +147,7 @@ def test_a_same_run_map_is_trusted_under_pull_request_only_when_the_input_says_s
 ) -> None:
     """Under pull_request the run's workflow is the pull request's: its run id vouches for nothing."""
     assert same_run_map_trusted(event, trust_same_run_map=trust_input) is trusted
-    payload = {"repository": {"default_branch": "main"}}
-    source = trusted_source(REPO, payload, "900", same_run_trusted=trusted)
+    source = trusted_source(REPO, "main", "900", same_run_trusted=trusted)
     this_run = replace(FROM_PR, run_id="900")
     found = texts(write_map(tmp_path / "map", this_run), repo, source)
     if trusted:
@@ -159,7 +159,7 @@ def test_a_same_run_map_is_trusted_under_pull_request_only_when_the_input_says_s
 
 
 def test_refusing_same_run_maps_leaves_other_producers_judged_as_before(tmp_path: Path, repo: Path) -> None:
-    source = trusted_source(REPO, {"repository": {"default_branch": "main"}}, "900", same_run_trusted=False)
+    source = trusted_source(REPO, "main", "900", same_run_trusted=False)
     assert texts(write_map(tmp_path / "trusted", TRUSTED), repo, source) == []
     assert any("'pull_request' run" in t for t in texts(write_map(tmp_path / "pr", FROM_PR), repo, source))
 
@@ -184,6 +184,13 @@ def test_without_a_default_branch_no_producer_is_trusted(tmp_path: Path, repo: P
 
 
 def test_the_default_branch_comes_from_the_event() -> None:
-    assert default_branch_of({"repository": {"default_branch": "trunk"}}) == "trunk"
-    assert default_branch_of({"repository": {"default_branch": 7}}) is None
-    assert default_branch_of({}) is None
+    """Read once, with the rest of the event (oracle_gate.review.events)."""
+
+    def default_branch(repository: object) -> str | None:
+        event = parse_event("pull_request", dict(load("pull_request.opened"), repository=repository), "e")
+        assert isinstance(event, PullRequestChanged)
+        return event.origin.default_branch
+
+    assert default_branch({"full_name": "o/r", "default_branch": "trunk"}) == "trunk"
+    assert default_branch({"full_name": "o/r", "default_branch": 7}) is None
+    assert default_branch(None) is None

@@ -13,7 +13,7 @@ from oracle_gate.errors import PublishError
 from oracle_gate.github.reviews import Review
 from oracle_gate.judge.approvals import ApprovalRules, Approver, counting_approvers
 from oracle_gate.review.approvals import read_approvals, split_approved
-from tests.support.webhooks import load
+from tests.support.webhooks import action_plan, load
 
 HEAD = "a" * 40
 OLD = "b" * 40
@@ -149,7 +149,7 @@ def review_run(
 
 def test_the_actions_review_run_judges_the_pull_request_github_names_at_the_apis_head() -> None:
     pr = {"number": 7, "head": {"sha": "c" * 40}, "base": {"ref": "main"}}
-    plan = action_events.plan_for("workflow_run", review_run([pr]), "Oracle Gate")
+    plan = action_plan("workflow_run", review_run([pr]), "Oracle Gate")
     assert isinstance(plan, action_events.Judge)
     # The head is asked from the API, never taken from the run (the pull request's own workflow).
     assert (plan.pr.number, plan.pr.head_sha, plan.pr.base_ref, plan.use_event_sha) == (
@@ -163,12 +163,10 @@ def test_the_actions_review_run_judges_the_pull_request_github_names_at_the_apis
 @pytest.mark.parametrize("event", ["pull_request", "push", "workflow_dispatch"])
 def test_only_a_review_run_re_judges_through_workflow_run(event: str) -> None:
     pr = {"number": 7, "head": {"sha": "c" * 40}, "base": {"ref": "main"}}
-    assert isinstance(
-        action_events.plan_for("workflow_run", review_run([pr], event), "x"), action_events.Ignore
-    )
+    assert isinstance(action_plan("workflow_run", review_run([pr], event), "x"), action_events.Ignore)
 
 
 def test_a_review_run_of_a_fork_names_no_pull_request_and_is_ignored_saying_so() -> None:
-    plan = action_events.plan_for("workflow_run", review_run([]), "Oracle Gate")
+    plan = action_plan("workflow_run", review_run([]), "Oracle Gate")
     assert isinstance(plan, action_events.Ignore)
     assert "fork" in plan.why
