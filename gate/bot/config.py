@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from oracle_gate.bot import access
+from oracle_gate.bot import access, scoring
 from oracle_gate.bot.backoff import DEFAULT_BASE_SECONDS, DEFAULT_CAP_SECONDS
 from oracle_gate.bot.events import DEFAULT_MAP_WORKFLOW
 from oracle_gate.bot.housekeeping import (
@@ -75,6 +75,7 @@ class BotConfig:
     max_changed_bytes: int = int(default("max-changed-bytes"))
     merge_wait: float = int(default("merge-wait-ms")) / 1000  # seconds between looks at a test merge
     status: access.StatusAccess = field(default_factory=access.StatusAccess)  # off by default
+    score: scoring.ScoreSettings = field(default_factory=scoring.ScoreSettings)  # off by default
 
     @property
     def database(self) -> Path:
@@ -184,6 +185,7 @@ def from_environment(env: Mapping[str, str]) -> BotConfig:
         max_recoveries=_int(env, "MAX_RECOVERIES", 0, 100),
         job_memory_mb=_int(env, "JOB_MEMORY_MB", 0, 1_048_576),
         status=access.from_environment(env),
+        score=scoring.settings_from_environment(env),
         **_judgement_settings(env),
     )
 

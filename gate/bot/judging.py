@@ -26,7 +26,7 @@ from typing import Protocol
 import github
 
 from oracle_gate import __version__
-from oracle_gate.bot import bounded, merges, mirror, planning, posting, stale, surface, trend
+from oracle_gate.bot import bounded, merges, mirror, planning, posting, scoring, stale, surface, trend
 from oracle_gate.bot.auth import AppAuth, installation_client
 from oracle_gate.bot.config import BotConfig
 from oracle_gate.bot.events import COMMAND, DEFAULT_PUSH, EXPLAIN, JUDGE, MAP_READY, Job
@@ -131,7 +131,7 @@ def _wait_for_budget(ctx: Context, job: Job) -> None:
         raise Transient("stopped while waiting for the installation's rate limit to reset")
 
 
-def _run(ctx: Context, claimed: ClaimedJob) -> Outcome:
+def _run(ctx: Context, claimed: ClaimedJob) -> Outcome:  # noqa: PLR0911 - one return per job kind
     job = claimed.job
     try:
         if job.kind == planning.PLAN:
@@ -145,6 +145,8 @@ def _run(ctx: Context, claimed: ClaimedJob) -> Outcome:
             return _requeue_pulls(ctx, claimed, moved, moved_to=job.base)
         if job.kind in (JUDGE, EXPLAIN):
             return _judge(ctx, claimed, job.pr) if job.pr is not None else _judge_group(ctx, claimed)
+        if job.kind == scoring.SCORE:  # a pass_clean verdict's sandboxed scoring run
+            return scoring.run_score_job(ctx, claimed)
         return Outcome(FAILED, f"unknown job kind {job.kind!r}")
     except (GitHubUnavailable, RateLimited) as exc:
         raise Transient(str(exc)) from exc
@@ -231,7 +233,9 @@ def _judge(ctx: Context, claimed: ClaimedJob, number: int, *, explain: bool = Fa
         body, _ = explain_reply(judged.verdict)
         publisher.reply(number, body)
         return Outcome(DONE, f"explained {judged.verdict.verdict}")
-    return _post_verdict(ctx, job, publisher, judged)
+    outcome = _post_verdict(ctx, job, publisher, judged)
+    scoring.after_verdict(ctx, claimed.delivery, job, judged)  # the verdict's check first, then the score
+    return outcome
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from oracle_gate.bot import posting
+from oracle_gate.bot import posting, scoring
 from oracle_gate.bot.auth import installation_client
 from oracle_gate.bot.judging import Context, Outcome, Transient
 from oracle_gate.bot.store import FAILED, ClaimedJob
@@ -37,6 +37,9 @@ def run_or_give_up(
     )
     _log.error("job given up", extra={"job": claimed.id, "repo": claimed.job.repo, "detail": why})
     try:
+        if claimed.job.kind == scoring.SCORE:  # a score's own check says so, not the verdict's
+            scoring.give_up(ctx, claimed, why)
+            return Outcome(FAILED, why)
         head = _head_of(ctx, claimed)
         if head is not None:
             publisher = _publisher(ctx, claimed)

@@ -13,7 +13,7 @@ import time
 
 import uvicorn
 
-from oracle_gate.bot import bounded, logs
+from oracle_gate.bot import bounded, logs, scoring
 from oracle_gate.bot.auth import AppAuth
 from oracle_gate.bot.backoff import Backoff
 from oracle_gate.bot.config import BotConfig
@@ -32,6 +32,7 @@ _log = logging.getLogger("oracle_gate.bot")
 def serve(config: BotConfig, *, grace: float | None = None) -> int:
     grace = float(config.shutdown_grace) if grace is None else grace
     logs.configure()
+    scoring.ensure_sandbox(config.score)  # scoring on without a working sandbox: refuse to start
     store = Store(config.database)
     recovered = store.recover()
     auth = AppAuth(config.app_id, config.private_key, config.api_url, seconds_between_requests=config.pacing)

@@ -108,6 +108,20 @@ def error_check(why: str) -> CheckContent:
     )
 
 
+def outcome_check(outcome: Outcome, title: str, markdown: str) -> CheckContent:
+    """A check run for an outcome rendered elsewhere (the scoring run's report, oracle_gate.score.report):
+    the verdict's conclusion and status mapping, the summary cut to fit, no annotations."""
+    summary, truncated = report.truncate_markdown_bytes(markdown, MAX_CHECK_TEXT)
+    return CheckContent(
+        conclusion=CONCLUSIONS[outcome],
+        title=report.shorten(title, 200),
+        summary=summary,
+        summary_truncated=truncated,
+        status_state=STATUS_STATES[outcome],
+        status_description=report.shorten(title, MAX_STATUS_DESCRIPTION),
+    )
+
+
 def sticky_comment(verdict: Verdict, mode: CommentMode) -> StickyComment | None:
     """The sticky comment for ``mode``: None for ``never``; under ``on-change`` a ``pass_clean`` only
     updates an existing comment."""

@@ -298,6 +298,54 @@ class Publisher:
         posted = len(batches[0]) if batches else 0
         return self._append_the_rest(run, content, batches[1:], posted)
 
+    def start_check(self, content: CheckContent, head_sha: str) -> int:
+        """An ``in_progress`` check run under :attr:`external_id` (required), its id; completed later by
+        :meth:`complete_check`. The run an earlier attempt of the same job posted is reused whatever
+        its state, so a job run again after a crash never adds a second run; a completed one is left
+        completed until :meth:`complete_check` (its earlier conclusion stands meanwhile)."""
+        external_id = self._stable_external_id()
+        run = self._find_check_run(head_sha, external_id)
+        if run is None:
+            run = _post_exactly_once(
+                lambda: self._create_in_progress(head_sha, content, external_id),
+                lambda: self._find_check_run(head_sha, external_id),
+                "check runs",
+            )
+        elif run.status != "completed":
+            with self._write("update the check run in progress"):
+                run.edit(output=_output(content, []))
+        return int(run.id)
+
+    def complete_check(self, content: CheckContent, head_sha: str) -> CheckResult:
+        """Complete the run :meth:`start_check` posted under :attr:`external_id` with the content
+        (any state: a re-run updates it); created completed when there is none (annotations: none)."""
+        run = self._find_check_run(head_sha, self._stable_external_id())
+        if run is None:
+            return self.publish_check(content, head_sha)
+        extra: dict[str, Any] = {"details_url": self.details_url} if self.details_url else {}
+        with self._write("complete the check run"):
+            run.edit(status="completed", conclusion=content.conclusion, output=_output(content, []), **extra)
+        return CheckResult(
+            conclusion=content.conclusion, check_run_id=run.id, summary_truncated=content.summary_truncated
+        )
+
+    def _stable_external_id(self) -> str:
+        if self.external_id is None:
+            raise ValueError("a check run in progress needs a stable external_id")
+        return self.external_id
+
+    def _create_in_progress(self, head_sha: str, content: CheckContent, external_id: str) -> CheckRun:
+        extra: dict[str, Any] = {"details_url": self.details_url} if self.details_url else {}
+        with self._write("create the check run in progress"):
+            return self._repo.create_check_run(
+                name=self.check_name,
+                head_sha=head_sha,
+                status="in_progress",
+                output=_output(content, []),
+                external_id=external_id,
+                **extra,
+            )
+
     def _append_the_rest(
         self, run: CheckRun, content: CheckContent, rest: list[list[dict[str, str | int]]], posted: int
     ) -> CheckResult:

@@ -110,6 +110,19 @@ _BOT = [
     Setting("keep-maps", "500", "verified maps kept, the most recently used", action=False),
     Setting("keep-explanations", "20000", "explanations kept, the newest", action=False),
     Setting("prune-minutes", "60", "how often the bounds above are applied", action=False),
+    Setting(
+        "score-sandbox",
+        "",
+        "'bwrap': score each pass_clean verdict by running head's tests in a bubblewrap sandbox, "
+        "posted as '<check-name> / score' (empty: off)",
+        action=False,
+    ),
+    Setting("score-cpu-seconds", "1800", "the scoring run's CPU seconds per process", action=False),
+    Setting(
+        "score-memory-mb", "4096", "the scoring run's memory (address space) per process, MiB", action=False
+    ),
+    Setting("score-disk-mb", "2048", "the scoring run's scratch space and largest file, MiB", action=False),
+    Setting("score-wall-seconds", "3600", "the scoring run's wall clock, seconds", action=False),
 ]
 SETTINGS: dict[str, Setting] = {s.name: s for s in (*_BOTH, *_ACTION, *_BOT)}
 

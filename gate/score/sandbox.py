@@ -34,19 +34,20 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from oracle_gate.errors import GateError, UsageError
-from oracle_gate.judge.verdict import Outcome
+from oracle_gate.errors import GateError, RetryLater, UsageError
+from oracle_gate.judge.verdict import EXIT_STATUS, Outcome
+from oracle_gate.review.settings import default
 from oracle_gate.score.decide import SCORE_KIND, ScoreCode
 
 # Inside the sandbox, on its own empty /tmp: the only writable place (a sized tmpfs).
 SCRATCH = "/tmp/oracle-gate-score"  # noqa: S108 - a path in the sandbox's private tmpfs
 MAX_REPORT_BYTES = 32 * 1024 * 1024
-#: The bot settings proposed for wiring this in (gate/bot is another helper's area): the switch,
+#: The bot's settings (oracle_gate.review.settings, read by oracle_gate.bot.scoring): the switch,
 #: "bwrap" to score pass_clean verdicts in this sandbox (unset: off), and the limits.
 BOT_SETTING = "ORACLE_GATE_SCORE_SANDBOX"
 LIMIT_SETTINGS = {
@@ -55,18 +56,26 @@ LIMIT_SETTINGS = {
     "disk_bytes": ("ORACLE_GATE_SCORE_DISK_MB", 16, 1024**2, 1024**2),
     "wall_seconds": ("ORACLE_GATE_SCORE_WALL_SECONDS", 60, 86400, 1),
 }
+LIMIT_NAMES = {"cpu": "cpu_seconds", "memory": "memory_bytes", "disk": "disk_bytes", "wall": "wall_seconds"}
 
 
 class SandboxUnavailable(GateError):
     """bubblewrap is missing or cannot create its namespaces here."""
 
 
+class Stopped(RetryLater):
+    """The caller's ``stop`` said so (a newer head, a shutdown): the child was killed, nothing scored
+    (the caller decides whether it is run again)."""
+
+
 @dataclass(frozen=True)
 class Limits:
-    cpu_seconds: int = 1800  # per process
-    memory_bytes: int = 4 * 1024**3  # address space per process
-    disk_bytes: int = 2 * 1024**3  # the scratch tmpfs, and the largest file
-    wall_seconds: float = 3600.0
+    """Defaults from the one settings table (oracle_gate.review.settings, ``score-*``)."""
+
+    cpu_seconds: int = int(default("score-cpu-seconds"))  # per process
+    memory_bytes: int = int(default("score-memory-mb")) * 1024**2  # address space per process
+    disk_bytes: int = int(default("score-disk-mb")) * 1024**2  # the scratch tmpfs, and the largest file
+    wall_seconds: float = float(default("score-wall-seconds"))
 
 
 @dataclass(frozen=True)
@@ -183,8 +192,12 @@ def run_sandboxed(
     *,
     hidden: Sequence[Path] = (),
     exposed: Sequence[Path] = (),
+    stop: Callable[[], bool] | None = None,
 ) -> Sandboxed:
-    """Run ``command`` in the sandbox; its output captured (bounded), the limit that ended it named."""
+    """Run ``command`` in the sandbox; its output captured (bounded), the limit that ended it named.
+
+    ``stop`` is asked about once a second; when it says so the child is killed and :class:`Stopped`
+    raised (the bot: the pull request has a newer head, or the server is stopping)."""
     argv = sandbox_argv(
         command, hidden=hidden, exposed=exposed, disk_bytes=limits.disk_bytes, program=bwrap()
     )
@@ -197,12 +210,19 @@ def run_sandboxed(
         preexec_fn=_limit(limits),  # noqa: PLW1509 - setrlimit must run in the child, before exec
         start_new_session=True,
     )
-    try:
-        out, err = proc.communicate(timeout=limits.wall_seconds)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
-        return Sandboxed(None, "wall", out[:MAX_REPORT_BYTES], _tail(err))
+    deadline = time.monotonic() + limits.wall_seconds
+    while True:
+        try:
+            out, err = proc.communicate(timeout=max(0.0, min(1.0, deadline - time.monotonic())))
+            break
+        except subprocess.TimeoutExpired:
+            stopping = stop is not None and stop()
+            if stopping or time.monotonic() >= deadline:
+                os.killpg(proc.pid, signal.SIGKILL)
+                out, err = proc.communicate()
+                if stopping:
+                    raise Stopped("the scoring run was stopped") from None
+                return Sandboxed(None, "wall", out[:MAX_REPORT_BYTES], _tail(err))
     status = proc.returncode
     return Sandboxed(status, limit_of(status, _tail(err)), out[:MAX_REPORT_BYTES], _tail(err))
 
@@ -243,6 +263,7 @@ def score_in_sandbox(
     hidden: Sequence[Path] = (),
     limits: Limits = Limits(),
     python: str = sys.executable,
+    stop: Callable[[], bool] | None = None,
 ) -> dict[str, Any]:
     """``oracle-gate score`` in the sandbox; its score.json, or an ``unscored`` stand-in naming why.
 
@@ -259,10 +280,11 @@ def score_in_sandbox(
     command += ["--wall-seconds", str(max(limits.wall_seconds - 30, 1))]
     hide = [*([state_dir] if state_dir else []), *hidden]
     started = time.monotonic()
-    done = run_sandboxed(command, limits, hidden=hide, exposed=[repo, coverage.parent])
+    done = run_sandboxed(command, limits, hidden=hide, exposed=[repo, coverage.parent], stop=stop)
     seconds = round(time.monotonic() - started, 3)
     if done.limit is not None:
-        return stand_in(f"the scoring run passed its {done.limit} limit and was stopped", seconds)
+        setting = LIMIT_SETTINGS[LIMIT_NAMES[done.limit]][0]
+        return stand_in(f"the scoring run passed its {done.limit} limit ({setting}) and was stopped", seconds)
     try:
         doc = json.loads(done.stdout.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError):
@@ -271,7 +293,23 @@ def score_in_sandbox(
         )
     if not isinstance(doc, dict) or doc.get("kind") != SCORE_KIND:
         return stand_in("the scoring run's output is not a score report", seconds)
+    if done.exit_status != _exit_status_of(doc.get("score")):
+        # Head's code shares the sandbox with the scoring process: it can write a report into that
+        # process's standard output (/proc/PID/fd/1) and stop it before it writes its own. Only a
+        # run that ended as its own report says it did is believed.
+        return stand_in(
+            f"the scoring run exited {done.exit_status}, which is not what its report says "
+            f"({str(doc.get('score'))[:40]!r}): its output was not its own",
+            seconds,
+        )
     return doc
+
+
+def _exit_status_of(score: object) -> int | None:
+    try:
+        return int(EXIT_STATUS[Outcome(str(score))])
+    except ValueError:
+        return None
 
 
 def stand_in(detail: str, seconds: float) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from oracle_gate.check import CheckRequest, run_check
 from oracle_gate.errors import InputError
 from oracle_gate.files import read_bounded
 from oracle_gate.git import Git
-from oracle_gate.judge.verdict import Outcome
+from oracle_gate.judge.verdict import Outcome, Verdict
 from oracle_gate.report import to_json
 from oracle_gate.score.decide import Score, ScoreResult, from_diff_verdict, incomplete
 from oracle_gate.score.parent import ParentProblem, parent_side
@@ -28,6 +28,16 @@ def verify_uploaded(report: Path, repo: Path, base: str, head: str, coverage: Pa
     """The score to post for an uploaded report: the stage's own diff verdict first, then the report
     checked against the stage's own facts."""
     verdict = run_check(CheckRequest(repo=repo, base=base, head=head, coverage=coverage))
+    try:
+        doc = _load(report)
+    except InputError as exc:  # no report, or not one: what stage 1 failed to give is not a pass
+        doc = exc
+    return verify_document(doc, repo, verdict, coverage)
+
+
+def verify_document(doc: object, repo: Path, verdict: Verdict, coverage: Path) -> ScoreResult:
+    """:func:`verify_uploaded` with the diff verdict the caller computed itself (the bot, outside its
+    sandbox) and the report already read (an :class:`InputError`: it could not be)."""
     if verdict.verdict != Outcome.PASS_CLEAN:
         score = from_diff_verdict(verdict.verdict, [(r.code.value, r.detail) for r in verdict.reasons])
         return ScoreResult(score, verdict, verdict.parent, verdict.head)
@@ -43,10 +53,8 @@ def verify_uploaded(report: Path, repo: Path, base: str, head: str, coverage: Pa
         parent_run=side.run,
         live=side.live,
     )
-    try:
-        doc = _load(report)
-    except InputError as exc:  # no report, or not one: what stage 1 failed to give is not a pass
-        return ScoreResult(rejected(str(exc)), verdict, verdict.parent, verdict.head, side.digest, side.run)
+    if isinstance(doc, InputError):
+        return ScoreResult(rejected(str(doc)), verdict, verdict.parent, verdict.head, side.digest, side.run)
     checked: Score = check_report(doc, known)
     return ScoreResult(checked, verdict, verdict.parent, verdict.head, side.digest, side.run)
 

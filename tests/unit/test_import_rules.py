@@ -179,6 +179,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.maps",
         "oracle_gate.report",
         "oracle_gate.score",
+        "oracle_gate.review.settings",  # the sandbox's limits take their defaults from the one table
     ),
     "oracle_gate.bot": (
         "oracle_gate",
@@ -194,6 +195,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.github",
         "oracle_gate.review",
         "oracle_gate.surface",  # the status page's freeze surface share (oracle_gate.bot.surface), issue 18
+        "oracle_gate.score",  # the sandboxed scoring run, checked as trusted (oracle_gate.bot.scoring)
         "oracle_gate.bot",
     ),
 }
