@@ -16,8 +16,10 @@ import uvicorn
 from oracle_gate.bot import bounded, logs
 from oracle_gate.bot.auth import AppAuth
 from oracle_gate.bot.backoff import Backoff
+from oracle_gate.bot.checkpoints import keep_checkpointing
 from oracle_gate.bot.config import BotConfig
 from oracle_gate.bot.housekeeping import keep_pruning
+from oracle_gate.bot.inbox import Inbox
 from oracle_gate.bot.judging import Context, run_job
 from oracle_gate.bot.mapstore import ArtifactMapStore, StoreSettings
 from oracle_gate.bot.recovery import run_or_give_up
@@ -48,16 +50,10 @@ def serve(config: BotConfig, *, grace: float | None = None) -> int:
         bounded.start_fork_server()
     pool.start()
     keep_pruning(store, config.maps, config.keep, config.prune_minutes * 60.0, ctx.stopping)
+    keep_checkpointing(store, ctx.stopping)
     _log.info("serving", extra={"detail": f"{config!r}; {recovered} interrupted job(s) queued again"})
-    app = make_app(
-        store,
-        config.webhook_secret,
-        config.max_body,
-        pool.wake,
-        pool.stats,
-        map_workflow=config.map_workflow,
-        status=config.status,
-    )
+    inbox = Inbox(store, pool.wake)
+    app = make_app(store, config.webhook_secret, config.max_body, inbox, pool.stats, status=config.status)
     server = uvicorn.Server(
         uvicorn.Config(
             app,
@@ -73,10 +69,12 @@ def serve(config: BotConfig, *, grace: float | None = None) -> int:
     try:
         server.run()
     finally:
+        inbox.close()  # uvicorn has answered every request it took: nothing more comes in
         ctx.stopping.set()
         requeued = pool.stop(grace)
         _log.info("stopped", extra={"detail": f"{requeued} running job(s) queued again"})
         store.close()
+        logs.stop()
     return 0
 
 

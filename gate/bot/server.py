@@ -22,8 +22,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from oracle_gate.bot import events, planning, signature
+from oracle_gate.bot import planning, signature
 from oracle_gate.bot.access import StatusAccess
+from oracle_gate.bot.inbox import Inbox
 from oracle_gate.bot.status import routes as status_routes
 from oracle_gate.bot.store import Store
 from oracle_gate.errors import Refused
@@ -78,12 +79,13 @@ def make_app(
     store: Store,
     secret: bytes,
     max_body: int,
-    wake: Callable[[], None],
+    inbox: Inbox,
     pool_stats: Callable[[], dict[str, int]] = dict,
     *,
-    map_workflow: str = events.DEFAULT_MAP_WORKFLOW,
     status: StatusAccess | None = None,
 ) -> Starlette:
+    """The app; ``inbox`` records the deliveries (off the event loop) and wakes the workers."""
+
     async def verified_body(request: Request) -> bytes | Response:
         """The body when it is small enough and signed with the secret; else the refusal."""
         delivery = request.headers.get("x-github-delivery") or None
@@ -109,12 +111,13 @@ def make_app(
         except ValueError as exc:
             return _answer(400, f"not a {event} payload: {exc}", delivery, event=event)
         # Stored as is; a worker plans its jobs (oracle_gate.bot.planning), never the event loop.
-        if not store.accept(delivery, event, [planning.delivery_job(event, body)]):
+        if not await inbox.put(delivery, event, planning.delivery_job(event, body)):
             return _answer(202, "already received", delivery, event=event)
-        wake()
         return _answer(202, "stored; a worker plans its jobs", delivery, event=event)
 
-    async def explanation(request: Request) -> Response:
+    # Plain functions: Starlette runs them in its thread pool, so their reads (the store's lock, which
+    # a worker may hold) never stall the event loop that acknowledges deliveries.
+    def explanation(request: Request) -> Response:
         """A check's ``details_url``: the stored explanation, HTML-escaped, under an unguessable token."""
         token = str(request.path_params.get("token", ""))
         found = store.explanation(token) if TOKEN.fullmatch(token) else None
@@ -122,7 +125,7 @@ def make_app(
             return Response("not found\n", status_code=404, media_type="text/plain")
         return HTMLResponse(explanation_page(*found), headers=PAGE_HEADERS)
 
-    async def healthz(request: Request) -> Response:
+    def healthz(request: Request) -> Response:
         return JSONResponse(
             {
                 "status": "ok",
