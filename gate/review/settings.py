@@ -110,6 +110,16 @@ _BOT = [
     Setting("keep-maps", "500", "verified maps kept, the most recently used", action=False),
     Setting("keep-explanations", "20000", "explanations kept, the newest", action=False),
     Setting("prune-minutes", "60", "how often the bounds above are applied", action=False),
+    Setting(
+        "delivery-retention-days",
+        "7",
+        "finished jobs (their raw deliveries) and delivery ids older than this are pruned (3 to 3650)",
+        action=False,
+    ),
+    Setting(
+        "status-token", "", "opens the status page and /metrics to a bearer of this secret", action=False
+    ),
+    Setting("status-networks", "", "opens them to requests from these CIDRs (comma-separated)", action=False),
 ]
 SETTINGS: dict[str, Setting] = {s.name: s for s in (*_BOTH, *_ACTION, *_BOT)}
 
