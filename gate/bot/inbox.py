@@ -23,10 +23,20 @@ from dataclasses import dataclass
 
 from oracle_gate.bot.events import Job
 from oracle_gate.bot.store import Store
+from oracle_gate.errors import RetryLater
 
 #: The most deliveries one transaction records (a burst's later ones wait for the next).
 BATCH = 64
+#: The most bytes of deliveries waiting to be recorded. A loop that waited on the store read no new
+#: request meanwhile (the kernel's socket buffers bounded what waited); a loop that does not must bound
+#: it itself, or a store stuck on its disk would hold every delivery GitHub sends in memory.
+MAX_WAITING_BYTES = 256 * 1024 * 1024
 _log = logging.getLogger("oracle_gate.bot")
+
+
+class InboxFull(RetryLater):
+    """Too many bytes of deliveries wait to be recorded (answered 503; GitHub's delivery can be
+    redelivered, and ``oracle-gate serve`` redelivers failed ones on start)."""
 
 
 @dataclass(frozen=True)
@@ -34,6 +44,7 @@ class _Pending:
     delivery: str
     event: str
     job: Job
+    size: int
     loop: asyncio.AbstractEventLoop
     answer: asyncio.Future[bool]
 
@@ -41,20 +52,31 @@ class _Pending:
 class Inbox:
     """Records deliveries for the event loop; :meth:`put` answers whether the delivery was new."""
 
-    def __init__(self, store: Store, wake: Callable[[], None]) -> None:
+    def __init__(
+        self, store: Store, wake: Callable[[], None], max_waiting_bytes: int = MAX_WAITING_BYTES
+    ) -> None:
         self._store = store
         self._wake = wake
+        self._max_waiting = max_waiting_bytes
+        self._waiting = 0  # bytes queued and not yet recorded (read and changed on the loop only)
         self._queue: queue.SimpleQueue[_Pending | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="oracle-gate-inbox", daemon=True)
         self._thread.start()
 
-    async def put(self, delivery: str, event: str, job: Job) -> bool:
-        """Store ``job`` as the delivery's one job; False when the delivery was seen before. Raises
-        what the store raised (the request then fails, and the delivery is redelivered)."""
+    async def put(self, delivery: str, event: str, job: Job, size: int) -> bool:
+        """Store ``job`` (a delivery of ``size`` bytes) as the delivery's one job; False when the
+        delivery was seen before. :class:`InboxFull` at once when too much waits already; else raises
+        what the store raised (the request then fails, and the delivery can be redelivered)."""
+        if self._waiting + size > self._max_waiting:
+            raise InboxFull(f"{self._waiting} bytes of deliveries wait to be stored")
         loop = asyncio.get_running_loop()
         answer: asyncio.Future[bool] = loop.create_future()
-        self._queue.put(_Pending(delivery, event, job, loop, answer))
-        return await answer
+        self._waiting += size
+        try:
+            self._queue.put(_Pending(delivery, event, job, size, loop, answer))
+            return await answer
+        finally:
+            self._waiting -= size
 
     def close(self, timeout: float = 10.0) -> None:
         """Record what is waiting, then stop the thread."""

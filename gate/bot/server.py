@@ -4,7 +4,8 @@
 reading), its ``X-Hub-Signature-256`` checked before anything is parsed, then the raw delivery is
 stored as one plan job (its JSON only checked to be an object) and the workers woken; a worker
 turns it into jobs (:mod:`oracle_gate.bot.planning`, TRUST.md 8). Answers: 401 unsigned or wrongly signed,
-413 too large, 400 a signed body that is not a JSON object, 202 stored / already seen.
+413 too large, 400 a signed body that is not a JSON object, 202 stored / already seen, 503 (not
+stored) while too many bytes of deliveries wait to be recorded (:mod:`oracle_gate.bot.inbox`).
 ``GET /healthz``: 200 with the queue's counts while the database answers.
 """
 
@@ -24,7 +25,7 @@ from starlette.routing import Route
 
 from oracle_gate.bot import planning, signature
 from oracle_gate.bot.access import StatusAccess
-from oracle_gate.bot.inbox import Inbox
+from oracle_gate.bot.inbox import Inbox, InboxFull
 from oracle_gate.bot.status import routes as status_routes
 from oracle_gate.bot.store import Store
 from oracle_gate.errors import Refused
@@ -111,7 +112,11 @@ def make_app(
         except ValueError as exc:
             return _answer(400, f"not a {event} payload: {exc}", delivery, event=event)
         # Stored as is; a worker plans its jobs (oracle_gate.bot.planning), never the event loop.
-        if not await inbox.put(delivery, event, planning.delivery_job(event, body)):
+        try:
+            new = await inbox.put(delivery, event, planning.delivery_job(event, body), len(body))
+        except InboxFull as exc:
+            return _answer(503, f"busy, not stored ({exc}); redeliver it", delivery, event=event)
+        if not new:
             return _answer(202, "already received", delivery, event=event)
         return _answer(202, "stored; a worker plans its jobs", delivery, event=event)
 

@@ -168,8 +168,8 @@ def test_a_store_that_fails_fails_the_requests_waiting_and_the_inbox_goes_on(
 
     async def scenario() -> bool:
         with pytest.raises(RuntimeError, match="disk I/O error"):
-            await inbox.put("d-1", "ping", job)
-        return await inbox.put("d-1", "ping", job)  # not recorded the first time: new now
+            await inbox.put("d-1", "ping", job, 2)
+        return await inbox.put("d-1", "ping", job, 2)  # not recorded the first time: new now
 
     try:
         assert asyncio.run(scenario()) is True
@@ -188,3 +188,26 @@ def test_an_unsigned_delivery_never_reaches_the_store(store: Store) -> None:
         inbox.close()
     assert not store.seen("d-1")
     assert store.jobs() == []
+
+
+def test_past_the_bytes_waiting_a_delivery_is_refused_at_once_not_held(store: Store) -> None:
+    """The loop no longer waits on the store, so it bounds what waits itself (a stuck disk must not
+    hold every delivery GitHub sends in memory): 503, nothing stored, and the loop keeps answering."""
+    inbox = Inbox(store, lambda: None, max_waiting_bytes=100)
+    app = make_app(store, SECRET, 1 << 20, inbox)
+    big = {"zen": "x" * 60}
+
+    async def scenario() -> list[int]:
+        worker = hold_the_lock(store, HOLD)
+        first = asyncio.ensure_future(post(app, "d-1", big))
+        await asyncio.sleep(0.05)  # d-1's 70 bytes wait for the lock
+        second = await post(app, "d-2", big)  # 140 > 100: refused without waiting
+        worker.join()
+        return [await first, second, await post(app, "d-3", big)]
+
+    try:
+        answers = asyncio.run(scenario())
+    finally:
+        inbox.close()
+    assert answers == [202, 503, 202]
+    assert [store.seen(f"d-{n}") for n in (1, 2, 3)] == [True, False, True]
