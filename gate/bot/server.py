@@ -120,8 +120,8 @@ def make_app(
             return _answer(202, "already received", delivery, event=event)
         return _answer(202, "stored; a worker plans its jobs", delivery, event=event)
 
-    # Plain functions: Starlette runs them in its thread pool, so their reads (the store's lock, which
-    # a worker may hold) never stall the event loop that acknowledges deliveries.
+    # A plain function: Starlette runs it in its thread pool, so its read (the store's lock, which a
+    # worker may hold) never stalls the event loop that acknowledges deliveries.
     def explanation(request: Request) -> Response:
         """A check's ``details_url``: the stored explanation, HTML-escaped, under an unguessable token."""
         token = str(request.path_params.get("token", ""))
@@ -130,7 +130,9 @@ def make_app(
             return Response("not found\n", status_code=404, media_type="text/plain")
         return HTMLResponse(explanation_page(*found), headers=PAGE_HEADERS)
 
-    def healthz(request: Request) -> Response:
+    async def healthz(request: Request) -> Response:
+        """On the loop: it answers only while the loop does, and starting the thread pool for it
+        doubled the first answer's time (probes start at once). Its reads are short (by index)."""
         return JSONResponse(
             {
                 "status": "ok",
