@@ -1,5 +1,8 @@
 """Who may read the status page and ``/metrics``: a bearer token, or an allow-listed network; off by default.
 
+The two settings are defined, with their defaults (unset), in :mod:`oracle_gate.review.settings`; what
+a valid value is, is checked here.
+
 Both pages say nothing a pull request could not already see on GitHub, but they aggregate every
 repository the App is installed on, so they are closed unless an operator opens them:
 
@@ -23,8 +26,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from oracle_gate.errors import UsageError
+from oracle_gate.review.settings import SETTINGS, default
 
-PREFIX = "ORACLE_GATE_"
 MIN_TOKEN = 16
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -72,15 +75,18 @@ def bearer_of(authorization: str | None) -> str | None:
 
 
 def from_environment(env: Mapping[str, str]) -> StatusAccess:
-    """The access settings, or :class:`UsageError` naming the variable that is wrong."""
-    token = env.get(PREFIX + "STATUS_TOKEN", "").strip() or None
+    """The access settings (``status-token``, ``status-networks`` in :mod:`oracle_gate.review.settings`,
+    their one definition and default), or :class:`UsageError` naming the variable that is wrong."""
+    token_variable = SETTINGS["status-token"].variable
+    networks_variable = SETTINGS["status-networks"].variable
+    token = env.get(token_variable, "").strip() or default("status-token") or None
     if token is not None and (len(token) < MIN_TOKEN or not token.isascii() or not token.isprintable()):
-        raise UsageError(f"{PREFIX}STATUS_TOKEN must be at least {MIN_TOKEN} printable ASCII characters")
+        raise UsageError(f"{token_variable} must be at least {MIN_TOKEN} printable ASCII characters")
     networks = []
-    for raw in env.get(PREFIX + "STATUS_NETWORKS", "").split(","):
+    for raw in (env.get(networks_variable, "").strip() or default("status-networks")).split(","):
         if raw.strip():
             try:
                 networks.append(ipaddress.ip_network(raw.strip(), strict=True))
             except ValueError as exc:
-                raise UsageError(f"{PREFIX}STATUS_NETWORKS: {raw.strip()!r} is not a CIDR ({exc})") from exc
+                raise UsageError(f"{networks_variable}: {raw.strip()!r} is not a CIDR ({exc})") from exc
     return StatusAccess(token, tuple(networks))

@@ -214,6 +214,8 @@ def _limits(env: Mapping[str, str]) -> Limits:
         max_age=_int(env, "KEEP_DAYS", 1, 3650) * DAY,
         max_maps=_int(env, "KEEP_MAPS", 1, 1_000_000),
         max_explanations=_int(env, "KEEP_EXPLANATIONS", 1, 10_000_000),
+        # at least GitHub's 3 days of redeliveries: a delivery id is what makes a redelivery a no-op
+        max_delivery_age=_int(env, "DELIVERY_RETENTION_DAYS", 3, 3650) * DAY,
     )
 
 

@@ -1,11 +1,13 @@
-"""Bounds on what the state directory keeps: verified maps and stored explanations.
+"""Bounds on what the state directory keeps: verified maps, stored explanations, received deliveries.
 
 Both grow with every parent and every judgement. Each is pruned by age (older than ``max_age``
 seconds) and by count (beyond the ``max_count`` newest). A map used within ``in_use`` seconds is
 never removed (a job may be reading it: :meth:`oracle_gate.bot.mapstore.ArtifactMapStore.find` marks a
 map used by touching its directory); a pruned map is downloaded and verified again when needed.
-Configured by ``ORACLE_GATE_KEEP_DAYS`` / ``ORACLE_GATE_KEEP_MAPS`` / ``ORACLE_GATE_KEEP_EXPLANATIONS``
-(gate/bot/config.py), run on start and every ``ORACLE_GATE_PRUNE_MINUTES`` by ``oracle-gate serve``.
+Finished jobs (their raw deliveries) and delivery ids are kept ``ORACLE_GATE_DELIVERY_RETENTION_DAYS``
+(:mod:`oracle_gate.bot.retention` says what is never pruned). Configured by ``ORACLE_GATE_KEEP_DAYS`` /
+``ORACLE_GATE_KEEP_MAPS`` / ``ORACLE_GATE_KEEP_EXPLANATIONS`` and that (gate/bot/config.py), run on
+start and every ``ORACLE_GATE_PRUNE_MINUTES`` by ``oracle-gate serve``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from oracle_gate.bot.retention import prune_received
 from oracle_gate.bot.store import Store
 from oracle_gate.github.defaults import FULL_SHA
 from oracle_gate.review.settings import default
@@ -26,6 +29,7 @@ DEFAULT_KEEP_DAYS = int(default("keep-days"))  # the one definition: oracle_gate
 DEFAULT_KEEP_MAPS = int(default("keep-maps"))
 DEFAULT_KEEP_EXPLANATIONS = int(default("keep-explanations"))
 DEFAULT_PRUNE_MINUTES = int(default("prune-minutes"))
+DEFAULT_DELIVERY_RETENTION_DAYS = int(default("delivery-retention-days"))
 IN_USE_SECONDS = 3_600.0
 _log = logging.getLogger("oracle_gate.bot")
 
@@ -35,6 +39,7 @@ class Limits:
     max_age: float = DEFAULT_KEEP_DAYS * DAY  # seconds
     max_maps: int = DEFAULT_KEEP_MAPS
     max_explanations: int = DEFAULT_KEEP_EXPLANATIONS
+    max_delivery_age: float = DEFAULT_DELIVERY_RETENTION_DAYS * DAY  # seconds: finished jobs, delivery ids
 
 
 def map_dirs(root: Path) -> list[Path]:
@@ -73,11 +78,12 @@ def _mtime(path: Path) -> float:
         return 0.0
 
 
-def prune_state(store: Store, maps: Path, limits: Limits, now: float) -> tuple[int, int]:
-    """Both prunings at once: (maps removed, explanations forgotten)."""
+def prune_state(store: Store, maps: Path, limits: Limits, now: float) -> tuple[int, int, int, int]:
+    """Every pruning at once: (maps removed, explanations forgotten, jobs and delivery ids removed)."""
     removed = prune_maps(maps, limits, now)
     forgotten = store.prune_explanations(limits.max_age, limits.max_explanations, now)
-    return len(removed), forgotten
+    jobs, deliveries = prune_received(store, limits.max_delivery_age, now)
+    return len(removed), forgotten, jobs, deliveries
 
 
 def keep_pruning(
@@ -88,8 +94,9 @@ def keep_pruning(
     def run() -> None:
         while True:
             try:
-                removed, forgotten = prune_state(store, maps, limits, time.time())
-                _log.info("pruned", extra={"detail": f"{removed} map(s), {forgotten} explanation(s)"})
+                removed, forgotten, jobs, deliveries = prune_state(store, maps, limits, time.time())
+                done = f"{removed} map(s), {forgotten} explanation(s), {jobs} job(s)"
+                _log.info("pruned", extra={"detail": f"{done}, {deliveries} delivery id(s)"})
             except Exception:  # noqa: BLE001 - pruning is housekeeping: the server keeps serving
                 _log.exception("pruning failed")
             if stopping.wait(every):

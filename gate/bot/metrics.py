@@ -92,8 +92,13 @@ def render(snap: Snapshot) -> str:
 
 def snapshot(store: Store) -> Snapshot:
     """The counts, read from the database in a handful of queries."""
+    # Retention prunes delivery ids (oracle_gate.bot.retention) and counts them in deliveries_pruned.
     deliveries = {
-        str(e): int(n) for e, n in store.read("SELECT event, COUNT(*) FROM deliveries GROUP BY event")
+        str(e): int(n)
+        for e, n in store.read(
+            "SELECT event, SUM(n) FROM (SELECT event, COUNT(*) AS n FROM deliveries GROUP BY event "
+            "UNION ALL SELECT event, count FROM deliveries_pruned) GROUP BY event"
+        )
     }
     verdicts = {
         str(v): int(n) for v, n in store.read("SELECT verdict, COUNT(*) FROM posted GROUP BY verdict")

@@ -80,8 +80,17 @@ def _to_3(db: sqlite3.Connection) -> None:
     db.execute("INSERT INTO posted SELECT at, repo, verdict, NULL FROM verdicts")
 
 
+def _to_4(db: sqlite3.Connection) -> None:
+    """What retention needs (:mod:`oracle_gate.bot.retention`): ``deliveries_pruned``, per event how
+    many delivery ids were pruned (``/metrics``' deliveries counter adds them, so it never goes
+    down), and ``jobs_age``, finished jobs found by age without reading their specs (a plan job's
+    spec is its whole delivery)."""
+    db.execute("CREATE TABLE deliveries_pruned (event TEXT PRIMARY KEY, count INTEGER NOT NULL)")
+    db.execute("CREATE INDEX jobs_age ON jobs (state, updated)")
+
+
 #: Step ``i`` takes a database from version ``i`` to ``i + 1``.
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_to_1, _to_2, _to_3)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_to_1, _to_2, _to_3, _to_4)
 VERSION = len(MIGRATIONS)
 
 

@@ -4,7 +4,8 @@
 reading), its ``X-Hub-Signature-256`` checked before anything is parsed, then the raw delivery is
 stored as one plan job (its JSON only checked to be an object) and the workers woken; a worker
 turns it into jobs (:mod:`oracle_gate.bot.planning`, TRUST.md 8). Answers: 401 unsigned or wrongly signed,
-413 too large, 400 a signed body that is not a JSON object, 202 stored / already seen.
+413 too large, 400 a signed body that is not a JSON object, 202 stored / already seen, 503 (not
+stored) while too many bytes of deliveries wait to be recorded (:mod:`oracle_gate.bot.inbox`).
 ``GET /healthz``: 200 with the queue's counts while the database answers.
 """
 
@@ -22,8 +23,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from oracle_gate.bot import events, planning, signature
+from oracle_gate.bot import planning, signature
 from oracle_gate.bot.access import StatusAccess
+from oracle_gate.bot.inbox import Inbox, InboxFull
 from oracle_gate.bot.status import routes as status_routes
 from oracle_gate.bot.store import Store
 from oracle_gate.errors import Refused
@@ -78,12 +80,13 @@ def make_app(
     store: Store,
     secret: bytes,
     max_body: int,
-    wake: Callable[[], None],
+    inbox: Inbox,
     pool_stats: Callable[[], dict[str, int]] = dict,
     *,
-    map_workflow: str = events.DEFAULT_MAP_WORKFLOW,
     status: StatusAccess | None = None,
 ) -> Starlette:
+    """The app; ``inbox`` records the deliveries (off the event loop) and wakes the workers."""
+
     async def verified_body(request: Request) -> bytes | Response:
         """The body when it is small enough and signed with the secret; else the refusal."""
         delivery = request.headers.get("x-github-delivery") or None
@@ -109,12 +112,17 @@ def make_app(
         except ValueError as exc:
             return _answer(400, f"not a {event} payload: {exc}", delivery, event=event)
         # Stored as is; a worker plans its jobs (oracle_gate.bot.planning), never the event loop.
-        if not store.accept(delivery, event, [planning.delivery_job(event, body)]):
+        try:
+            new = await inbox.put(delivery, event, planning.delivery_job(event, body), len(body))
+        except InboxFull as exc:
+            return _answer(503, f"busy, not stored ({exc}); redeliver it", delivery, event=event)
+        if not new:
             return _answer(202, "already received", delivery, event=event)
-        wake()
         return _answer(202, "stored; a worker plans its jobs", delivery, event=event)
 
-    async def explanation(request: Request) -> Response:
+    # A plain function: Starlette runs it in its thread pool, so its read (the store's lock, which a
+    # worker may hold) never stalls the event loop that acknowledges deliveries.
+    def explanation(request: Request) -> Response:
         """A check's ``details_url``: the stored explanation, HTML-escaped, under an unguessable token."""
         token = str(request.path_params.get("token", ""))
         found = store.explanation(token) if TOKEN.fullmatch(token) else None
@@ -123,6 +131,8 @@ def make_app(
         return HTMLResponse(explanation_page(*found), headers=PAGE_HEADERS)
 
     async def healthz(request: Request) -> Response:
+        """On the loop: it answers only while the loop does, and starting the thread pool for it
+        doubled the first answer's time (probes start at once). Its reads are short (by index)."""
         return JSONResponse(
             {
                 "status": "ok",

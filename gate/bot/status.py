@@ -114,7 +114,9 @@ def routes(store: Store, access: StatusAccess, clock: Callable[[], float]) -> li
             )
         )
 
-    async def status_index(request: Request) -> Response:
+    # Plain functions: Starlette runs them in its thread pool, so their queries and rendering never
+    # hold up the event loop that acknowledges deliveries (a scraper reads /metrics every few seconds).
+    def status_index(request: Request) -> Response:
         refused = decide(request)
         if refused is not None:
             return refused
@@ -122,7 +124,7 @@ def routes(store: Store, access: StatusAccess, clock: Callable[[], float]) -> li
             index(trend.repositories(store), request.query_params.get("token")), headers=HEADERS
         )
 
-    async def status_page(request: Request) -> Response:
+    def status_page(request: Request) -> Response:
         refused = decide(request)
         if refused is not None:
             return refused
@@ -134,7 +136,7 @@ def routes(store: Store, access: StatusAccess, clock: Callable[[], float]) -> li
             )
         return HTMLResponse(page(data, clock()), headers=HEADERS)
 
-    async def metrics_page(request: Request) -> Response:
+    def metrics_page(request: Request) -> Response:
         refused = decide(request)
         if refused is not None:
             return refused

@@ -23,8 +23,8 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -54,6 +54,10 @@ QUEUED, RUNNING, DONE, FAILED, SUPERSEDED = (
 )
 NO_MAP = "no_map"  # the verdict value recorded when a pull request waits for its parent's map
 MAX_ATTEMPTS = 3
+#: The key of every delivery's plan job (:data:`oracle_gate.bot.planning.PLAN_KEY`, which imports this
+#: module): counted by key, an indexed column, rather than by reading each job's spec, a whole
+#: delivery's JSON for these.
+PLAN_KEY = "!plan"
 
 
 @dataclass(frozen=True)
@@ -71,6 +75,7 @@ class Store:
         """``clock`` decides when a delayed retry is due (tests pass their own). The schema is
         migrated to :data:`oracle_gate.bot.schema.VERSION` (:class:`UsageError` for a newer database)."""
         self._clock = clock
+        self._path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
         self._lock = threading.Lock()
@@ -101,6 +106,17 @@ class Store:
                 raise
             self._db.execute("COMMIT")
 
+    def defer_checkpoints(self) -> Path:
+        """No checkpoint on this connection's commits (:mod:`oracle_gate.bot.checkpoints` makes them on
+        a connection of its own); the database's path for it."""
+        with self._lock:
+            self._db.execute("PRAGMA wal_autocheckpoint = 0")
+        return self._path
+
+    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
+        """One write transaction under the lock (for :mod:`oracle_gate.bot.retention`)."""
+        return self._transaction()
+
     def close(self) -> None:
         with self._lock:
             self._db.close()
@@ -124,6 +140,29 @@ class Store:
             if installation is not None:
                 self._record_installation(*installation, now)
         return True
+
+    def receive(self, deliveries: Sequence[tuple[str, str, Job]]) -> list[bool]:
+        """Record each delivery with its one job, all in one transaction (the webhook's path: see
+        :mod:`oracle_gate.bot.inbox`); for each, whether it was new (False: seen before, nothing done).
+
+        Unlike :meth:`accept`, a delivery's job supersedes nothing: it is the delivery's own plan job,
+        new by construction (its delivery id is), and comparing it with the queued ones would read
+        every queued delivery's body on the path that must answer at once."""
+        now = time.time()
+        new: list[bool] = []
+        with self._transaction() as db:
+            for delivery, event, job in deliveries:
+                inserted = db.execute(
+                    "INSERT OR IGNORE INTO deliveries VALUES (?, ?, ?)", (delivery, event, now)
+                ).rowcount
+                if inserted:
+                    db.execute(
+                        "INSERT INTO jobs (delivery, key, spec, state, created, updated) "
+                        "VALUES (?, ?, ?, ?, ?, ?)",
+                        (delivery, job.key, job.to_json(), QUEUED, now, now),
+                    )
+                new.append(bool(inserted))
+        return new
 
     def _record_installation(self, ident: int, state: str, now: float) -> None:
         """The installation's state; a removed or suspended one's queued jobs fail (no token will come)."""
@@ -190,9 +229,10 @@ class Store:
 
     def _enqueue(self, delivery: str, job: Job, now: float) -> None:
         """A newer job for a key supersedes the queued ones (a newer head makes them pointless)."""
+        spec = job.to_json()
         self._db.execute(
             "UPDATE jobs SET state = ?, detail = ?, updated = ? WHERE key = ? AND state = ? AND spec = ?",
-            (SUPERSEDED, "the same job was queued again", now, job.key, QUEUED, job.to_json()),
+            (SUPERSEDED, "the same job was queued again", now, job.key, QUEUED, spec),
         )
         if job.kind == "judge":
             self._db.execute(
@@ -202,7 +242,7 @@ class Store:
             )
         self._db.execute(
             "INSERT INTO jobs (delivery, key, spec, state, created, updated) VALUES (?, ?, ?, ?, ?, ?)",
-            (delivery, job.key, job.to_json(), QUEUED, now, now),
+            (delivery, job.key, spec, QUEUED, now, now),
         )
 
     # -- the queue -----------------------------------------------------------------------------
@@ -278,9 +318,8 @@ class Store:
         """Jobs per state; a delivery's plan job once planned is not counted (its jobs are)."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT state, COUNT(*) FROM jobs WHERE NOT (state = ? AND "
-                "json_extract(spec, '$.kind') = 'plan') GROUP BY state",
-                (DONE,),
+                "SELECT state, COUNT(*) FROM jobs WHERE NOT (state = ? AND key = ?) GROUP BY state",
+                (DONE, PLAN_KEY),
             ).fetchall()
         return dict(rows)
 

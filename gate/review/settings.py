@@ -123,6 +123,16 @@ _BOT = [
     ),
     Setting("score-disk-mb", "2048", "the scoring run's scratch space and largest file, MiB", action=False),
     Setting("score-wall-seconds", "3600", "the scoring run's wall clock, seconds", action=False),
+    Setting(
+        "delivery-retention-days",
+        "7",
+        "finished jobs (their raw deliveries) and delivery ids older than this are pruned (3 to 3650)",
+        action=False,
+    ),
+    Setting(
+        "status-token", "", "opens the status page and /metrics to a bearer of this secret", action=False
+    ),
+    Setting("status-networks", "", "opens them to requests from these CIDRs (comma-separated)", action=False),
 ]
 SETTINGS: dict[str, Setting] = {s.name: s for s in (*_BOTH, *_ACTION, *_BOT)}
 

@@ -61,7 +61,8 @@ def test_explanations_are_pruned_by_age_and_count(tmp_path: Path) -> None:
     for i in range(4):
         clock[0] = NOW - (4 - i) * 60
         tokens.append(store.save_explanation("octo/repo", 1, "b" * 40, f"body {i}"))
-    assert prune_state(store, tmp_path / "maps", Limits(max_age=30 * DAY, max_explanations=3), NOW) == (0, 2)
+    limits = Limits(max_age=30 * DAY, max_explanations=3)
+    assert prune_state(store, tmp_path / "maps", limits, NOW) == (0, 2, 0, 0)
     assert store.explanation(ancient) is None
     assert store.explanation(tokens[0]) is None
     assert [store.explanation(t) is not None for t in tokens[1:]] == [True, True, True]

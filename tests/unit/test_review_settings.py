@@ -4,6 +4,7 @@ config and the bot's config all agree with it."""
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import re
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 import yaml  # type: ignore[import-untyped]  # PyYAML ships no stubs; types-PyYAML is not pinned
 
 from oracle_gate.action.config import ActionConfig
+from oracle_gate.bot import access
 from oracle_gate.bot import config as bot_config
 from oracle_gate.errors import UsageError
 from oracle_gate.review.settings import SETTINGS, branch_names, default
@@ -137,8 +139,22 @@ def test_the_bots_config_reads_its_defaults_from_the_table(
     assert str(getattr(bot_config.from_environment(env), attribute)) == value
 
 
-def test_every_variable_the_bot_reads_is_in_the_table() -> None:
-    source = (ROOT / "gate" / "bot" / "config.py").read_text()
+@pytest.mark.parametrize("module", ["config.py", "access.py"])
+def test_every_variable_the_bot_reads_is_in_the_table(module: str) -> None:
+    source = (ROOT / "gate" / "bot" / module).read_text()
     read = set(re.findall(r'PREFIX \+ "([A-Z_]+)"', source)) | set(re.findall(r'env, "([A-Z_]+)"', source))
+    read |= set(re.findall(r'"ORACLE_GATE_([A-Z_]+)"', source))
     variables = {s.variable.removeprefix("ORACLE_GATE_") for s in SETTINGS.values() if s.bot}
     assert read - variables - {"WEBHOOK_SECRET_FILE"} == set()
+
+
+def test_the_status_pages_settings_are_bot_settings_of_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Defined once, in the table (read as ``ORACLE_GATE_STATUS_*``); the access module only checks them."""
+    for name in ("status-token", "status-networks"):
+        assert (SETTINGS[name].bot, SETTINGS[name].action, SETTINGS[name].default) == (True, False, "")
+    assert access.from_environment({}) == access.StatusAccess()  # off by default
+    opened = dataclasses.replace(SETTINGS["status-networks"], default="127.0.0.0/8")
+    monkeypatch.setitem(SETTINGS, "status-networks", opened)
+    assert access.from_environment({}).networks == (ipaddress.ip_network("127.0.0.0/8"),)
+    with pytest.raises(UsageError, match=r"^ORACLE_GATE_STATUS_NETWORKS: 'everyone' is not a CIDR"):
+        access.from_environment({"ORACLE_GATE_STATUS_NETWORKS": "everyone"})
