@@ -97,6 +97,9 @@ class Project:
     edit: Callable[[Path], list[str]] = no_edit
     copy_ignored: tuple[str, ...] = ()
     env: dict[str, str] = field(default_factory=dict)
+    # files whose coverage.py-only observations are the measuring tool's own doing, and why
+    harness: tuple[tuple[str, ...], str] = ((), "")
+    baseline: bool = False  # timing-dependent suite: a second coverage.py map shows the noise floor
 
 
 ATTRS_DEPS = ("attrs==26.1.0", "cloudpickle", "hypothesis", "pympler", "pytest")
@@ -121,6 +124,11 @@ PROJECTS = {
         ("pytest",),
         "src layout; .coveragerc branch = 1 + include globs (its tests measured too); pytest itself "
         "runs on the measured pluggy (src/ first on PYTHONPATH)",
+        harness=(
+            ("src/pluggy/_execution.py", "src/pluggy/_result.py"),
+            "pytest-cov's own hookwrapper=True pytest_runtest_call (active with --cov only) runs "
+            "pluggy's old-style-wrapper code around every test's call",
+        ),
     ),
     "iniconfig": Project(
         "iniconfig==2.3.1",
@@ -136,6 +144,7 @@ PROJECTS = {
         "src layout; hatch-vcs writes git-ignored src/execnet/_version.py, imported unconditionally "
         "(--copy-ignored); tests start threads and subprocess gateways",
         copy_ignored=("src/execnet/_version.py",),
+        baseline=True,
     ),
 }
 
@@ -206,7 +215,9 @@ def materialize(project: Project, root: Path, cache: Path, py: Path) -> list[str
         subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
     for rel in project.copy_ignored:
         ignored = subprocess.run(["git", "check-ignore", "-q", rel], cwd=root, env=env, check=False)
-        state = "present, git-ignored" if (root / rel).is_file() and ignored.returncode == 0 else "NOT ignored"
+        state = (
+            "present, git-ignored" if (root / rel).is_file() and ignored.returncode == 0 else "NOT ignored"
+        )
         edits.append(f"{rel}: {state}, not in the commit")
     return edits
 
@@ -229,7 +240,8 @@ def run_map(py: Path, root: Path, out: Path, project: Project, collector: str | 
         env["ORACLE_GATE_COLLECTOR"] = collector
     env["PATH"] = f"{py.parent}{os.pathsep}{env.get('PATH', '')}"
     started = time.perf_counter()
-    proc = subprocess.run(argv + ["--progress", "never"], cwd=root, env=env, capture_output=True, text=True)
+    argv += ["--progress", "never"]
+    proc = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, check=False)
     seconds = time.perf_counter() - started
     manifest_path = out.with_name(out.name + ".manifest.json")
     manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
@@ -265,8 +277,11 @@ def differences(name: str, mine: set[Observation] | set[Arc], theirs: set[Observ
     only_mon, only_cov = sorted(mine - theirs), sorted(theirs - mine)
     if not only_mon and not only_cov:
         return f"{name}: equivalent: yes ({len(mine):,} observations)"
-    shown = [f"  collector only: {o}" for o in only_mon[:4]] + [f"  coverage.py only: {o}" for o in only_cov[:4]]
-    head = f"{name}: equivalent: NO, {len(only_mon)} only in the collector's map, {len(only_cov)} only in coverage.py's"
+    shown = [f"  collector only: {o}" for o in only_mon[:4]] + [
+        f"  coverage.py only: {o}" for o in only_cov[:4]
+    ]
+    head = f"{name}: equivalent: NO, {len(only_mon)} only in the collector's map, {len(only_cov)} only in "
+    head += "coverage.py's"
     return "\n".join([head, *shown])
 
 
@@ -275,8 +290,8 @@ def describe(label: str, run: MapRun) -> str:
     flagged = "flagged (tests failed)" if m.get("tests_passed") is False else "not flagged"
     if run.status not in (0, 1):
         return f"{label}: NO MAP (exit {run.status}) after {run.seconds:.1f} s\n{run.tail}"
-    failed = m.get("failed") or []
-    extra = f"; failed: {failed[:3]}" if failed else ""
+    failed = m.get("failed")
+    extra = f"; failed: {failed[:3]}" if isinstance(failed, list) and failed else ""
     return (
         f"{label}: {run.seconds:6.1f} s, exit {run.status}, {m.get('tests')} tests, collector "
         f"{m.get('collector')}, {flagged}{extra}"
@@ -291,7 +306,8 @@ def bench_project(name: str, project: Project, python: str, cache: Path, tmp: Pa
     for edit in materialize(project, root, cache, py):
         print(f"edited: {edit}" if not edit.startswith("src/") else f"checkout: {edit}")
     runs = {}
-    for label, collector in (("mon", None), ("cov", "coverage.py")):
+    labels = [("mon", None), ("cov", "coverage.py")] + ([("cov2", "coverage.py")] if project.baseline else [])
+    for label, collector in labels:
         out = tmp / name / label / "map.coverage"
         out.parent.mkdir()
         runs[label] = (run_map(py, root, out, project, collector), out)
@@ -302,18 +318,28 @@ def bench_project(name: str, project: Project, python: str, cache: Path, tmp: Pa
         return
     mon_lines, mon_arcs, mon_has_arcs = observations(runs["mon"][1])
     cov_lines, cov_arcs, cov_has_arcs = observations(runs["cov"][1])
-    print(differences("lines (context, file, line)", mon_lines, cov_lines))
+    files, why = project.harness
+    harness = {o for o in cov_lines - mon_lines if o[1] in files}
+    print(differences("lines (context, file, line)", mon_lines, cov_lines - harness))
+    if harness:
+        print(f"  and {len(harness):,} coverage.py-only observations in {', '.join(files)}: {why}")
     if mon_has_arcs and cov_has_arcs:
         print(differences("arcs (context, file, from, to)", mon_arcs, cov_arcs))
     elif cov_has_arcs:
         print("arcs: coverage.py's map has arcs, the collector records lines (compared as lines above)")
+    if "cov2" in runs:
+        again, _, _ = observations(runs["cov2"][1])
+        print(differences("noise floor: coverage.py against coverage.py", again, cov_lines))
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--python", help="the interpreter to build the venvs from (default: python3.12)")
     parser.add_argument("--projects", default=",".join(PROJECTS))
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "oracle-gate-map-real")
+    parser.add_argument("--keep", type=Path, help="keep the repositories and maps in this new directory")
     args = parser.parse_args()
     python = args.python or python312()
     if python is None:
@@ -324,8 +350,9 @@ def main() -> int:
     args.cache.mkdir(parents=True, exist_ok=True)
     print(f"python {python}; machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
     with tempfile.TemporaryDirectory(prefix="oracle-gate-map-real-") as tmp:
+        work = Path(tmp) if args.keep is None else args.keep
         for name in args.projects.split(","):
-            bench_project(name, PROJECTS[name], python, args.cache, Path(tmp))
+            bench_project(name, PROJECTS[name], python, args.cache, work)
     print(f"\nload average {os.getloadavg()[0]:.2f} at the end")
     return 0
 
