@@ -195,7 +195,7 @@ class LineCollector:
         if name in self.files:
             rel = self.files[name]
         else:
-            rel = self.files[name] = self.select(name, sys._getframe(1))
+            rel = self.files[name] = self.select(name, _getframe(1))
         if rel is not None and self.tool is not None:
             self._set_local_events(self.tool, code, _LINE)
             self.armed.append(code)
@@ -282,6 +282,8 @@ def _threading_thread(ident: int) -> bool:
 
 
 _get_ident = _thread.get_ident  # the interpreter's own, whatever a test or gevent patches later
+# a test may delete sys._getframe (attrs' test_missing_sys_getframe): the callback must not fail it
+_getframe = sys._getframe
 _THREADS: dict[int, threading.Thread] = getattr(threading, "_active")  # noqa: B009 - threading.enumerate()'s table
 _DISABLE: object = getattr(getattr(sys, "monitoring", None), "DISABLE", None)
 _LINE: int = getattr(getattr(getattr(sys, "monitoring", None), "events", None), "LINE", 0)

@@ -10,7 +10,8 @@ directory), ``include`` and ``omit`` (coverage.py's own glob matching, relative 
 ``[report] exclude_lines`` (not applied to measurement by coverage.py: the excluded lines that run
 are in both maps), and pytest-cov's ``no_cover`` (marker and fixture: the test's call phase is not
 measured, its setup is). On today's main the collector measured the tests' helper under
-``source_pkgs`` and ignored ``no_cover``; before bench/map_real.py it measured ``_thread`` threads.
+``source_pkgs`` and ignored ``no_cover``; before bench/map_real.py it measured ``_thread`` threads,
+and a test that deletes ``sys._getframe`` (attrs does) failed only under the collector.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ def spare(x):
     return -x
 """
 TESTS = """import _thread
+import sys
 import threading
 
 import pytest
@@ -87,6 +89,13 @@ def test_raw_thread():
     _thread.start_new_thread(lambda: (threading.current_thread(), double(7), done[1].release()), ())
     for lock in done:
         lock.acquire()
+
+
+def test_without_getframe(monkeypatch):
+    monkeypatch.delattr(sys, "_getframe")  # attrs' test_missing_sys_getframe: code of a new file runs
+    namespace = {}
+    exec(compile("def generated():\\n    return 1\\n", "<generated>", "exec"), namespace)
+    assert namespace["generated"]() == 1
 """
 FILES = {
     "pkg/__init__.py": "",
