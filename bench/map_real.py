@@ -273,15 +273,19 @@ def observations(path: Path) -> tuple[set[Observation], set[Arc], bool]:
     return lines, arcs, has_arcs
 
 
-def differences(name: str, mine: set[Observation] | set[Arc], theirs: set[Observation] | set[Arc]) -> str:
-    only_mon, only_cov = sorted(mine - theirs), sorted(theirs - mine)
-    if not only_mon and not only_cov:
+def differences(
+    name: str,
+    mine: set[Observation] | set[Arc],
+    theirs: set[Observation] | set[Arc],
+    labels: tuple[str, str] = ("the collector's map", "coverage.py's"),
+) -> str:
+    only_mine, only_theirs = sorted(mine - theirs), sorted(theirs - mine)
+    if not only_mine and not only_theirs:
         return f"{name}: equivalent: yes ({len(mine):,} observations)"
-    shown = [f"  collector only: {o}" for o in only_mon[:4]] + [
-        f"  coverage.py only: {o}" for o in only_cov[:4]
-    ]
-    head = f"{name}: equivalent: NO, {len(only_mon)} only in the collector's map, {len(only_cov)} only in "
-    head += "coverage.py's"
+    shown = [f"  only in {labels[0]}: {o}" for o in only_mine[:4]]
+    shown += [f"  only in {labels[1]}: {o}" for o in only_theirs[:4]]
+    head = f"{name}: equivalent: NO, {len(only_mine)} only in {labels[0]}, {len(only_theirs)} only in "
+    head += labels[1]
     return "\n".join([head, *shown])
 
 
@@ -329,7 +333,8 @@ def bench_project(name: str, project: Project, python: str, cache: Path, tmp: Pa
         print("arcs: coverage.py's map has arcs, the collector records lines (compared as lines above)")
     if "cov2" in runs:
         again, _, _ = observations(runs["cov2"][1])
-        print(differences("noise floor: coverage.py against coverage.py", again, cov_lines))
+        floor = "noise floor: coverage.py against coverage.py"
+        print(differences(floor, again, cov_lines, ("the second", "the first")))
 
 
 def main() -> int:
