@@ -26,8 +26,10 @@ at every boundary that nothing in the tests switched it off (:mod:`oracle_gate.m
 
 from __future__ import annotations
 
+import _thread
 import os
 import sys
+import threading
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
@@ -193,7 +195,7 @@ class LineCollector:
         if name in self.files:
             rel = self.files[name]
         else:
-            rel = self.files[name] = self.select(name, sys._getframe(1))
+            rel = self.files[name] = self.select(name, _getframe(1))
         if rel is not None and self.tool is not None:
             self._set_local_events(self.tool, code, _LINE)
             self.armed.append(code)
@@ -250,17 +252,39 @@ def _no_call(*args: object) -> None:  # pragma: no cover - replaced at start
 
 def _line_recorder(hits: list[tuple[CodeType, int]]) -> Callable[[CodeType, int], object]:
     """The ``LINE`` callback: it runs once per line per test (a million times on a large suite), so
-    it is a closure over the list's ``append`` and the ``DISABLE`` value, no attribute lookups."""
+    it is a closure over the list's ``append`` and the ``DISABLE`` value, no attribute lookups.
+
+    ``sys.monitoring`` fires in every thread, coverage.py's tracer runs only in the thread that
+    started it and in threads started by ``threading`` (``threading.settrace``): a thread started
+    with ``_thread.start_new_thread`` (execnet's receiver threads) is not measured. Its lines are
+    left unrecorded, and not disabled (``DISABLE`` is per line, for every thread: the line must
+    still fire when a measured thread runs it). The thread that creates the recorder (pytest's
+    main thread) takes the fast path."""
     append = hits.append
     disable = _DISABLE
+    get_ident = _get_ident
+    home = get_ident()
 
     def on_line(code: CodeType, line: int) -> object:
+        if get_ident() != home and not _threading_thread(get_ident()):
+            return None
         append((code, line))
         return disable
 
     return on_line
 
 
+def _threading_thread(ident: int) -> bool:
+    """The thread was started by ``threading`` (coverage.py's tracer follows it), not by ``_thread``
+    (absent from ``threading``'s table, or a ``_DummyThread`` it made when asked about the thread)."""
+    thread = _THREADS.get(ident)
+    return thread is not None and not isinstance(thread, threading._DummyThread)
+
+
+_get_ident = _thread.get_ident  # the interpreter's own, whatever a test or gevent patches later
+# a test may delete sys._getframe (attrs' test_missing_sys_getframe): the callback must not fail it
+_getframe = sys._getframe
+_THREADS: dict[int, threading.Thread] = getattr(threading, "_active")  # noqa: B009 - threading.enumerate()'s table
 _DISABLE: object = getattr(getattr(sys, "monitoring", None), "DISABLE", None)
 _LINE: int = getattr(getattr(getattr(sys, "monitoring", None), "events", None), "LINE", 0)
 _RECORDER_CODE = _line_recorder([]).__code__

@@ -5,10 +5,13 @@ compared as (test context, file, line) sets.
 The settings (docs/coverage-maps.md lists what each collector does with each): ``[run] source_pkgs``
 (matched against the module name, so a helper module of the tests is not measured), ``source`` (a
 directory), ``include`` and ``omit`` (coverage.py's own glob matching, relative and ``*`` patterns),
-``concurrency = thread``, ``[report] exclude_lines`` (not applied to measurement by coverage.py: the
-excluded lines that run are in both maps), and pytest-cov's ``no_cover`` (marker and fixture: the
-test's call phase is not measured, its setup is). On today's main the collector measured the tests'
-helper under ``source_pkgs`` and ignored ``no_cover``.
+``concurrency = thread`` (threads started by ``threading`` are measured, those started with
+``_thread.start_new_thread`` are not, as execnet's receiver threads showed in bench/map_real.py),
+``[report] exclude_lines`` (not applied to measurement by coverage.py: the excluded lines that run
+are in both maps), and pytest-cov's ``no_cover`` (marker and fixture: the test's call phase is not
+measured, its setup is). On today's main the collector measured the tests' helper under
+``source_pkgs`` and ignored ``no_cover``; before bench/map_real.py it measured ``_thread`` threads,
+and a test that deletes ``sys._getframe`` (attrs does) failed only under the collector.
 """
 
 from __future__ import annotations
@@ -42,7 +45,9 @@ def spare(x):
         return x
     return -x
 """
-TESTS = """import threading
+TESTS = """import _thread
+import sys
+import threading
 
 import pytest
 
@@ -74,6 +79,23 @@ def test_thread():
     worker = threading.Thread(target=spare, args=(5,))
     worker.start()
     worker.join()
+
+
+def test_raw_thread():
+    done = [_thread.allocate_lock(), _thread.allocate_lock()]
+    for lock in done:
+        lock.acquire()
+    _thread.start_new_thread(lambda: (spare(6), done[0].release()), ())
+    _thread.start_new_thread(lambda: (threading.current_thread(), double(7), done[1].release()), ())
+    for lock in done:
+        lock.acquire()
+
+
+def test_without_getframe(monkeypatch):
+    monkeypatch.delattr(sys, "_getframe")  # attrs' test_missing_sys_getframe: code of a new file runs
+    namespace = {}
+    exec(compile("def generated():\\n    return 1\\n", "<generated>", "exec"), namespace)
+    assert namespace["generated"]() == 1
 """
 FILES = {
     "pkg/__init__.py": "",
