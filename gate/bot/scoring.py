@@ -23,6 +23,7 @@ bubblewrap is missing or cannot make its namespaces (:func:`ensure_sandbox`). Wh
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 from collections.abc import Callable, Mapping
@@ -36,7 +37,7 @@ from oracle_gate.bot.store import DONE, FAILED, QUEUED, RUNNING, SUPERSEDED, Cla
 from oracle_gate.check import CheckRequest
 from oracle_gate.errors import GateError, UsageError
 from oracle_gate.github.content import outcome_check
-from oracle_gate.github.publisher import CheckContent
+from oracle_gate.github.publisher import CheckContent, Publisher
 from oracle_gate.judge.verdict import Outcome, Verdict
 from oracle_gate.review.settings import SETTINGS, default
 from oracle_gate.score import sandbox as box
@@ -173,12 +174,21 @@ def run_score_job(ctx: Context, claimed: ClaimedJob) -> JobOutcome:
     except box.Stopped as exc:
         if ctx.stopping.is_set():
             raise judging.Transient("the server is stopping; the score runs again on its next start") from exc
-        return judging.Outcome(SUPERSEDED, superseded(ctx.store, claimed) or "stopped")
+        return _cancelled(publisher, job, superseded(ctx.store, claimed) or "stopped")
     why = _moved(publisher.pull_request(job.pr).head_sha, job) or superseded(ctx.store, claimed)
     if why is not None:  # never a score for a head the pull request no longer has
-        return judging.Outcome(SUPERSEDED, why)
+        return _cancelled(publisher, job, why)
     publisher.complete_check(score_content(score, job.base, merge), job.head)
     return judging.Outcome(DONE, f"score {score.score.value} on {job.head} (parent {job.base})")
+
+
+def _cancelled(publisher: Publisher, job: Job, why: str) -> JobOutcome:
+    """A score stopped after its check was posted in progress: the check is completed ``cancelled``
+    saying why (never left spinning on the old head, never a score), and the job is superseded."""
+    from oracle_gate.bot import judging
+
+    publisher.complete_check(cancelled_content(why), job.head or "")
+    return judging.Outcome(SUPERSEDED, why)
 
 
 def give_up(ctx: Context, claimed: ClaimedJob, why: str) -> None:
@@ -275,6 +285,17 @@ def progress_content(limits: box.Limits) -> CheckContent:
         f"(at most {int(limits.wall_seconds)} s). This check completes with the score."
     )
     return outcome_check(Outcome.UNSCORED, title, summary)
+
+
+def cancelled_content(why: str) -> CheckContent:
+    """The check of a score that was stopped before it finished: GitHub's ``cancelled``, which no
+    branch protection reads as passing; the commit status fallback stays the unscored one."""
+    summary = (
+        f"This score was stopped before it finished: {why}. Nothing was scored for this commit; "
+        "the pull request's current head is scored on its own check."
+    )
+    content = outcome_check(Outcome.UNSCORED, "score: not scored (superseded)", summary)
+    return dataclasses.replace(content, conclusion="cancelled")
 
 
 def score_content(score: Score, parent: str, merge: str) -> CheckContent:

@@ -246,7 +246,7 @@ def test_a_new_head_stops_the_running_score_of_the_old_one(
     bot_factory: BotFactory, github: FakeGitHub, measured: Origin
 ) -> None:
     """No stale score: the old head's run is killed when the new head is judged, and its check is
-    never completed; the new head is scored."""
+    completed ``cancelled`` (never a score, never left in progress); the new head is scored."""
     bot = bot_factory(env=SCORING)
     sleeping = "def f():\n    import time\n    time.sleep(600)\n    return 2\n"
     old = open_pull(github, measured, 1, {"src/app.py": sleeping})
@@ -257,7 +257,8 @@ def test_a_new_head_stops_the_running_score_of_the_old_one(
     bot.wait_idle(180)
     scores = {r.head_sha: r for r in runs_named(github, SCORE_CHECK)}
     assert set(scores) == {old, new}
-    assert scores[old].status == "in_progress"
+    assert (scores[old].status, scores[old].conclusion) == ("completed", "cancelled")
+    assert "stopped before it finished" in (scores[old].summary or ""), scores[old].summary
     assert (scores[new].status, scores[new].conclusion) == ("completed", "success")
     assert bot.health()["jobs"] == {"done": 3, "superseded": 1}
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from oracle_gate.bot.scoring import progress_content, score_content
+from oracle_gate.bot.scoring import cancelled_content, progress_content, score_content
 from oracle_gate.judge.verdict import Outcome
 from oracle_gate.score.decide import Score, ScoreCode, ScoreReason, decide, incomplete
 from oracle_gate.score.sandbox import Limits
@@ -43,6 +43,13 @@ def test_the_score_checks_conclusion_and_title(kind: str) -> None:
 def test_the_check_in_progress() -> None:
     content = progress_content(Limits(wall_seconds=3600))
     assert_matches_golden("score/check_in_progress.md", f"{content.title}\n\n{content.summary}\n")
+
+
+def test_the_check_of_a_score_stopped_for_a_newer_head() -> None:
+    content = cancelled_content("the pull request's head is now " + HEAD + ", not " + PARENT)
+    assert content.conclusion == "cancelled"  # never success: the old head's check is not left spinning
+    shown = f"{content.conclusion}\n{content.title}\n{content.status_state}: {content.status_description}\n\n"
+    assert_matches_golden("score/check_cancelled.md", shown + content.summary + "\n")
 
 
 def test_the_conclusions_are_score_verifys() -> None:
