@@ -12,6 +12,7 @@ ENV_MAP = "ORACLE_GATE_MAP"  # "1": the run measures a map, so frozen tests run
 ENV_FREEZE = "ORACLE_GATE_FREEZE"  # the parent's freeze manifest (absolute path)
 ENV_SHARD = "ORACLE_GATE_SHARD"  # "I/N"
 ENV_REPORT = "ORACLE_GATE_REPORT"  # JSON-lines file: collected, one line per test, finish
+COVERAGE_COLLECTOR = "coverage.py"  # the manifest's ``collector`` (as collector.COVERAGE_COLLECTOR, tested)
 
 
 def parse_shard(text: str) -> tuple[int, int]:
