@@ -52,7 +52,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from oracle_gate.maps.shards import (
+    COLLECTOR_NAME,
     COVERAGE_COLLECTOR,
+    ENV_COLLECTOR,
     ENV_FREEZE,
     ENV_MAP,
     ENV_REPORT,
@@ -480,6 +482,8 @@ def _start_collector(plugin: OracleGate) -> Any:
 
     The xdist controller runs no test: it only checks that the collector may run (so a refusal falls
     back to coverage.py before any worker starts) and leaves measuring to its workers."""
+    if os.environ.get(ENV_COLLECTOR) != COLLECTOR_NAME:
+        return None  # coverage.py measures: the collector's module is not even imported
     from oracle_gate.maps.collector import start_from_environment
 
     # The working directory, not pytest's rootdir: ``map`` runs the command at the top of the worktree,

@@ -15,13 +15,20 @@ from oracle_gate.maps import collector, pytest_plugin, shards
 
 def test_the_coverage_py_finish_fields_are_the_collectors_own() -> None:
     assert shards.COVERAGE_COLLECTOR == collector.COVERAGE_COLLECTOR
+    assert shards.COLLECTOR_NAME == collector.COLLECTOR_NAME
+    assert shards.ENV_COLLECTOR == collector.ENV_COLLECTOR
     assert pytest_plugin._collector_fields(None) == collector.collector_report(None)
 
 
-def test_the_coverage_py_finish_fields_do_not_import_the_collector() -> None:
+def test_the_coverage_py_path_does_not_import_the_collector() -> None:
+    """Starting (nothing, for coverage.py) and the finish event's fields, in a fresh interpreter."""
     probe = (
-        "import sys\n"
+        "import os, sys\n"
+        "os.environ['ORACLE_GATE_COLLECTOR'] = 'coverage.py'\n"
         "from oracle_gate.maps import pytest_plugin\n"
+        "class Plugin:\n"
+        "    controller = False\n"
+        "assert pytest_plugin._start_collector(Plugin()) is None\n"
         "pytest_plugin._collector_fields(None)\n"
         "print('oracle_gate.maps.collector' in sys.modules)\n"
     )
