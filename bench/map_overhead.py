@@ -6,8 +6,13 @@ git repository, it runs, interleaved round by round so that a noisy shared machi
 
 * ``plain``    ``python -m pytest -q -p no:cacheprovider`` in the checkout
 * ``cov``      the same with ``--cov --cov-context=test --cov-report=`` (pytest-cov, ``ctrace``)
+* ``cov-fresh`` ``cov`` in a fresh ``git worktree`` of the same commit, made (and removed) outside
+  the timing: pytest-cov as CI runs it, in a fresh checkout whose bytecode is not compiled yet
 * ``map-cov``  ``oracle-gate map`` with ``ORACLE_GATE_COLLECTOR=coverage.py`` (pytest-cov, ctrace)
-* ``map-mon``  ``oracle-gate map`` with its ``sys.monitoring`` collector (3.12+)
+* ``map-mon``  ``oracle-gate map`` with its ``sys.monitoring`` collector (3.12+; on 3.11 it would
+  measure what ``map-cov`` does, and is left out)
+* ``map-base`` with ``--baseline PYTHON`` (e.g. the bench venv of another commit, built by an
+  earlier run): that interpreter's ``map-cov``, in the same rounds, for a before/after comparison
 
 ``--suites wide`` adds a generated suite of about a million test-line pairs, for the memory target
 (peak RSS of ``map-mon`` at most ``plain`` + 30 MB).
@@ -15,12 +20,21 @@ git repository, it runs, interleaved round by round so that a noisy shared machi
 Fairness: everything runs in one venv (built once, cached) holding requirements/test.txt and the gate
 installed *without* ``-e`` (an editable gate's plugin lies outside site-packages and would be
 measured); ``plain`` and ``cov`` run warm (bytecode cached by a warm-up round, as a developer's runs
-are), the map pays what it really pays (a fresh worktree each time). CPU is user+system time of the
+are), the map pays what it really pays (a fresh worktree each time). ``cov-fresh`` is the comparison for
+that: the map's worktree is fresh by design (``../shared/spec/TRUST.md``: never the caller's
+working tree, never its bytecode), as a CI checkout is for pytest-cov; ``map-cov`` against ``cov``
+adds compiling the project's modules and pytest's rewriting of its test modules to what the gate
+itself costs, ``map-cov`` against ``cov-fresh`` is what the gate costs. "Warm" needs Python to write
+bytecode: ``PYTHONDONTWRITEBYTECODE`` (set in some sandboxes and CI images) would make every run
+compile everything, pytest's rewriting of every plugin module (hypothesis, anyio, ...) included, at
+every start, so the commands run without it unless ``--bytecode env`` keeps the caller's
+environment (then every mode runs cold and ``cov-fresh`` equals ``cov``). CPU is user+system time of the
 whole process tree (``os.wait4``), memory the peak RSS of its largest process. Every ratio is the
 median over rounds of that round's ratio to ``plain``, with its spread (min-max); the load average is
 printed before and after. Figures are printed, never asserted::
 
     .venv/bin/python bench/map_overhead.py [--python python3.12] [--repeat 5] [--suites generated,...]
+                                           [--bytecode warm|env] [--baseline PYTHON]
 """
 
 from __future__ import annotations
@@ -52,7 +66,8 @@ REAL = {
         "--ignore=tests/test_examples.py\ntestpaths = tests\n",
     ),
 }
-COMMANDS = ("plain", "cov", "map-cov", "map-mon")
+COMMANDS = ("plain", "cov", "cov-fresh", "map-cov", "map-mon")
+NO_BYTECODE = ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")  # dropped unless --bytecode env
 
 MODULE = '''\
 """Generated module {i}."""
@@ -165,8 +180,11 @@ def build_wide_suite(root: Path, tests: int = 2000, modules: int = 20, lines: in
     return tests
 
 
-def git_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "COVERAGE_", "PYTEST_"))}
+def git_env(bytecode: str = "env") -> dict[str, str]:
+    """The environment every command runs in; ``bytecode="warm"``: without what stops Python from
+    writing (or finding) bytecode beside the sources."""
+    drop = ("GIT_", "COVERAGE_", "PYTEST_", *(NO_BYTECODE if bytecode == "warm" else ()))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
     env.update(
         GIT_AUTHOR_NAME="bench",
         GIT_AUTHOR_EMAIL="bench@example.invalid",
@@ -282,8 +300,10 @@ def test_line_pairs(path: Path) -> int:
     return pairs
 
 
-def commands_for(py: Path, root: Path, out: Path) -> dict[str, tuple[list[str], dict[str, str]]]:
-    env = git_env()
+def commands_for(
+    py: Path, root: Path, out: Path, bytecode: str = "warm"
+) -> dict[str, tuple[list[str], dict[str, str]]]:
+    env = git_env(bytecode)
     pytest = [str(py), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     gate_map = [str(py), "-m", "oracle_gate", "map", "--repo", str(root), "--sha", "HEAD", "--out"]
     return {
@@ -291,6 +311,10 @@ def commands_for(py: Path, root: Path, out: Path) -> dict[str, tuple[list[str], 
         "cov": (
             [*pytest, "--cov", "--cov-context=test", "--cov-report="],
             dict(env, COVERAGE_FILE=str(out.with_name("cov.coverage")), COVERAGE_CORE="ctrace"),
+        ),
+        "cov-fresh": (
+            [*pytest, "--cov", "--cov-context=test", "--cov-report="],
+            dict(env, COVERAGE_FILE=str(out.with_name("fresh.coverage")), COVERAGE_CORE="ctrace"),
         ),
         "map-cov": (
             [*gate_map, str(out.with_name("ctrace.coverage"))],
@@ -303,7 +327,37 @@ def commands_for(py: Path, root: Path, out: Path) -> dict[str, tuple[list[str], 
     }
 
 
-def bench_suite(name: str, py: Path, tmp: Path, cache: Path, repeat: int) -> None:
+def run_fresh(cmd: list[str], root: Path, env: dict[str, str], where: Path) -> Sample:
+    """``cmd`` in a fresh detached worktree of ``root``'s HEAD, made and removed outside the timing."""
+    git = ["git", "-C", str(root), "worktree"]
+    subprocess.run([*git, "add", "-q", "--detach", str(where), "HEAD"], env=git_env(), check=True)
+    try:
+        return run_measured(cmd, where, env)
+    finally:
+        subprocess.run([*git, "remove", "--force", str(where)], env=git_env(), check=True)
+
+
+def modes(py: Path) -> tuple[str, ...]:
+    """``map-mon`` only where the collector can run (on 3.11 ``map`` measures with coverage.py)."""
+    version = subprocess.run(
+        [str(py), "-c", "import sys; print(sys.version_info >= (3, 12))"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return COMMANDS if version.stdout.strip() == "True" else tuple(c for c in COMMANDS if c != "map-mon")
+
+
+def bench_suite(
+    name: str,
+    py: Path,
+    tmp: Path,
+    cache: Path,
+    repeat: int,
+    *,
+    bytecode: str = "warm",
+    base: Path | None = None,
+) -> None:
     root = tmp / name / "repo"
     root.parent.mkdir(parents=True)
     if name == "generated":
@@ -314,29 +368,38 @@ def bench_suite(name: str, py: Path, tmp: Path, cache: Path, repeat: int) -> Non
         tests = real_suite(name, root, cache, py)
     out = tmp / name / "maps" / "x.coverage"
     out.parent.mkdir()
-    commands = commands_for(py, root, out)
-    for cmd, env in commands.values():  # warm-up: bytecode of the checkout and the venv, the disk
-        run_measured(cmd, root, env)
-    samples: dict[str, list[Sample]] = {c: [] for c in COMMANDS}
+    commands = commands_for(py, root, out, bytecode)
+    run = modes(py)
+    if base is not None:
+        (tmp / name / "maps-base").mkdir()
+        commands["map-base"] = commands_for(base, root, tmp / name / "maps-base" / "x.coverage", bytecode)[
+            "map-cov"
+        ]
+        run = (*run, "map-base")
+    for c in run:  # warm-up: bytecode of the checkout and the venv, the disk
+        run_measured(commands[c][0], root, commands[c][1])
+    samples: dict[str, list[Sample]] = {c: [] for c in run}
     for _ in range(repeat):
-        for c in COMMANDS:
+        for c in run:
             cmd, env = commands[c]
-            samples[c].append(run_measured(cmd, root, env))
-    pairs = test_line_pairs(out.with_name("sysmon.coverage"))
+            if c == "cov-fresh":
+                samples[c].append(run_fresh(cmd, root, env, tmp / name / "fresh"))
+            else:
+                samples[c].append(run_measured(cmd, root, env))
+    pairs = test_line_pairs(out.with_name("sysmon.coverage" if "map-mon" in run else "ctrace.coverage"))
     report(name, tests, pairs, samples)
 
 
 def report(name: str, tests: int, pairs: int, samples: dict[str, list[Sample]]) -> None:
     plain = samples["plain"]
     print(f"\n## {name}: {tests} tests collected; map-mon holds {pairs:,} test-phase/line pairs")
-    print(f"{'mode':>8} {'wall s':>7} {'cpu s':>7} {'rss MB':>7}  {'cpu/plain':>17}  {'wall/plain':>17}")
-    for c in COMMANDS:
-        mine = samples[c]
+    print(f"{'mode':>9} {'wall s':>7} {'cpu s':>7} {'rss MB':>7}  {'cpu/plain':>17}  {'wall/plain':>17}")
+    for c, mine in samples.items():
         cpu = [m.cpu / p.cpu for m, p in zip(mine, plain, strict=True)]
         wall = [m.wall / p.wall for m, p in zip(mine, plain, strict=True)]
         wall_s, cpu_s = statistics.median(m.wall for m in mine), statistics.median(m.cpu for m in mine)
         rss = max(m.rss_mb for m in mine)
-        print(f"{c:>8} {wall_s:7.2f} {cpu_s:7.2f} {rss:7.1f}  {spread(cpu):>17}  {spread(wall):>17}")
+        print(f"{c:>9} {wall_s:7.2f} {cpu_s:7.2f} {rss:7.1f}  {spread(cpu):>17}  {spread(wall):>17}")
 
 
 def spread(ratios: list[float]) -> str:
@@ -352,6 +415,15 @@ def main() -> int:
         help="the interpreter to build the venv from (default: python3.12 on PATH, through pyenv too)",
     )
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--baseline", type=Path, metavar="PYTHON", help="also run map-cov with this venv's python"
+    )
+    parser.add_argument(
+        "--bytecode",
+        choices=("warm", "env"),
+        default="warm",
+        help="warm: run without PYTHONDONTWRITEBYTECODE/PYTHONPYCACHEPREFIX (the default); env: as set here",
+    )
     parser.add_argument("--suites", default="generated,more-itertools,pyparsing")
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "oracle-gate-bench-cache")
     args = parser.parse_args()
@@ -368,9 +440,13 @@ def main() -> int:
     )
     print(f"python {version.stdout.strip()} ({py}); {args.repeat} interleaved rounds after a warm-up")
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the start")
+    kept = [k for k in NO_BYTECODE if k in os.environ and args.bytecode == "env"]
+    print(f"bytecode: {args.bytecode}" + (f" (kept: {', '.join(kept)})" if kept else ""))
     with tempfile.TemporaryDirectory(prefix="oracle-gate-bench-") as tmp:
         for name in args.suites.split(","):
-            bench_suite(name, py, Path(tmp), args.cache, args.repeat)
+            bench_suite(
+                name, py, Path(tmp), args.cache, args.repeat, bytecode=args.bytecode, base=args.baseline
+            )
             print(f"load average {os.getloadavg()[0]:.2f}")
     return 0
 

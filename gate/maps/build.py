@@ -61,6 +61,7 @@ from oracle_gate.maps.mapfile import (
 from oracle_gate.maps.outcomes import run_facts
 from oracle_gate.maps.provenance import Producer
 from oracle_gate.maps.read import Manifest, manifest_beside
+from oracle_gate.maps.relocate import relocated_copy
 from oracle_gate.maps.repeat import repeat_runs, unstable_observations
 from oracle_gate.maps.runner import DATA_DIR, REPORT_FILE, Progress, Run, Runner, child_env, default_command
 from oracle_gate.maps.shards import ENV_FREEZE
@@ -359,8 +360,14 @@ def installed_coverage_version() -> str | None:
 
 
 def _merge(raw_files: Sequence[Path], built: Path, tree: Path) -> list[str]:
-    """Merge the run's data files into ``built`` with repo-relative paths; returns paths outside the tree."""
+    """Merge the run's data files into ``built`` with repo-relative paths; returns paths outside the tree.
+    One file (pytest-cov combined its run already) is relocated with SQL, not merged again
+    (:mod:`oracle_gate.maps.relocate`); coverage.py merges only what that cannot."""
     roots = [str(tree) + os.sep, str(tree.resolve()) + os.sep]
+    if len(raw_files) == 1:
+        relocated = relocated_copy(raw_files[0], built, roots, is_the_gates_own)
+        if relocated is not None:
+            return relocated
     outside: set[str] = set()
 
     def relative(path: str) -> str:

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import pytest
@@ -33,20 +34,33 @@ def report_tampering(plugin: Any, session: pytest.Session) -> None:
 
 def guard_measurement(plugin: Any, item: pytest.Item | None, phase: str) -> None:
     """The coverage.py path: at each boundary the trace function must still be coverage.py's (the
-    collector's path checks its own ``sys.monitoring`` registration, :meth:`LineCollector.check`)."""
-    running = f"test {plugin.last_phase}" if plugin.last_phase else "start-up or collection"
+    collector's path checks its own ``sys.monitoring`` registration, :meth:`LineCollector.check`).
+    Run four times a test: what is only needed to explain a problem is computed only then."""
+    ran = plugin.last_phase
     if item is not None:
         plugin.last_phase = f"{item.nodeid}|{phase}"
     if plugin.collector is not None or plugin.controller or plugin.tamper_reported:
         return
-    if plugin.core not in ("CTracer", "PyTracer") or (item is not None and phase == "run" and no_cover(item)):
-        return  # not measuring by tracing; or pytest-cov paused coverage.py for this call (no_cover)
-    from coverage import Coverage
-
-    problem = coverage_tracer_problem(Coverage.current())
-    if problem is None:
-        return
+    if plugin.core not in ("CTracer", "PyTracer"):
+        return  # not measuring by tracing
+    problem = coverage_tracer_problem(_current_coverage())
+    if problem is None or (item is not None and phase == "run" and no_cover(item)):
+        return  # coverage.py's tracer; or pytest-cov paused coverage.py for this call (no_cover)
     plugin.tamper_reported = True
+    running = f"test {ran}" if ran else "start-up or collection"
     plugin._emit({"event": "collector_tampered", "reason": f"{problem} while {running} ran"})
     if item is not None:
         item.session.shouldstop = f"oracle-gate: the map's measurement was switched off: {problem}"
+
+
+def _current_coverage() -> Any:
+    """``Coverage.current()``; coverage.py is imported at the first check (the collector's path, which
+    never checks this, does not import it at all)."""
+    return _coverage_class().current()
+
+
+@functools.cache
+def _coverage_class() -> Any:
+    from coverage import Coverage
+
+    return Coverage

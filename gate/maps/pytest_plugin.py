@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from collections.abc import Generator, Iterable
 from dataclasses import dataclass
@@ -50,7 +51,17 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from oracle_gate.maps.shards import ENV_FREEZE, ENV_MAP, ENV_REPORT, ENV_SHARD, parse_shard, shard_of
+from oracle_gate.maps.shards import (
+    COLLECTOR_NAME,
+    COVERAGE_COLLECTOR,
+    ENV_COLLECTOR,
+    ENV_FREEZE,
+    ENV_MAP,
+    ENV_REPORT,
+    ENV_SHARD,
+    parse_shard,
+    shard_of,
+)
 
 if TYPE_CHECKING:
     from oracle_gate.judge.freeze import Freeze
@@ -59,6 +70,9 @@ PLUGIN_NAME = "oracle_gate"
 WORKER_OUTPUT = "oracle_gate"  # the key of a worker's results in xdist's ``workeroutput``
 SKIP_MARKERS = ("skip", "skipif", "xfail")
 WORKER_EVENTS = ("policy_error", "collector_tampered")  # what an xdist worker writes to the report itself
+# A finished test's report line waits, with others, until this long after the last write (the runner
+# polls as often): one open and write per test was a fifth of the plugin's cost per test.
+PROGRESS_SECONDS = 0.2
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -176,6 +190,8 @@ class OracleGate:
         self.controller = is_xdist_controller(config)  # the xdist controller: runs no test itself
         self.workers: list[dict[str, Any]] = []  # the controller: what each worker sent back
         self.outcome_log = _outcome_log()
+        self.pending: list[str] = []  # report lines not written yet (finished tests only)
+        self.write_at = 0.0  # when the pending lines are written at the latest (monotonic)
         if settings.report is not None:
             settings.report.parent.mkdir(parents=True, exist_ok=True)
         # The first event: the plugin runs (``map`` names a command that never loaded it by its absence).
@@ -303,7 +319,7 @@ class OracleGate:
         if report.when == "teardown" and report.nodeid not in self.finished:
             self.finished.add(report.nodeid)
             outcome = "failed" if report.nodeid in self.failed else "done"
-            self._emit({"event": "test", "nodeid": report.nodeid, "outcome": outcome})
+            self._emit({"event": "test", "nodeid": report.nodeid, "outcome": outcome}, batch=True)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
@@ -434,15 +450,21 @@ class OracleGate:
             for problem in self.freeze.problems:
                 write(f"  warning: {problem}")
 
-    def _emit(self, event: dict[str, Any]) -> None:
+    def _emit(self, event: dict[str, Any], *, batch: bool = False) -> None:
+        """Append ``event`` to the report; a ``batch`` event (a finished test) may wait for the next
+        write, at most :data:`PROGRESS_SECONDS`; every other event writes what waits before it."""
         # Under pytest-xdist only the controller reports: its workers' results reach it anyway. A
         # policy error stops a worker before the controller learns of it, so the workers write that, and
         # the measurement switched off in a worker, which only that worker can see.
         if self.settings.report is None or (self.worker and event.get("event") not in WORKER_EVENTS):
             return
-        line = json.dumps(event, sort_keys=True) + "\n"
+        self.pending.append(json.dumps(event, sort_keys=True) + "\n")
+        now = time.monotonic()
+        if batch and now < self.write_at:
+            return
+        lines, self.pending, self.write_at = "".join(self.pending), [], now + PROGRESS_SECONDS
         with self.settings.report.open("a", encoding="utf-8") as handle:
-            handle.write(line)
+            handle.write(lines)
 
 
 def is_xdist_controller(config: pytest.Config) -> bool:
@@ -460,6 +482,8 @@ def _start_collector(plugin: OracleGate) -> Any:
 
     The xdist controller runs no test: it only checks that the collector may run (so a refusal falls
     back to coverage.py before any worker starts) and leaves measuring to its workers."""
+    if os.environ.get(ENV_COLLECTOR) != COLLECTOR_NAME:
+        return None  # coverage.py measures: the collector's module is not even imported
     from oracle_gate.maps.collector import start_from_environment
 
     # The working directory, not pytest's rootdir: ``map`` runs the command at the top of the worktree,
@@ -489,6 +513,12 @@ def _run_facts(plugin: OracleGate) -> dict[str, Any]:
 
 
 def _collector_fields(collector: Any) -> dict[str, Any]:
+    """The finish event's collector fields. On the coverage.py path the collector's module is not
+    imported for them: every module of the gate imported in the tests' process is assertion-rewritten
+    by pytest (the gate is a ``pytest11`` plugin), from source wherever no bytecode is cached."""
+    if collector is None:
+        python = ".".join(map(str, sys.version_info[:3]))
+        return {"collector": COVERAGE_COLLECTOR, "python": python, "rearm": None}
     from oracle_gate.maps.collector import collector_report
 
     return collector_report(collector)

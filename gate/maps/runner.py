@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -130,8 +131,9 @@ class Runner:
                 raise MapError(
                     f"cannot run the test command {self.argv[0]!r}: {exc.strerror or exc}"
                 ) from exc
+            exited = _exit_event(proc)
             try:
-                while not _finished(proc, self.poll_seconds):
+                while not exited.wait(self.poll_seconds):
                     if self.progress is not None:
                         report.poll(report_path)
                         self.progress(report.done, report.selected, time.monotonic() - started)
@@ -143,12 +145,17 @@ class Runner:
         return Run(proc.returncode, report, _tail(log_path))
 
 
-def _finished(proc: subprocess.Popen[bytes], seconds: float) -> bool:
-    try:
-        proc.wait(timeout=seconds)
-    except subprocess.TimeoutExpired:
-        return False
-    return True
+def _exit_event(proc: subprocess.Popen[bytes]) -> threading.Event:
+    """Set when ``proc`` has exited. A thread waits for it, blocked: ``Popen.wait(timeout)`` polls
+    with sleeps of up to 50 ms (some 25 wake-ups a second for the whole run), this wakes once."""
+    exited = threading.Event()
+
+    def wait() -> None:
+        proc.wait()
+        exited.set()
+
+    threading.Thread(target=wait, name="oracle-gate-map-wait", daemon=True).start()
+    return exited
 
 
 def child_env(data_file: Path, report: Path, shard: tuple[int, int] | None) -> dict[str, str]:

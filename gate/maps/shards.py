@@ -12,6 +12,11 @@ ENV_MAP = "ORACLE_GATE_MAP"  # "1": the run measures a map, so frozen tests run
 ENV_FREEZE = "ORACLE_GATE_FREEZE"  # the parent's freeze manifest (absolute path)
 ENV_SHARD = "ORACLE_GATE_SHARD"  # "I/N"
 ENV_REPORT = "ORACLE_GATE_REPORT"  # JSON-lines file: collected, one line per test, finish
+# As named in oracle_gate.maps.collector (a test checks), for the plugin not to import that module
+# on the coverage.py path:
+COVERAGE_COLLECTOR = "coverage.py"  # the manifest's ``collector`` when coverage.py measured
+COLLECTOR_NAME = "sysmon"  # ... when the sys.monitoring collector measured
+ENV_COLLECTOR = "ORACLE_GATE_COLLECTOR"  # set by ``map``: which of the two measures
 
 
 def parse_shard(text: str) -> tuple[int, int]:
