@@ -175,8 +175,14 @@ def test_a_merge_group_in_the_image_is_judged_and_leaves_the_workspace_usable(
     pr = project.pulls[1]
     assert pr.merge is not None
     ws = runner.workspace(at="base")
-    payload = events.merge_group(project, head_sha=pr.merge, head_ref=f"refs/pull/{pr.number}/merge")
-    result = runner.run("merge_group", payload, ws, sha=pr.merge)
+    # The queue's branch, as GitHub pushes it for a merge group (the event parser refuses any other).
+    queue_ref = f"refs/heads/gh-readonly-queue/main/pr-{pr.number}-{pr.head}"
+    project.git("update-ref", queue_ref, pr.merge)
+    try:
+        payload = events.merge_group(project, head_sha=pr.merge, head_ref=queue_ref)
+        result = runner.run("merge_group", payload, ws, sha=pr.merge)
+    finally:
+        project.git("update-ref", "-d", queue_ref)
     assert result.outputs["verdict"] == "pass_clean", result.log
     (run,) = fake.check_runs(REPO)
     assert (run.name, run.head_sha, run.conclusion) == ("Oracle Gate", pr.merge, "success")
