@@ -6,6 +6,7 @@ Driven with plain ``requests`` so each test controls the exact bytes sent.
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 import textwrap
@@ -312,3 +313,19 @@ def test_the_fixture_teardown_fails_a_test_that_left_violations() -> None:
         ):
             _assert_no_violations(fake)
         _assert_no_violations(fake)  # taken: a second check passes
+
+
+def test_a_client_killed_while_sending_is_no_request(fake: FakeGitHub) -> None:
+    """A bot killed mid-send leaves a body shorter than its Content-Length: GitHub never sees that
+    request, so the fake applies nothing and records no violation (it used to record a crash)."""
+    path = f"{fake.url}/repos/{REPO}/issues/{PR}/comments".removeprefix(fake.host_url)
+    head = (
+        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: token {fake.token}\r\n"
+        "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
+    )
+    with socket.create_connection(("127.0.0.1", fake.port), timeout=10) as sock:
+        sock.sendall(head.encode() + b'{"body": "half')
+        sock.shutdown(socket.SHUT_WR)
+        sock.recv(1024)  # the fake has read what there was
+    assert fake.take_violations() == []
+    assert fake.comments(REPO, PR) == []

@@ -37,6 +37,7 @@ from types import TracebackType
 from typing import Any, Self
 from urllib.parse import urlencode
 
+from werkzeug.exceptions import ClientDisconnected
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 from werkzeug.wrappers import Request, Response
 
@@ -568,6 +569,10 @@ class FakeGitHub:
         request = Request(environ)
         try:
             reply = self._handle(request, environ)
+        except ClientDisconnected:
+            # The client went away before its body arrived (a bot killed mid-send): GitHub never saw a
+            # request, so there is nothing to apply or call a violation; the answer goes nowhere.
+            return Response(status=400)(environ, start_response)
         except Exception:  # noqa: BLE001 - a crash of the fake must fail the test, not hang it
             self._violate(request.method, request.path, "the fake crashed:\n" + traceback.format_exc())
             reply = Reply(500, responses.error("the fake GitHub crashed; see the violations", 500))
