@@ -34,6 +34,7 @@ from oracle_gate.bot.server import make_app
 from oracle_gate.bot.store import Store
 from oracle_gate.bot.worker_process import ParentLink, fork_workers
 from oracle_gate.bot.workers import Pool
+from oracle_gate.bot.write_turns import WriteTurns
 
 _log = logging.getLogger("oracle_gate.bot")
 #: How long a thread keeps the GIL while another waits for it (CPython's default: 5 ms). The event loop
@@ -57,7 +58,7 @@ def serve(config: BotConfig, *, grace: float | None = None) -> int:
     )  # before any thread starts
     logs.configure()
     sys.setswitchinterval(SWITCH_INTERVAL)  # this process is the server's own
-    store = Store(config.database)
+    store = Store(config.database, turns=WriteTurns(config.database))
     store.defer_checkpoints()  # the worker process checkpoints (oracle_gate.bot.checkpoints)
     auth = AppAuth(config.app_id, config.private_key, config.api_url, seconds_between_requests=config.pacing)
     inbox = Inbox(store, workers.wake)
@@ -102,7 +103,7 @@ def _run_workers(config: BotConfig, grace: float, link: ParentLink) -> int:
     """The worker process (:mod:`oracle_gate.bot.worker_process`): the pool and the housekeeping,
     until the front closes the pipe; running jobs then get ``grace`` seconds, the rest are requeued."""
     logs.configure()
-    store = Store(config.database)
+    store = Store(config.database, turns=WriteTurns(config.database))
     auth = AppAuth(config.app_id, config.private_key, config.api_url, seconds_between_requests=config.pacing)
     maps = ArtifactMapStore(
         StoreSettings(config.map_workflow, config.map_artifact, config.maps),

@@ -19,6 +19,7 @@ One connection, guarded by a lock (calls are short); WAL so readers do not block
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import sqlite3
 import threading
@@ -32,6 +33,7 @@ from typing import Any
 
 from oracle_gate.bot import schema
 from oracle_gate.bot.events import Job
+from oracle_gate.bot.write_turns import WriteTurns
 from oracle_gate.errors import UsageError
 
 
@@ -71,10 +73,14 @@ class ClaimedJob:
 
 
 class Store:
-    def __init__(self, path: Path, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self, path: Path, clock: Callable[[], float] = time.time, *, turns: WriteTurns | None = None
+    ) -> None:
         """``clock`` decides when a delayed retry is due (tests pass their own). The schema is
-        migrated to :data:`oracle_gate.bot.schema.VERSION` (:class:`UsageError` for a newer database)."""
+        migrated to :data:`oracle_gate.bot.schema.VERSION` (:class:`UsageError` for a newer database).
+        ``turns``: the server's processes take turns to write (:mod:`oracle_gate.bot.write_turns`)."""
         self._clock = clock
+        self._turns = turns
         self._path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
@@ -96,7 +102,7 @@ class Store:
         """One write transaction under the lock: every statement in it lands, or none does.
         ``BEGIN IMMEDIATE`` takes SQLite's write lock at once, so two processes sharing the file
         cannot both read the same queued row and then both claim it."""
-        with self._lock:
+        with self._lock, self._turns.turn() if self._turns else contextlib.nullcontext():
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 yield self._db
@@ -120,6 +126,8 @@ class Store:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+            if self._turns:
+                self._turns.close()
 
     # -- deliveries and enqueueing -------------------------------------------------------------
 
