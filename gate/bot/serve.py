@@ -19,22 +19,23 @@ from pathlib import Path
 
 import uvicorn
 
-from oracle_gate.bot import bounded, logs, scoring
+from oracle_gate.bot import bounded, logs, received, scoring
 from oracle_gate.bot.auth import AppAuth
 from oracle_gate.bot.backoff import Backoff
 from oracle_gate.bot.checkpoints import keep_checkpointing
 from oracle_gate.bot.config import BotConfig
+from oracle_gate.bot.handover import Handover
 from oracle_gate.bot.housekeeping import keep_pruning
 from oracle_gate.bot.inbox import Inbox
 from oracle_gate.bot.judging import Context, run_job
 from oracle_gate.bot.mapstore import ArtifactMapStore, StoreSettings
+from oracle_gate.bot.received import Received
 from oracle_gate.bot.recovery import run_or_give_up
 from oracle_gate.bot.redeliver import redeliver_failed
 from oracle_gate.bot.server import make_app
 from oracle_gate.bot.store import Store
 from oracle_gate.bot.worker_process import ParentLink, fork_workers
 from oracle_gate.bot.workers import Pool
-from oracle_gate.bot.write_turns import WriteTurns
 
 _log = logging.getLogger("oracle_gate.bot")
 #: How long a thread keeps the GIL while another waits for it (CPython's default: 5 ms). The event loop
@@ -53,16 +54,25 @@ def serve(config: BotConfig, *, grace: float | None = None) -> int:
     grace = float(config.shutdown_grace) if grace is None else grace
     scoring.ensure_sandbox(config.score)  # scoring on without a working sandbox: refuse to start
     recovered = _recover(config.database)  # once, before either process takes a job
+    received.connect(config.received_database).close()  # made (or checked) before either opens it
     workers = fork_workers(
         config.concurrency, lambda link: _run_workers(config, grace, link)
     )  # before any thread starts
     logs.configure()
     sys.setswitchinterval(SWITCH_INTERVAL)  # this process is the server's own
-    store = Store(config.database, turns=WriteTurns(config.database))
-    store.defer_checkpoints()  # the worker process checkpoints (oracle_gate.bot.checkpoints)
+    store = Store(config.database)  # read here: the worker process writes it
+    arrivals = Received(config.received_database, store.seen, store.taken)  # written here only
     auth = AppAuth(config.app_id, config.private_key, config.api_url, seconds_between_requests=config.pacing)
-    inbox = Inbox(store, workers.wake)
-    app = make_app(store, config.webhook_secret, config.max_body, inbox, workers.stats, status=config.status)
+    inbox = Inbox(arrivals, workers.wake)
+    app = make_app(
+        store,
+        config.webhook_secret,
+        config.max_body,
+        inbox,
+        workers.stats,
+        status=config.status,
+        pending=arrivals.pending,
+    )
     server = uvicorn.Server(
         uvicorn.Config(
             app,
@@ -84,6 +94,7 @@ def serve(config: BotConfig, *, grace: float | None = None) -> int:
         inbox.close()  # uvicorn has answered every request it took: nothing more comes in
         stopping.set()
         code = workers.stop(grace + STOP_MARGIN)
+        arrivals.close()
         store.close()
         logs.stop()
     return 0 if code == 0 else 1
@@ -103,7 +114,8 @@ def _run_workers(config: BotConfig, grace: float, link: ParentLink) -> int:
     """The worker process (:mod:`oracle_gate.bot.worker_process`): the pool and the housekeeping,
     until the front closes the pipe; running jobs then get ``grace`` seconds, the rest are requeued."""
     logs.configure()
-    store = Store(config.database, turns=WriteTurns(config.database))
+    store = Store(config.database)
+    handover = Handover(store, config.received_database)
     auth = AppAuth(config.app_id, config.private_key, config.api_url, seconds_between_requests=config.pacing)
     maps = ArtifactMapStore(
         StoreSettings(config.map_workflow, config.map_artifact, config.maps),
@@ -122,19 +134,26 @@ def _run_workers(config: BotConfig, grace: float, link: ParentLink) -> int:
     )
     if config.job_memory_mb:
         bounded.start_fork_server()
+    handover.move_logged()  # what the front received before a crash or a stop, before anything new
     pool.start()
     keep_pruning(store, config.maps, config.keep, config.prune_minutes * 60.0, ctx.stopping)
-    keep_checkpointing(store, ctx.stopping)
+    keep_checkpointing(store, ctx.stopping, also=(config.received_database,))
     front_gone = threading.Event()
-    link.follow(pool.wake, front_gone)
+    link.follow(lambda: _move_and_wake(handover, pool), front_gone)
     while not front_gone.wait(1.0):
         pass
     ctx.stopping.set()
     requeued = pool.stop(grace)
     _log.info("stopped", extra={"detail": f"{requeued} running job(s) queued again"})
+    handover.close()
     store.close()
     logs.stop()
     return 0
+
+
+def _move_and_wake(handover: Handover, pool: Pool) -> None:
+    if handover.move_logged():
+        pool.wake()
 
 
 def _workers_ended(code: int, stopping: threading.Event, server: uvicorn.Server) -> None:

@@ -19,7 +19,6 @@ One connection, guarded by a lock (calls are short); WAL so readers do not block
 
 from __future__ import annotations
 
-import contextlib
 import secrets
 import sqlite3
 import threading
@@ -33,7 +32,6 @@ from typing import Any
 
 from oracle_gate.bot import schema
 from oracle_gate.bot.events import Job
-from oracle_gate.bot.write_turns import WriteTurns
 from oracle_gate.errors import UsageError
 
 
@@ -73,14 +71,10 @@ class ClaimedJob:
 
 
 class Store:
-    def __init__(
-        self, path: Path, clock: Callable[[], float] = time.time, *, turns: WriteTurns | None = None
-    ) -> None:
+    def __init__(self, path: Path, clock: Callable[[], float] = time.time) -> None:
         """``clock`` decides when a delayed retry is due (tests pass their own). The schema is
-        migrated to :data:`oracle_gate.bot.schema.VERSION` (:class:`UsageError` for a newer database).
-        ``turns``: the server's processes take turns to write (:mod:`oracle_gate.bot.write_turns`)."""
+        migrated to :data:`oracle_gate.bot.schema.VERSION` (:class:`UsageError` for a newer database)."""
         self._clock = clock
-        self._turns = turns
         self._path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
@@ -102,7 +96,7 @@ class Store:
         """One write transaction under the lock: every statement in it lands, or none does.
         ``BEGIN IMMEDIATE`` takes SQLite's write lock at once, so two processes sharing the file
         cannot both read the same queued row and then both claim it."""
-        with self._lock, self._turns.turn() if self._turns else contextlib.nullcontext():
+        with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 yield self._db
@@ -126,8 +120,6 @@ class Store:
     def close(self) -> None:
         with self._lock:
             self._db.close()
-            if self._turns:
-                self._turns.close()
 
     # -- deliveries and enqueueing -------------------------------------------------------------
 
@@ -170,6 +162,35 @@ class Store:
                         (delivery, job.key, job.to_json(), QUEUED, now, now),
                     )
                 new.append(bool(inserted))
+        return new
+
+    def taken(self, token: str) -> int:
+        """How far the workers moved the received deliveries of the file ``token`` names (0: not yet)."""
+        with self._lock:
+            row = self._db.execute("SELECT position FROM handover WHERE token = ?", (token,)).fetchone()
+        return 0 if row is None else int(row[0])
+
+    def take(self, token: str, rows: Sequence[tuple[int, str, str, str, str, float]]) -> int:
+        """Queue received deliveries (id, delivery, event, key, spec, received at) of the file ``token``
+        names as plan jobs, and how far that got, in one transaction; how many were new (a delivery
+        id taken before is skipped: a redelivery, or the same rows of a file made again)."""
+        if not rows:
+            return 0
+        now = time.time()
+        new = 0
+        with self._transaction() as db:
+            for _, delivery, event, key, spec, at in rows:
+                if db.execute(
+                    "INSERT OR IGNORE INTO deliveries VALUES (?, ?, ?)", (delivery, event, at)
+                ).rowcount:
+                    db.execute(
+                        "INSERT INTO jobs (delivery, key, spec, state, created, updated) "
+                        "VALUES (?, ?, ?, ?, ?, ?)",
+                        (delivery, key, spec, QUEUED, now, now),
+                    )
+                    new += 1
+            db.execute("DELETE FROM handover WHERE token != ?", (token,))  # an older file's position
+            db.execute("INSERT OR REPLACE INTO handover VALUES (?, ?)", (token, max(r[0] for r in rows)))
         return new
 
     def _record_installation(self, ident: int, state: str, now: float) -> None:

@@ -34,6 +34,7 @@ import ctypes
 import logging
 import mmap
 import os
+import select
 import signal
 import struct
 import sys
@@ -59,22 +60,25 @@ class ParentLink:
         """The pool's figures, for the front's ``/healthz``."""
         self._stats[: _STATS.size] = _STATS.pack(figures["workers"], figures["running"], figures["peak"])
 
-    def follow(self, wake: Callable[[], None], stop: threading.Event) -> threading.Thread:
-        """A daemon thread calling ``wake`` for every wake-up and setting ``stop`` at end of file."""
+    def follow(self, woken: Callable[[], None], stop: threading.Event, poll: float = 1.0) -> threading.Thread:
+        """A daemon thread calling ``woken`` for every wake-up, and every ``poll`` seconds in case one
+        was lost to a full pipe; at end of file it sets ``stop`` (and calls ``woken`` once more)."""
 
         def run() -> None:
             while True:
-                try:
-                    got = os.read(self._wake_fd, 4096)
-                except InterruptedError:
-                    continue
-                except OSError:
-                    got = b""
+                ready, _, _ = select.select([self._wake_fd], [], [], poll)
+                got = b"-"
+                if ready:
+                    try:
+                        got = os.read(self._wake_fd, 4096)
+                    except InterruptedError:
+                        continue
+                    except OSError:
+                        got = b""
+                woken()
                 if not got:
                     stop.set()
-                    wake()
                     return
-                wake()
 
         thread = threading.Thread(target=run, name="oracle-gate-front", daemon=True)
         thread.start()
