@@ -126,5 +126,5 @@ def test_rows_recorded_while_the_workers_were_down_are_moved_at_their_start(
 
 def test_a_file_that_is_not_a_database_is_named(store: Store, tmp_path: Path) -> None:
     (tmp_path / "received.sqlite3").write_text("not a database, just text long enough to be read " * 100)
-    with pytest.raises(UsageError, match="received.sqlite3: not a usable database"):
+    with pytest.raises(UsageError, match=r"received\.sqlite3: not a usable database"):
         front(store, tmp_path)
