@@ -55,9 +55,11 @@ def serve(config: BotConfig, *, grace: float | None = None) -> int:
     scoring.ensure_sandbox(config.score)  # scoring on without a working sandbox: refuse to start
     recovered = _recover(config.database)  # once, before either process takes a job
     received.connect(config.received_database).close()  # made (or checked) before either opens it
-    workers = fork_workers(
-        config.concurrency, lambda link: _run_workers(config, grace, link)
-    )  # before any thread starts
+
+    def run_workers(link: ParentLink) -> int:
+        return _run_workers(config, grace, link)
+
+    workers = fork_workers(config.concurrency, run_workers)  # before any thread starts
     logs.configure()
     sys.setswitchinterval(SWITCH_INTERVAL)  # this process is the server's own
     store = Store(config.database)  # read here: the worker process writes it

@@ -11,8 +11,9 @@ judging children inherit that priority: they are background work whose pace the 
 
 How the two processes talk:
 
-* **The store.** Both open the same SQLite file (WAL, ``BEGIN IMMEDIATE`` transactions, so a job is
-  never claimed twice across processes). The front records deliveries; the workers claim them.
+* **The store.** The front records deliveries in a database only it writes
+  (:mod:`oracle_gate.bot.received`); the workers move them into the jobs' database, which only
+  they write (the front reads it for ``/healthz``, redelivery and the explanation pages).
 * **Wake-ups.** A pipe: the front writes a byte when it recorded a new job, and a thread here wakes
   the pool for it (the pool also polls, so a byte lost to a full pipe costs at most a poll).
 * **Stop.** End of file on that pipe: the front closed it (an orderly stop, after uvicorn answered
