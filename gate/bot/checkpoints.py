@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
+from pathlib import Path
 
 from oracle_gate.bot.store import Store
 
@@ -29,22 +30,25 @@ def checkpoint(db: sqlite3.Connection) -> tuple[int, int]:
 
 
 def keep_checkpointing(
-    store: Store, stopping: threading.Event, every: float = EVERY_SECONDS
+    store: Store, stopping: threading.Event, every: float = EVERY_SECONDS, *, also: tuple[Path, ...] = ()
 ) -> threading.Thread:
-    """Stop the store's connection from checkpointing on commit; checkpoint every ``every`` seconds
-    in a daemon thread until ``stopping`` is set (closing the store checkpoints what is left)."""
-    path = store.defer_checkpoints()
+    """Stop the store's connection from checkpointing on commit; checkpoint it, and the databases
+    ``also`` names (whose writers do not checkpoint on commit either), every ``every`` seconds in a
+    daemon thread until ``stopping`` is set (closing the store checkpoints what is left)."""
+    paths = (store.defer_checkpoints(), *also)
 
     def run() -> None:
-        db = sqlite3.connect(path, timeout=30)
+        dbs = [sqlite3.connect(path, timeout=30) for path in paths]
         try:
             while not stopping.wait(every):
-                try:
-                    checkpoint(db)
-                except sqlite3.Error:
-                    _log.exception("checkpoint failed")  # the WAL grows until the next one succeeds
+                for db in dbs:
+                    try:
+                        checkpoint(db)
+                    except sqlite3.Error:
+                        _log.exception("checkpoint failed")  # the WAL grows until the next one succeeds
         finally:
-            db.close()
+            for db in dbs:
+                db.close()
 
     thread = threading.Thread(target=run, name="oracle-gate-checkpoint", daemon=True)
     thread.start()

@@ -82,6 +82,11 @@ class BotConfig:
         return self.state_dir / "oracle-gate.sqlite3"
 
     @property
+    def received_database(self) -> Path:
+        """Deliveries received and not queued yet (:mod:`oracle_gate.bot.received`)."""
+        return self.state_dir / "oracle-gate-received.sqlite3"
+
+    @property
     def mirrors(self) -> Path:
         return self.state_dir / "mirrors"
 

@@ -18,11 +18,11 @@ import contextlib
 import logging
 import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from oracle_gate.bot.events import Job
-from oracle_gate.bot.store import Store
 from oracle_gate.errors import RetryLater
 
 #: The most deliveries one transaction records (a burst's later ones wait for the next).
@@ -32,6 +32,13 @@ BATCH = 64
 #: it itself, or a store stuck on its disk would hold every delivery GitHub sends in memory.
 MAX_WAITING_BYTES = 256 * 1024 * 1024
 _log = logging.getLogger("oracle_gate.bot")
+
+
+class Recorder(Protocol):
+    """Where deliveries are recorded: :class:`oracle_gate.bot.received.Received` in the server, or the
+    jobs' own :class:`oracle_gate.bot.store.Store`."""
+
+    def receive(self, deliveries: Sequence[tuple[str, str, Job]]) -> list[bool]: ...
 
 
 class InboxFull(RetryLater):
@@ -53,7 +60,7 @@ class Inbox:
     """Records deliveries for the event loop; :meth:`put` answers whether the delivery was new."""
 
     def __init__(
-        self, store: Store, wake: Callable[[], None], max_waiting_bytes: int = MAX_WAITING_BYTES
+        self, store: Recorder, wake: Callable[[], None], max_waiting_bytes: int = MAX_WAITING_BYTES
     ) -> None:
         self._store = store
         self._wake = wake

@@ -89,8 +89,14 @@ def _to_4(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX jobs_age ON jobs (state, updated)")
 
 
+def _to_5(db: sqlite3.Connection) -> None:
+    """``handover``: how far the workers moved the front's received deliveries into the queue, per
+    file of them (:mod:`oracle_gate.bot.received`, :mod:`oracle_gate.bot.handover`)."""
+    db.execute("CREATE TABLE handover (token TEXT PRIMARY KEY, position INTEGER NOT NULL)")
+
+
 #: Step ``i`` takes a database from version ``i`` to ``i + 1``.
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_to_1, _to_2, _to_3, _to_4)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_to_1, _to_2, _to_3, _to_4, _to_5)
 VERSION = len(MIGRATIONS)
 
 

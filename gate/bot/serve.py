@@ -1,7 +1,11 @@
-"""``oracle-gate serve``: start the pool, recover interrupted jobs, serve webhooks until SIGTERM/SIGINT.
+"""``oracle-gate serve``: recover interrupted jobs, fork the worker process, serve webhooks until
+SIGTERM/SIGINT.
 
-On a signal uvicorn stops accepting deliveries and finishes the ones in flight; then the pool
-stops, waiting up to ``grace`` seconds for running jobs and queueing the rest again.
+Two processes (:mod:`oracle_gate.bot.worker_process` says why): this one, the front, answers
+webhooks (uvicorn, the inbox, redelivery on start); the worker process runs the pool and the
+housekeeping. On a signal uvicorn stops accepting deliveries and finishes the ones in flight; then
+the front tells the workers to stop, and they wait up to ``grace`` seconds for running jobs and
+queue the rest again. When the worker process ends first, the front stops too and exits 1.
 """
 
 from __future__ import annotations
@@ -11,22 +15,26 @@ import signal
 import sys
 import threading
 import time
+from pathlib import Path
 
 import uvicorn
 
-from oracle_gate.bot import bounded, logs, scoring
+from oracle_gate.bot import bounded, logs, received, scoring
 from oracle_gate.bot.auth import AppAuth
 from oracle_gate.bot.backoff import Backoff
 from oracle_gate.bot.checkpoints import keep_checkpointing
 from oracle_gate.bot.config import BotConfig
+from oracle_gate.bot.handover import Handover
 from oracle_gate.bot.housekeeping import keep_pruning
 from oracle_gate.bot.inbox import Inbox
 from oracle_gate.bot.judging import Context, run_job
 from oracle_gate.bot.mapstore import ArtifactMapStore, StoreSettings
+from oracle_gate.bot.received import Received
 from oracle_gate.bot.recovery import run_or_give_up
 from oracle_gate.bot.redeliver import redeliver_failed
 from oracle_gate.bot.server import make_app
 from oracle_gate.bot.store import Store
+from oracle_gate.bot.worker_process import ParentLink, fork_workers
 from oracle_gate.bot.workers import Pool
 
 _log = logging.getLogger("oracle_gate.bot")
@@ -37,33 +45,36 @@ _log = logging.getLogger("oracle_gate.bot")
 #: (issue #17, bench/bot_throughput.py, one run each on a shared 2-core machine at load 10-12: a
 #: connection per delivery at 100/s while judging answered at p50 6.4 s with 5 ms, 1.6 s with 0.5 ms).
 SWITCH_INTERVAL = 0.0005
+#: How long past the grace period the front waits for the worker process to stop before killing it.
+STOP_MARGIN = 30.0
 
 
 def serve(config: BotConfig, *, grace: float | None = None) -> int:
+    """Serve until SIGTERM/SIGINT: 0 after an orderly stop, 1 when the worker process died first."""
     grace = float(config.shutdown_grace) if grace is None else grace
-    logs.configure()
     scoring.ensure_sandbox(config.score)  # scoring on without a working sandbox: refuse to start
+    recovered = _recover(config.database)  # once, before either process takes a job
+    received.connect(config.received_database).close()  # made (or checked) before either opens it
+
+    def run_workers(link: ParentLink) -> int:
+        return _run_workers(config, grace, link)
+
+    workers = fork_workers(config.concurrency, run_workers)  # before any thread starts
+    logs.configure()
     sys.setswitchinterval(SWITCH_INTERVAL)  # this process is the server's own
-    store = Store(config.database)
-    recovered = store.recover()
+    store = Store(config.database)  # read here: the worker process writes it
+    arrivals = Received(config.received_database, store.seen, store.taken)  # written here only
     auth = AppAuth(config.app_id, config.private_key, config.api_url, seconds_between_requests=config.pacing)
-    maps = ArtifactMapStore(
-        StoreSettings(config.map_workflow, config.map_artifact, config.maps),
-        config.api_url,
-        pacing=config.pacing,
+    inbox = Inbox(arrivals, workers.wake)
+    app = make_app(
+        store,
+        config.webhook_secret,
+        config.max_body,
+        inbox,
+        workers.stats,
+        status=config.status,
+        pending=arrivals.pending,
     )
-    ctx = Context(config=config, auth=auth, store=store, maps=maps, pacing=config.pacing)
-    maps.track = ctx.track_for_job  # the map store's requests spend the job's installation's budget
-    backoff = Backoff(config.retry_base, config.retry_cap)
-    pool = Pool(store, lambda claimed: run_or_give_up(ctx, claimed, run_job), config.concurrency, backoff)
-    if config.job_memory_mb:
-        bounded.start_fork_server()
-    pool.start()
-    keep_pruning(store, config.maps, config.keep, config.prune_minutes * 60.0, ctx.stopping)
-    keep_checkpointing(store, ctx.stopping)
-    _log.info("serving", extra={"detail": f"{config!r}; {recovered} interrupted job(s) queued again"})
-    inbox = Inbox(store, pool.wake)
-    app = make_app(store, config.webhook_secret, config.max_body, inbox, pool.stats, status=config.status)
     server = uvicorn.Server(
         uvicorn.Config(
             app,
@@ -74,18 +85,86 @@ def serve(config: BotConfig, *, grace: float | None = None) -> int:
             timeout_graceful_shutdown=int(grace),
         )
     )
+    stopping = threading.Event()
+    workers.watch(lambda code: _workers_ended(code, stopping, server))
+    _log.info("serving", extra={"detail": f"{config!r}; {recovered} interrupted job(s) queued again"})
     _redeliver_once_listening(server, auth, store, config.redeliver_hours * 3600.0)
     _survive_reraised_signals()
     try:
         server.run()
     finally:
         inbox.close()  # uvicorn has answered every request it took: nothing more comes in
-        ctx.stopping.set()
-        requeued = pool.stop(grace)
-        _log.info("stopped", extra={"detail": f"{requeued} running job(s) queued again"})
+        stopping.set()
+        code = workers.stop(grace + STOP_MARGIN)
+        arrivals.close()
         store.close()
         logs.stop()
+    return 0 if code == 0 else 1
+
+
+def _recover(database: Path) -> int:
+    """Queue again the jobs a crash left running (counting the recovery); the store closed again, so
+    no connection crosses the fork."""
+    store = Store(database)
+    try:
+        return store.recover()
+    finally:
+        store.close()
+
+
+def _run_workers(config: BotConfig, grace: float, link: ParentLink) -> int:
+    """The worker process (:mod:`oracle_gate.bot.worker_process`): the pool and the housekeeping,
+    until the front closes the pipe; running jobs then get ``grace`` seconds, the rest are requeued."""
+    logs.configure()
+    store = Store(config.database)
+    handover = Handover(store, config.received_database)
+    auth = AppAuth(config.app_id, config.private_key, config.api_url, seconds_between_requests=config.pacing)
+    maps = ArtifactMapStore(
+        StoreSettings(config.map_workflow, config.map_artifact, config.maps),
+        config.api_url,
+        pacing=config.pacing,
+    )
+    ctx = Context(config=config, auth=auth, store=store, maps=maps, pacing=config.pacing)
+    maps.track = ctx.track_for_job  # the map store's requests spend the job's installation's budget
+    backoff = Backoff(config.retry_base, config.retry_cap)
+    pool = Pool(
+        store,
+        lambda claimed: run_or_give_up(ctx, claimed, run_job),
+        config.concurrency,
+        backoff,
+        publish=link.publish,
+    )
+    if config.job_memory_mb:
+        bounded.start_fork_server()
+    handover.move_logged()  # what the front received before a crash or a stop, before anything new
+    pool.start()
+    keep_pruning(store, config.maps, config.keep, config.prune_minutes * 60.0, ctx.stopping)
+    keep_checkpointing(store, ctx.stopping, also=(config.received_database,))
+    front_gone = threading.Event()
+    link.follow(lambda: _move_and_wake(handover, pool), front_gone)
+    while not front_gone.wait(1.0):
+        pass
+    ctx.stopping.set()
+    requeued = pool.stop(grace)
+    _log.info("stopped", extra={"detail": f"{requeued} running job(s) queued again"})
+    handover.close()
+    store.close()
+    logs.stop()
     return 0
+
+
+def _move_and_wake(handover: Handover, pool: Pool) -> None:
+    if handover.move_logged():
+        pool.wake()
+
+
+def _workers_ended(code: int, stopping: threading.Event, server: uvicorn.Server) -> None:
+    """The worker process ended: expected once the front stops; before that, the front stops too
+    (a server that acknowledges deliveries nobody works on would hide the failure)."""
+    if stopping.is_set():
+        return
+    _log.error("the worker process ended; stopping", extra={"detail": f"exit code {code}"})
+    server.should_exit = True
 
 
 def _redeliver_once_listening(server: uvicorn.Server, auth: AppAuth, store: Store, window: float) -> None:

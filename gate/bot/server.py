@@ -84,8 +84,10 @@ def make_app(
     pool_stats: Callable[[], dict[str, int]] = dict,
     *,
     status: StatusAccess | None = None,
+    pending: Callable[[], int] = lambda: 0,
 ) -> Starlette:
-    """The app; ``inbox`` records the deliveries (off the event loop) and wakes the workers."""
+    """The app; ``inbox`` records the deliveries (off the event loop) and wakes the workers;
+    ``pending`` counts the recorded deliveries not in the queue yet (queued, for ``/healthz``)."""
 
     async def verified_body(request: Request) -> bytes | Response:
         """The body when it is small enough and signed with the secret; else the refusal."""
@@ -133,10 +135,13 @@ def make_app(
     async def healthz(request: Request) -> Response:
         """On the loop: it answers only while the loop does, and starting the thread pool for it
         doubled the first answer's time (probes start at once). Its reads are short (by index)."""
+        jobs = store.counts()
+        if waiting := pending():
+            jobs["queued"] = jobs.get("queued", 0) + waiting
         return JSONResponse(
             {
                 "status": "ok",
-                "jobs": store.counts(),
+                "jobs": jobs,
                 "pool": pool_stats(),
                 "installations": store.installations(),
             }

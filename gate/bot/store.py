@@ -164,6 +164,35 @@ class Store:
                 new.append(bool(inserted))
         return new
 
+    def taken(self, token: str) -> int:
+        """How far the workers moved the received deliveries of the file ``token`` names (0: not yet)."""
+        with self._lock:
+            row = self._db.execute("SELECT position FROM handover WHERE token = ?", (token,)).fetchone()
+        return 0 if row is None else int(row[0])
+
+    def take(self, token: str, rows: Sequence[tuple[int, str, str, str, str, float]]) -> int:
+        """Queue received deliveries (id, delivery, event, key, spec, received at) of the file ``token``
+        names as plan jobs, and how far that got, in one transaction; how many were new (a delivery
+        id taken before is skipped: a redelivery, or the same rows of a file made again)."""
+        if not rows:
+            return 0
+        now = time.time()
+        new = 0
+        with self._transaction() as db:
+            for _, delivery, event, key, spec, at in rows:
+                if db.execute(
+                    "INSERT OR IGNORE INTO deliveries VALUES (?, ?, ?)", (delivery, event, at)
+                ).rowcount:
+                    db.execute(
+                        "INSERT INTO jobs (delivery, key, spec, state, created, updated) "
+                        "VALUES (?, ?, ?, ?, ?, ?)",
+                        (delivery, key, spec, QUEUED, now, now),
+                    )
+                    new += 1
+            db.execute("DELETE FROM handover WHERE token != ?", (token,))  # an older file's position
+            db.execute("INSERT OR REPLACE INTO handover VALUES (?, ?)", (token, max(r[0] for r in rows)))
+        return new
+
     def _record_installation(self, ident: int, state: str, now: float) -> None:
         """The installation's state; a removed or suspended one's queued jobs fail (no token will come)."""
         self._db.execute("INSERT OR REPLACE INTO installations VALUES (?, ?, ?)", (ident, state, now))

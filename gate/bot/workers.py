@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 
 from oracle_gate.bot.backoff import Backoff
@@ -21,8 +22,14 @@ _log = logging.getLogger("oracle_gate.bot")
 
 class Pool:
     def __init__(
-        self, store: Store, run: Callable[[ClaimedJob], Outcome], size: int, backoff: Backoff | None = None
+        self,
+        store: Store,
+        run: Callable[[ClaimedJob], Outcome],
+        size: int,
+        backoff: Backoff | None = None,
+        publish: Callable[[dict[str, int]], None] | None = None,
     ) -> None:
+        """``publish`` is given :meth:`stats` whenever they change (the server's front reads them)."""
         self._store = store
         self._backoff = backoff or Backoff()
         self._run = run
@@ -33,8 +40,10 @@ class Pool:
         self._running: dict[int, ClaimedJob] = {}
         self._guard = threading.Lock()
         self.peak = 0  # the most jobs ever running at once (tests check the bound)
+        self._publish = publish or (lambda stats: None)
 
     def start(self) -> None:
+        self._publish(self.stats())
         for i in range(self._size):
             thread = threading.Thread(target=self._loop, name=f"oracle-gate-worker-{i}", daemon=True)
             thread.start()
@@ -47,7 +56,10 @@ class Pool:
     def stats(self) -> dict[str, int]:
         """What ``/healthz`` reports of the pool: its size, jobs running now, the most ever at once."""
         with self._guard:
-            return {"workers": self._size, "running": len(self._running), "peak": self.peak}
+            return self._stats()
+
+    def _stats(self) -> dict[str, int]:
+        return {"workers": self._size, "running": len(self._running), "peak": self.peak}
 
     def running(self) -> int:
         with self._guard:
@@ -57,8 +69,9 @@ class Pool:
         """Stop; jobs still running after ``grace`` seconds are requeued. Returns how many were."""
         self._stopping.set()
         self.wake()
+        deadline = time.monotonic() + grace  # one grace period for all of them, not one each
         for thread in self._threads:
-            thread.join(timeout=grace)
+            thread.join(timeout=max(0.0, deadline - time.monotonic()))
         with self._guard:
             left = list(self._running.values())
         for claimed in left:
@@ -75,11 +88,13 @@ class Pool:
             with self._guard:
                 self._running[claimed.id] = claimed
                 self.peak = max(self.peak, len(self._running))
+                self._publish(self._stats())
             try:
                 self._finish(claimed)
             finally:
                 with self._guard:
                     self._running.pop(claimed.id, None)
+                    self._publish(self._stats())
 
     def _finish(self, claimed: ClaimedJob) -> None:
         job = claimed.job

@@ -11,7 +11,7 @@ from tests.bot.test_judging import REPO, open_pull
 from tests.github_fake.server import FakeGitHub
 
 
-def wait_running(bot: Bot, timeout: float = 10) -> None:
+def wait_running(bot: Bot, timeout: float = 30) -> None:
     deadline = time.monotonic() + timeout
     while bot.health()["jobs"].get("running") != 1:
         assert time.monotonic() < deadline, bot.health()
