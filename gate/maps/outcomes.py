@@ -15,9 +15,7 @@ Standard library only at import time (the map plugin imports this lazily and mus
 
 from __future__ import annotations
 
-import importlib.metadata
 import os
-import platform
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -118,6 +116,8 @@ def normalize(name: str) -> str:
 
 def _module_distribution(module: str) -> tuple[str, str | None]:
     """The distribution that provides ``module`` (its top-level package), else the module itself."""
+    import importlib.metadata  # here, not at the top: ``map`` imports this module for run_facts
+
     top = module.split(".", 1)[0]
     dists = importlib.metadata.packages_distributions().get(top, [])
     if dists:
@@ -165,6 +165,8 @@ _BUILTIN = frozenset(
 
 
 def python_version() -> str:
+    import platform
+
     return platform.python_version()
 
 
