@@ -83,7 +83,9 @@ def loaded_plugins(config: Any, own: Sequence[str] = ()) -> list[dict[str, str |
     ``-p`` modules of the gate's own that the caller added (not part of the project's set)."""
     found: dict[str, str | None] = {}
     for _plugin, dist in config.pluginmanager.list_plugin_distinfo():
-        found[_dist_name(dist)] = str(dist.version)
+        # One parse of the distribution's METADATA (its name and its version would each parse it again).
+        metadata = dist.metadata
+        found[normalize(str(metadata["name"]))] = str(metadata["version"])
     named = named_plugins(config.invocation_params.args, os.environ.get("PYTEST_PLUGINS", ""))
     for module in (m for m in named if m not in own):
         name, version = _module_distribution(module)
@@ -102,11 +104,6 @@ def named_plugins(args: Sequence[str], env_plugins: str = "") -> list[str]:
             names.append(arg[2:])
     names += [n.strip() for n in env_plugins.split(",") if n.strip()]
     return [n for n in names if not n.startswith(_NOT_A_PLUGIN)]
-
-
-def _dist_name(dist: Any) -> str:
-    name = getattr(dist, "project_name", None) or dist.metadata["name"]
-    return normalize(str(name))
 
 
 def normalize(name: str) -> str:
