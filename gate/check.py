@@ -3,12 +3,12 @@
 The oracle (policy, freeze manifest, lock) is always read from the **parent** commit with git, never
 from head and never from the working tree, so a change can never weaken what judges it. This is the
 one place that turns git's answers into the judging core's values: :func:`read_oracle` (shared by
-``check`` and ``map``), :func:`read_changes` and :func:`read_locked_blobs`.
+``check`` and ``map``; defined in :mod:`oracle_gate.oracle_files`, which ``map`` imports without the
+judge), :func:`read_changes` and :func:`read_locked_blobs`.
 """
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -30,9 +30,8 @@ from oracle_gate.judge.changes import (
     shadowed_module,
     with_shadowed_modules,
 )
-from oracle_gate.judge.freeze import Freeze, check_bindings, parse_freeze
 from oracle_gate.judge.globs import GlobSet
-from oracle_gate.judge.lock import FixtureLock, parse_lock
+from oracle_gate.judge.lock import FixtureLock
 from oracle_gate.judge.modules import ModuleIndex
 from oracle_gate.judge.observer_rules import (
     ParsedFiles,
@@ -42,7 +41,6 @@ from oracle_gate.judge.observer_rules import (
     parse_rebound_files,
     with_rebinding,
 )
-from oracle_gate.judge.policy import POLICY_PATH, Policy, parse_policy
 from oracle_gate.judge.pyscope import MAX_PARSE_BYTES
 from oracle_gate.judge.pytest_config import CONFIG_FILES, joined_addopts
 from oracle_gate.judge.rebinding import modules_to_read, needs_module_index, with_dynamic_rebinding
@@ -50,6 +48,7 @@ from oracle_gate.judge.symlinks import EntryKind, LinkResolution, resolve_link
 from oracle_gate.judge.verdict import Evidence, Provenance, Verdict, changed_link_target, evaluate
 from oracle_gate.maps.mapbytes import EarlyHash
 from oracle_gate.maps.read import EarlyMapRead, load_parent_coverage
+from oracle_gate.oracle_files import read_oracle
 
 
 @dataclass(frozen=True)
@@ -68,60 +67,6 @@ class CheckRequest:
     pr_head: str | None = None
     # v3.7: the date freeze expiry is judged on (None: today's UTC date).
     today: date | None = None
-
-
-@dataclass(frozen=True)
-class Oracle:
-    """The parent's oracle files, parsed, with the bytes' digests for the verdict's protocol."""
-
-    policy: Policy
-    freeze: Freeze
-    lock: FixtureLock
-    policy_sha256: str | None
-    freeze_sha256: str | None
-    lock_sha256: str | None
-
-
-def _digest(data: bytes | None) -> str | None:
-    return hashlib.sha256(data).hexdigest() if data is not None else None
-
-
-def read_oracle(git: Git, rev: str, extra_protected: tuple[str, ...] = ()) -> Oracle:
-    """Policy, freeze and lock as ``rev`` (a full commit id, the parent) has them.
-
-    The freeze entries' ``bound_sha`` bindings are checked against ``rev``'s ancestry here.
-    """
-    policy_bytes = git.read_blob(rev, POLICY_PATH)
-    policy = parse_policy(policy_bytes).with_extra_protected(extra_protected)
-    freeze_bytes = git.read_blob(rev, policy.freeze)
-    lock_bytes = git.read_blob(rev, policy.fixture_lock)
-    freeze = check_bindings(
-        parse_freeze(freeze_bytes, policy.freeze), lambda sha: binding_problem(git, sha, rev)
-    )
-    return Oracle(
-        policy=policy,
-        freeze=freeze,
-        lock=parse_lock(lock_bytes, policy.fixture_lock),
-        policy_sha256=_digest(policy_bytes),
-        freeze_sha256=_digest(freeze_bytes),
-        lock_sha256=_digest(lock_bytes),
-    )
-
-
-def binding_problem(git: Git, sha: str, parent: str) -> str | None:
-    """Why the hex prefix ``sha`` is not the parent or an ancestor of it (None when it is)."""
-    commits = git.commits_with_prefix(sha)
-    if not commits:
-        return "names no commit in this repository"
-    if len(commits) > 1:
-        return f"is ambiguous ({len(commits)} commits start with it)"
-    if not git.is_ancestor(commits[0], parent):
-        return (
-            f"is not the parent or an ancestor of it (it names {commits[0]})"
-            if commits[0] != sha
-            else "is not the parent or an ancestor of it"
-        )
-    return None
 
 
 def read_changes(git: Git, parent: str, head: str, *, v2_reads: bool = True) -> ChangeSet:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from importlib import import_module
 from pathlib import Path
 from typing import NoReturn
 
@@ -18,7 +19,6 @@ from oracle_gate import __version__
 from oracle_gate.errors import GateError, OutputError
 from oracle_gate.exit_status import ExitStatus
 from oracle_gate.github.defaults import DEFAULT_API_URL, DEFAULT_CHECK_NAME, CommentMode, is_repository
-from oracle_gate.surface_cli import add_surface
 
 FORMATS = ("text", "json", "markdown")
 
@@ -376,33 +376,62 @@ def run_app_manifest_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> Parser:
+Registrar = Callable[["argparse._SubParsersAction[Parser]"], None]
+
+# Every command, in the order ``--help`` lists them, with what registers it: a function here, or
+# "module:function" for a command whose module is imported only when that command runs (or for the
+# full parser: --help, a usage error). ``oracle-gate map`` then does not pay for importing the judge,
+# the adoption templates or the scoring run (issue 19: map's cost on Python 3.11).
+COMMANDS: tuple[tuple[str, Registrar | str], ...] = (
+    ("check", add_check),
+    ("demo", add_demo),
+    ("map", add_map),
+    ("publish", add_publish),
+    ("serve", add_serve),
+    ("app-manifest", add_app_manifest),
+    ("surface", "oracle_gate.surface_cli:add_surface"),
+    ("init", "oracle_gate.adopt.commands:add_init"),
+    ("doctor", "oracle_gate.adopt.commands:add_doctor"),
+    ("freeze", "oracle_gate.freeze_cmd:add_freeze"),  # v3.7 / issue 18: the freeze's life cycle
+    ("score", "oracle_gate.score.command:add_score"),
+    ("score-verify", "oracle_gate.score.command:add_score_verify"),
+)
+COMMAND_NAMES = tuple(name for name, _ in COMMANDS)
+
+
+def registrar(entry: Registrar | str) -> Registrar:
+    """The function that registers a command, its module imported now if it is named as text."""
+    if isinstance(entry, str):
+        module, _, function = entry.partition(":")
+        found: Registrar = getattr(import_module(module), function)
+        return found
+    return entry
+
+
+def build_parser(command: str | None = None) -> Parser:
+    """The parser of every command, or (``command`` one of :data:`COMMAND_NAMES`) of that command
+    alone: the one that will run, its module the only one imported. The one-command parser still
+    names every command in its usage line (argparse's default ``metavar``, spelled out), so a usage
+    error reads the same whichever was built."""
     parser = Parser(prog="oracle-gate", description="Decide whether an agent-written change may be scored.")
     parser.add_argument("--version", action="version", version=f"oracle-gate {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
-    add_check(sub)
-    add_demo(sub)
-    add_map(sub)
-    add_publish(sub)
-    add_serve(sub)
-    add_app_manifest(sub)
-    add_surface(sub)
-    from oracle_gate.adopt.commands import add_doctor, add_init
-
-    add_init(sub)
-    add_doctor(sub)
-    from oracle_gate.freeze_cmd import add_freeze  # v3.7 / issue 18: the freeze's life cycle
-
-    add_freeze(sub)
-    from oracle_gate.score.command import add_score, add_score_verify
-
-    add_score(sub)
-    add_score_verify(sub)
+    every = None if command is None else "{" + ",".join(COMMAND_NAMES) + "}"
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser, metavar=every)
+    for name, entry in COMMANDS:
+        if command is None or name == command:
+            registrar(entry)(sub)
     return parser
 
 
+def chosen_command(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` runs when its first word names one (options before it, ``--help`` or
+    ``--version``, need the full parser), else None."""
+    return argv[0] if argv and argv[0] in COMMAND_NAMES else None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(chosen_command(words)).parse_args(words)
     try:
         return int(args.func(args))
     except GateError as exc:

@@ -19,9 +19,12 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from oracle_gate.errors import GitError, NotARepository, UnknownRevision
-from oracle_gate.judge.changes import RawChange
+
+if TYPE_CHECKING:  # imported where the change list is parsed: map reads no change list
+    from oracle_gate.judge.changes import RawChange
 
 HEX = re.compile(r"[0-9a-fA-F]+")
 
@@ -71,6 +74,11 @@ class Git:
             self._prefix += ["-c", f"safe.directory={self.repo}"]
         self._prefix += ["-C", str(self.repo)]
         self._env = _clean_environment()
+        # What git already answered, asked once per instance (``map`` asked each twice): that this is
+        # a repository, the full SHAs it resolved as commits (immutable), its common git directory.
+        self._is_repository = False
+        self._commits: set[str] = set()
+        self._common_dir: Path | None = None
 
     def run(
         self,
@@ -101,14 +109,19 @@ class Git:
         return proc
 
     def check_repository(self) -> None:
+        if self._is_repository:
+            return
         if not self.repo.is_dir():
             raise NotARepository(f"{self.repo}: no such directory")
         self.run(["rev-parse", "--git-dir"])
+        self._is_repository = True
 
     def commit(self, rev: str) -> str:
         """The full SHA of the commit ``rev`` names, or :class:`UnknownRevision`."""
         if not rev or rev.startswith("-"):
             raise UnknownRevision(f"{rev!r} is not a revision")
+        if rev in self._commits:  # a full SHA git already resolved as a commit here: it names itself
+            return rev
         proc = self.run(
             ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"],
             ok_codes=(0, 1, 128),
@@ -116,6 +129,7 @@ class Git:
         sha = proc.stdout.decode().strip()
         if proc.returncode != 0 or not sha:
             raise UnknownRevision(f"{self.repo}: unknown revision {rev!r} (not a commit here)")
+        self._commits.add(sha)
         return sha
 
     def commits_with_prefix(self, prefix: str) -> list[str]:
@@ -283,9 +297,11 @@ class Git:
             self.restore_ownership()
 
     def remove_worktree(self, path: Path) -> None:
-        """Remove the worktree at ``path`` and its administrative files, even if it is dirty."""
-        self.run(["worktree", "remove", "--force", "--force", "--", str(path)], ok_codes=(0, 128))
-        self.run(["worktree", "prune"])
+        """Remove the worktree at ``path`` and its administrative files, even if it is dirty. Only
+        when ``remove`` failed (its directory already gone) is the leftover entry pruned."""
+        proc = self.run(["worktree", "remove", "--force", "--force", "--", str(path)], ok_codes=(0, 128))
+        if proc.returncode != 0:
+            self.run(["worktree", "prune"])
         self.restore_ownership()
 
     def restore_ownership(self) -> None:
@@ -298,10 +314,12 @@ class Git:
         """
         if os.geteuid() != 0:
             return
-        proc = self.run(["rev-parse", "--git-common-dir"], ok_codes=(0, 128))
-        if proc.returncode != 0:
-            return
-        restore_ownership(self.repo / os.fsdecode(proc.stdout.strip()))
+        if self._common_dir is None:
+            proc = self.run(["rev-parse", "--git-common-dir"], ok_codes=(0, 128))
+            if proc.returncode != 0:
+                return
+            self._common_dir = self.repo / os.fsdecode(proc.stdout.strip())
+        restore_ownership(self._common_dir)
 
     @contextmanager
     def worktree(self, commit: str, parent_dir: Path) -> Iterator[Path]:
@@ -336,6 +354,8 @@ def _first_line(stderr: bytes) -> str:
 
 def parse_raw_changes(out: bytes) -> list[RawChange]:
     """Parse ``git diff-tree -z --raw`` output."""
+    from oracle_gate.judge.changes import RawChange
+
     fields = out.decode("utf-8", "surrogateescape").split("\0")
     changes: list[RawChange] = []
     i = 0

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from oracle_gate.check import read_oracle
 from oracle_gate.errors import UsageError
 from oracle_gate.git import Git
 from oracle_gate.judge.freeze import Freeze
@@ -30,6 +29,7 @@ from oracle_gate.judge.surface import (
     unique_share_text,
 )
 from oracle_gate.judge.verdict import line_ranges, range_text
+from oracle_gate.oracle_files import read_oracle
 
 if TYPE_CHECKING:
     from oracle_gate.maps.read import Manifest

@@ -25,7 +25,6 @@ still made, counted from its contexts.
 
 from __future__ import annotations
 
-import importlib.metadata
 import os
 import shutil
 import sqlite3
@@ -39,11 +38,9 @@ from pathlib import Path
 from typing import Any
 
 from oracle_gate import __version__
-from oracle_gate.check import read_oracle
 from oracle_gate.git import Git
 from oracle_gate.judge.freeze import Freeze
 from oracle_gate.maps.choice import chosen_collector, collector_fields, coverage_py_reason, map_command
-from oracle_gate.maps.collector import COLLECTOR_NAME, COVERAGE_COLLECTOR, ENV_COLLECTOR
 from oracle_gate.maps.combine import combine_maps
 from oracle_gate.maps.command import run_map_cli
 from oracle_gate.maps.hints import EXIT_NO_TESTS, EXIT_TESTS_FAILED, no_map_cause
@@ -64,8 +61,9 @@ from oracle_gate.maps.read import Manifest, manifest_beside
 from oracle_gate.maps.relocate import relocated_copy
 from oracle_gate.maps.repeat import repeat_runs, unstable_observations
 from oracle_gate.maps.runner import DATA_DIR, REPORT_FILE, Progress, Run, Runner, child_env, default_command
-from oracle_gate.maps.shards import ENV_FREEZE
+from oracle_gate.maps.shards import COLLECTOR_NAME, COVERAGE_COLLECTOR, ENV_COLLECTOR, ENV_FREEZE
 from oracle_gate.maps.sqlite_map import SqliteCoverageMap
+from oracle_gate.oracle_files import read_oracle
 
 # Importers (the Action, the CLI) name these through this module.
 __all__ = ["MapError", "MapResult", "build_map", "combine_maps", "default_command", "run_map_cli"]
@@ -110,7 +108,7 @@ def build_map(
     if why is not None:
         note(f"measuring with coverage.py: {why}")
     argv = map_command(command, collector)
-    oracle = read_oracle(git, sha)
+    oracle = read_oracle(git, sha, check_bound=False)  # which tests are frozen; check judges bindings
     freeze, freeze_path = oracle.freeze, oracle.policy.freeze
     started = time.monotonic()
     unstable: dict[str, dict[str, list[int]]] | None = None
@@ -352,7 +350,10 @@ def _coverage_version(finish: dict[str, Any]) -> str | None:
 
 def installed_coverage_version() -> str | None:
     """coverage.py's version as installed here, without importing it (the plugin's report says
-    which one measured; this is for a run that did not report)."""
+    which one measured; this is for a run that did not report). Imported here: importlib.metadata
+    costs ``map`` some 30 ms of start-up, and the plugin's report names the version in every run."""
+    import importlib.metadata
+
     try:
         return importlib.metadata.version("coverage")
     except importlib.metadata.PackageNotFoundError:

@@ -16,9 +16,9 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from oracle_gate.maps.collector import COLLECTOR_NAME, COVERAGE_COLLECTOR, ENV_COLLECTOR
 from oracle_gate.maps.layout import with_interpreter
 from oracle_gate.maps.runner import default_command
+from oracle_gate.maps.shards import COLLECTOR_NAME, COVERAGE_COLLECTOR, ENV_COLLECTOR
 
 COLLECTORS = (COLLECTOR_NAME, COVERAGE_COLLECTOR)
 

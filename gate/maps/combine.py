@@ -11,7 +11,6 @@ from pathlib import Path
 
 from oracle_gate import __version__
 from oracle_gate.errors import InputError
-from oracle_gate.maps.collector import COVERAGE_COLLECTOR
 from oracle_gate.maps.combine_stability import combined_stability
 from oracle_gate.maps.mapfile import (
     MAX_LISTED,
@@ -25,6 +24,7 @@ from oracle_gate.maps.mapfile import (
 from oracle_gate.maps.outcomes import combined_facts
 from oracle_gate.maps.provenance import PRODUCER_KEY, Producer
 from oracle_gate.maps.read import MANIFEST_SUFFIX, Manifest, locate, manifest_beside
+from oracle_gate.maps.shards import COVERAGE_COLLECTOR
 from oracle_gate.maps.unstable import REPEAT_KEY
 
 

@@ -15,9 +15,7 @@ Standard library only at import time (the map plugin imports this lazily and mus
 
 from __future__ import annotations
 
-import importlib.metadata
 import os
-import platform
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -85,7 +83,9 @@ def loaded_plugins(config: Any, own: Sequence[str] = ()) -> list[dict[str, str |
     ``-p`` modules of the gate's own that the caller added (not part of the project's set)."""
     found: dict[str, str | None] = {}
     for _plugin, dist in config.pluginmanager.list_plugin_distinfo():
-        found[_dist_name(dist)] = str(dist.version)
+        # One parse of the distribution's METADATA (its name and its version would each parse it again).
+        metadata = dist.metadata
+        found[normalize(str(metadata["name"]))] = str(metadata["version"])
     named = named_plugins(config.invocation_params.args, os.environ.get("PYTEST_PLUGINS", ""))
     for module in (m for m in named if m not in own):
         name, version = _module_distribution(module)
@@ -106,11 +106,6 @@ def named_plugins(args: Sequence[str], env_plugins: str = "") -> list[str]:
     return [n for n in names if not n.startswith(_NOT_A_PLUGIN)]
 
 
-def _dist_name(dist: Any) -> str:
-    name = getattr(dist, "project_name", None) or dist.metadata["name"]
-    return normalize(str(name))
-
-
 def normalize(name: str) -> str:
     """A distribution name as PEP 503 compares them."""
     return "-".join(part for part in name.lower().replace("_", "-").replace(".", "-").split("-") if part)
@@ -118,6 +113,8 @@ def normalize(name: str) -> str:
 
 def _module_distribution(module: str) -> tuple[str, str | None]:
     """The distribution that provides ``module`` (its top-level package), else the module itself."""
+    import importlib.metadata  # here, not at the top: ``map`` imports this module for run_facts
+
     top = module.split(".", 1)[0]
     dists = importlib.metadata.packages_distributions().get(top, [])
     if dists:
@@ -165,6 +162,8 @@ _BUILTIN = frozenset(
 
 
 def python_version() -> str:
+    import platform
+
     return platform.python_version()
 
 

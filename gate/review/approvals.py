@@ -126,7 +126,7 @@ def _approval(source: ReviewSource, rules: ApprovalRules, review: Review, author
 
 def parent_rules(git: Git, parent: str) -> ApprovalRules | None:
     """The parent's ``[approvals]`` table (None: none, or a policy the judgement reports as broken)."""
-    from oracle_gate.check import read_oracle
+    from oracle_gate.oracle_files import read_oracle
 
     try:
         return read_oracle(git, parent).policy.approvals

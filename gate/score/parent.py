@@ -7,11 +7,11 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from oracle_gate.check import Oracle, read_oracle
 from oracle_gate.errors import InputError
 from oracle_gate.git import Git
 from oracle_gate.maps.outcomes import OUTCOMES_KEY, PLUGINS_KEY, PYTHON_KEY, plugin_set
 from oracle_gate.maps.read import Manifest, locate
+from oracle_gate.oracle_files import Oracle, read_oracle
 from oracle_gate.score.decide import ParentRun, live_tests
 
 

@@ -50,6 +50,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.check",
         "oracle_gate.judge",
         "oracle_gate.maps",
+        "oracle_gate.oracle_files",
     ),
     "oracle_gate.report": (
         "oracle_gate",
@@ -66,6 +67,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.errors",
         "oracle_gate.git",
         "oracle_gate.check",
+        "oracle_gate.oracle_files",
         "oracle_gate.judge",
         "oracle_gate.maps.read",
         "oracle_gate.maps.unstable",  # v3.4: the manifest's unstable observations, read as check reads them
@@ -85,7 +87,10 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.judge",
         "oracle_gate.maps.read",
         "oracle_gate.maps.mapbytes",
+        "oracle_gate.oracle_files",
     ),
+    # The parent's oracle files read with git (read_oracle): what map needs without the whole judge.
+    "oracle_gate.oracle_files": ("oracle_gate.errors", "oracle_gate.git", "oracle_gate.judge"),
     "oracle_gate.git": ("oracle_gate.errors", "oracle_gate.judge.changes"),
     "oracle_gate.files": ("oracle_gate.errors",),
     # One escaping function per sink (TRUST.md invariant 7): pure string functions.
@@ -143,6 +148,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.escape",
         "oracle_gate.git",
         "oracle_gate.check",
+        "oracle_gate.oracle_files",
         "oracle_gate.judge",
         "oracle_gate.maps.read",
         "oracle_gate.maps.provenance",
@@ -177,6 +183,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.check",
         "oracle_gate.judge",
         "oracle_gate.maps",
+        "oracle_gate.oracle_files",
         "oracle_gate.report",
         "oracle_gate.score",
         "oracle_gate.review.settings",  # the sandbox's limits take their defaults from the one table
