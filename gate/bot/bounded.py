@@ -13,8 +13,11 @@ pass, never a crash of the server. ``limit_bytes`` 0 judges in-process, unbounde
 from __future__ import annotations
 
 import multiprocessing
+import os
 import resource
+import select
 import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import forkserver
@@ -37,7 +40,7 @@ def judge(request: CheckRequest, limit_bytes: int) -> Verdict:
     if limit_bytes <= 0:
         return run_check(request, Git(request.repo))
     with ProcessPoolExecutor(
-        1, mp_context=_fork_server(), initializer=_limit, initargs=(limit_bytes,)
+        1, mp_context=_fork_server(), initializer=_limit, initargs=(limit_bytes, os.getpid())
     ) as pool:
         try:
             return pool.submit(_judge_in_child, request).result()
@@ -82,8 +85,45 @@ def start_fork_server() -> None:
     forkserver.ensure_running()
 
 
-def _limit(limit_bytes: int) -> None:
+def _limit(limit_bytes: int, owner: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
+    die_with(owner)
+
+
+def die_with(owner: int) -> None:
+    """Exit when process ``owner`` (the job's, which waits for this judgement) dies.
+
+    The fork server, not the job's process, is this process's parent, so the kernel's parent-death
+    signal would wait for the fork server; and the fork server lives as long as any process it
+    forked does (each holds its liveness pipe), while this one waits for work from a job's process
+    that is gone. After a ``kill -9`` of the server both stayed, for ever. So this process watches
+    its owner itself (a pidfd, polled once a second where the kernel has none)."""
+    try:
+        watched = os.pidfd_open(owner)
+    except ProcessLookupError:
+        os._exit(1)
+    except OSError:
+        watched = -1
+
+    def watch() -> None:
+        if watched >= 0:
+            select.select([watched], [], [])
+        else:
+            while _alive(owner):
+                time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="oracle-gate-owner", daemon=True).start()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _judge_in_child(request: CheckRequest) -> Verdict:

@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -8,6 +11,7 @@ import pytest
 from tests.bot.harness import APP_ID, REPO, AppKey, Bot, BotFactory, Origin, make_app_key
 from tests.github_fake.fixtures import github_fake_factory_fixture, github_fake_fixture  # noqa: F401
 from tests.github_fake.server import FakeGitHub
+from tests.support.bot_process import left_behind
 
 
 @pytest.fixture(scope="session")
@@ -44,6 +48,12 @@ def bot_factory(tmp_path: Path, github: FakeGitHub, app_key: AppKey, origin: Ori
     yield start
     for bot in started:
         bot.stop()
+    logs = {bot.log for bot in started}
+    leftovers = {pid for log in logs for pid in left_behind(log)}
+    for pid in leftovers:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    assert not leftovers, f"processes the server left running after it stopped or was killed: {leftovers}"
 
 
 @pytest.fixture

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import resource
+import subprocess
+import sys
 from pathlib import Path
 
 from oracle_gate.bot import bounded
@@ -49,3 +51,25 @@ def test_past_the_memory_limit_the_verdict_is_unscored_and_the_server_does_not_g
     assert (verdict.parent, verdict.head) == (request.base, request.head)
     grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
     assert grown_kib < 64 * 1024  # the copies were made in the child, not here
+
+
+WATCHER = """
+import sys, time
+from oracle_gate.bot.bounded import die_with
+die_with(int(sys.argv[1]))
+print("watching", flush=True)
+time.sleep(60)
+"""
+
+
+def test_a_judging_child_exits_when_its_jobs_process_dies() -> None:
+    """Forked by the fork server, it waited for work from a killed server's job for ever (and kept the
+    fork server alive with it)."""
+    owner = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    watcher = [sys.executable, "-c", WATCHER, str(owner.pid)]
+    with owner, subprocess.Popen(watcher, stdout=subprocess.PIPE, text=True) as child:
+        assert child.stdout is not None
+        assert child.stdout.readline().strip() == "watching"
+        owner.kill()
+        owner.wait(10)
+        assert child.wait(timeout=5) == 1

@@ -120,3 +120,29 @@ class Bot:
                 return health
             time.sleep(0.1)
         raise AssertionError(f"jobs still pending after {timeout} s: {self.health()}")
+
+
+def left_behind(log: Path, timeout: float = 10) -> list[int]:
+    """Processes still holding ``log`` (a server's output) open ``timeout`` seconds after the server
+    stopped or was killed: what it left running (its worker process, a fork server, a judging child
+    all write there). Empty when everything ended."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = _holding(log)
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.1)
+
+
+def _holding(path: Path) -> list[int]:
+    target = str(path.resolve())
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if any(os.readlink(fd) == target for fd in (entry / "fd").iterdir()):
+                found.append(int(entry.name))
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+    return found
