@@ -32,6 +32,7 @@ from typing import Any
 
 from oracle_gate.bot import schema
 from oracle_gate.bot.events import Job
+from oracle_gate.bot.received import Row
 from oracle_gate.errors import UsageError
 
 
@@ -170,7 +171,7 @@ class Store:
             row = self._db.execute("SELECT position FROM handover WHERE token = ?", (token,)).fetchone()
         return 0 if row is None else int(row[0])
 
-    def take(self, token: str, rows: Sequence[tuple[int, str, str, str, str, float]]) -> int:
+    def take(self, token: str, rows: Sequence[Row]) -> int:
         """Queue received deliveries (id, delivery, event, key, spec, received at) of the file ``token``
         names as plan jobs, and how far that got, in one transaction; how many were new (a delivery
         id taken before is skipped: a redelivery, or the same rows of a file made again)."""
