@@ -60,11 +60,11 @@ def by_ctrace(python: Path, root: Path, out: Path) -> Lines:
     return contexts_of([out], root)
 
 
-def by_collector(python: Path, root: Path, out: Path) -> Lines:
+def by_collector(python: Path, root: Path, out: Path, collector: str = "sysmon") -> Lines:
     env = clean_env(
         COVERAGE_FILE=str(out),
         ORACLE_GATE_MAP="1",
-        ORACLE_GATE_COLLECTOR="sysmon",
+        ORACLE_GATE_COLLECTOR=collector,
         PYTHONDONTWRITEBYTECODE="1",
     )
     run_pytest(python, root, env)
@@ -75,12 +75,13 @@ def by_collector(python: Path, root: Path, out: Path) -> Lines:
 
 @pytest.mark.parametrize("suite", sorted(SUITES))
 def test_the_collector_records_the_same_lines_as_ctrace_context_by_context(
-    py312: Path, tmp_path: Path, suite: str
+    measurer: tuple[Path, str], tmp_path: Path, suite: str
 ) -> None:
+    python, collector = measurer
     root = write_suite(tmp_path / "project", suite)
 
-    expected = by_ctrace(py312, root, tmp_path / "ctrace" / "data")
-    got = by_collector(py312, root, tmp_path / "sysmon" / "data")
+    expected = by_ctrace(python, root, tmp_path / "ctrace" / "data")
+    got = by_collector(python, root, tmp_path / collector / "data", collector)
 
     assert len(expected) >= 10  # every test's phases: the comparison has something to compare
     assert any("|setup" in c for c in expected)
