@@ -86,7 +86,7 @@ class TraceCollector:
         self.check(self.context)
         lines: dict[str, set[int]] = {}
         with self.lock:
-            for source, recorded in self.data.items():
+            for source, recorded in list(self.data.items()):  # a copy: another thread may add a file
                 if recorded:
                     rel = self.relative.get(source)
                     if rel is not None and not self.paused:

@@ -209,7 +209,10 @@ def test_under_xdist_the_collector_records_the_same_lines_as_ctrace_in_the_same_
         assert got == expected, suite
 
 
-def test_oracle_gate_map_under_xdist_matches_ctrace_and_the_plain_map(py312: Path, tmp_path: Path) -> None:
+def test_oracle_gate_map_under_xdist_matches_ctrace_and_the_plain_map(
+    measurer: tuple[Path, str], tmp_path: Path
+) -> None:
+    python, collector = measurer
     repo = Repo(tmp_path / "repo")
     for rel, text in SUITES["src-doctests"].items():
         repo.write(rel, text)
@@ -217,18 +220,20 @@ def test_oracle_gate_map_under_xdist_matches_ctrace_and_the_plain_map(py312: Pat
     pytest_n2 = ("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", "--dist", "loadfile")
     maps = {name: tmp_path / f"{name}.coverage" for name in ("plain", "xdist", "ctrace")}
 
-    plain = map_with(py312, repo, maps["plain"])
-    xdist = map_with(py312, repo, maps["xdist"], *pytest_n2)
-    ctrace = map_with(py312, repo, maps["ctrace"], *pytest_n2, "--cov", "--cov-context=test", "--cov-report=")
+    plain = map_with(python, repo, maps["plain"], ORACLE_GATE_COLLECTOR=collector)
+    xdist = map_with(python, repo, maps["xdist"], *pytest_n2, ORACLE_GATE_COLLECTOR=collector)
+    ctrace = map_with(
+        python, repo, maps["ctrace"], *pytest_n2, "--cov", "--cov-context=test", "--cov-report="
+    )
 
     tests = plain["tests_ran"]
     assert isinstance(tests, list)
     assert len(tests) == 9
     assert "src/shapes.py::shapes" in tests  # the doctest, run by the other worker
     assert (xdist["collector"], ctrace["collector"], plain["collector"]) == (
-        "sysmon",
+        collector,
         "coverage.py",
-        "sysmon",
+        collector,
     )
     assert xdist["tests_ran"] == ctrace["tests_ran"] == tests
     assert xdist["tests"] == ctrace["tests"] == 9
