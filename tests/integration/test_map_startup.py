@@ -94,7 +94,7 @@ def test_map_imports_neither_the_judge_nor_other_commands(tmp_path: Path) -> Non
 
 
 def test_map_without_a_policy_file_does_not_import_the_toml_parser(tmp_path: Path) -> None:
-    """No ``oracle-gate.toml``: the defaults apply, and tomllib (some 7 ms) is not imported."""
+    """No ``oracle-gate.toml``: the defaults apply, and tomllib (some 6 ms) is not imported."""
     repo = Repo(tmp_path / "repo")
     project(repo)
     repo.delete("oracle-gate.toml")
