@@ -18,7 +18,6 @@ from typing import NoReturn
 from oracle_gate import __version__
 from oracle_gate.errors import GateError, OutputError
 from oracle_gate.exit_status import ExitStatus
-from oracle_gate.github.defaults import DEFAULT_API_URL, DEFAULT_CHECK_NAME, CommentMode, is_repository
 
 FORMATS = ("text", "json", "markdown")
 
@@ -254,6 +253,8 @@ def run_map_command(args: argparse.Namespace) -> int:
 
 
 def add_publish(sub: argparse._SubParsersAction[Parser]) -> None:
+    from oracle_gate.github.defaults import DEFAULT_API_URL, DEFAULT_CHECK_NAME, CommentMode
+
     p = sub.add_parser(
         "publish",
         help="post a stored verdict.json on a pull request (stage 2 of the fork-safe workflow)",
@@ -298,6 +299,7 @@ def run_publish_command(args: argparse.Namespace) -> int:
     from oracle_gate import report
     from oracle_gate.action.publish_stored import publish_stored, read_stored_verdict
     from oracle_gate.errors import UsageError
+    from oracle_gate.github.defaults import DEFAULT_API_URL, CommentMode, is_repository
     from oracle_gate.github.publisher import Publisher, make_client, open_repo
 
     token = os.environ.get("GITHUB_TOKEN", "").strip()

@@ -14,7 +14,6 @@ import os
 import re
 import subprocess
 import tempfile
-from base64 import b64encode
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -438,6 +437,8 @@ def diff_blob_pairs(pairs: Sequence[tuple[bytes, bytes]]) -> str:
 def credential_environment(key: str, token: str) -> dict[str, str]:
     """Git's ``GIT_CONFIG_*`` environment setting ``key`` to a basic ``AUTHORIZATION`` header for
     ``x-access-token:TOKEN`` (what actions/checkout persists), for one git command."""
+    from base64 import b64encode  # only a fetch needs it: not imported by ``map`` (issue 19)
+
     basic = b64encode(f"x-access-token:{token}".encode()).decode()
     return {
         "GIT_CONFIG_COUNT": "1",

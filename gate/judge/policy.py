@@ -3,19 +3,25 @@
 Parsing never weakens protection: a key with a wrong type falls back to its
 default (for ``protected``, the defaults *plus* whatever strings the key did
 hold), and every problem is kept so the verdict reports ``oracle_incomplete``.
+
+``oracle-gate map`` reads the policy only to find the freeze manifest (issue 19: its start-up on
+Python 3.11 is part of its cost against pytest-cov's), so what only a policy file, an
+``[approvals]`` table or a glob match needs is imported where it is used: ``tomllib`` (about 6 ms)
+and :mod:`~oracle_gate.judge.approvals` and :mod:`~oracle_gate.judge.globs` (their classes, some 8 ms).
 """
 
 from __future__ import annotations
 
 import posixpath
-import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from oracle_gate.judge.approvals import ApprovalRules, parse_approvals
-from oracle_gate.judge.globs import GlobSet
 from oracle_gate.judge.problems import Problem
+
+if TYPE_CHECKING:
+    from oracle_gate.judge.approvals import ApprovalRules
+    from oracle_gate.judge.globs import GlobSet
 
 POLICY_PATH = "oracle-gate.toml"
 DEFAULT_PROTECTED = ("seeds/**", "fixtures/**", "harness/**", "freeze.json", "fixture_lock.json")
@@ -48,7 +54,7 @@ class Policy:
 
     def protected_globs(self, lock_paths: Iterable[str] = ()) -> GlobSet:
         """Everything protected: the policy's globs, the always-protected set and the locked paths."""
-        return GlobSet(
+        return _globs(
             (
                 *self.protected,
                 *ALWAYS_PROTECTED,
@@ -60,18 +66,24 @@ class Policy:
         )
 
     def ignored(self) -> GlobSet:
-        return GlobSet(self.ignore)
+        return _globs(self.ignore)
 
     def test_files(self) -> GlobSet:
-        return GlobSet(self.tests)
+        return _globs(self.tests)
 
     def append_only_files(self) -> GlobSet:
-        return GlobSet(self.append_only)
+        return _globs(self.append_only)
 
     @property
     def edited_tests_count(self) -> bool:
         """Whether a live test the change edits still counts as a live observer (v2)."""
         return self.edited_observers == "live"
+
+
+def _globs(patterns: Iterable[str]) -> GlobSet:
+    from oracle_gate.judge.globs import GlobSet
+
+    return GlobSet(patterns)
 
 
 def _literal_globs(paths: Iterable[str]) -> list[str]:
@@ -95,6 +107,8 @@ def parse_policy(data: bytes | None, source: str = POLICY_PATH) -> Policy:
     """Policy from the parent's bytes of the policy file (None: no file, all defaults)."""
     if data is None:
         return Policy()
+    import tomllib
+
     try:
         table = tomllib.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -115,6 +129,8 @@ def _apply_key(key: str, value: object, values: dict[str, Any]) -> str | None:
     if key in _LISTS:
         return _apply_list(key, value, values)
     if key == "approvals":  # v3.5: a malformed table approves nothing (and is a problem)
+        from oracle_gate.judge.approvals import parse_approvals
+
         rules, problems = parse_approvals(value)
         values[key] = rules
         return "; ".join(problems) or None

@@ -15,12 +15,13 @@ EXIT_INTERRUPTED = 2  # pytest: collection errors, or interrupted
 EXIT_USAGE = 4  # pytest: command line usage error
 EXIT_NO_TESTS = 5  # pytest: no tests collected
 
-_NO_PYTEST = re.compile(r"No module named '?pytest'?\s*$", re.MULTILINE)
-_UNKNOWN_COV = re.compile(r"unrecognized arguments:.*--cov")
-_MISSING_MODULE = re.compile(r"(ModuleNotFoundError|ImportError): (.+)")
+# Patterns, compiled by ``re`` where a map fails: a map that succeeds does not pay for them (issue 19).
+_NO_PYTEST = r"(?m)No module named '?pytest'?\s*$"
+_UNKNOWN_COV = r"unrecognized arguments:.*--cov"
+_MISSING_MODULE = r"(ModuleNotFoundError|ImportError): (.+)"
 _COLLECTING = "ERROR collecting"
-_FAILED = re.compile(r"\b(\d+) failed\b")
-_USAGE = re.compile(r"^(?:ERROR: |\S+: error: )(.+)$", re.MULTILINE)
+_FAILED = r"\b(\d+) failed\b"
+_USAGE = r"(?m)^(?:ERROR: |\S+: error: )(.+)$"
 
 
 PLUGIN_NOT_STARTED = (
@@ -48,9 +49,9 @@ def no_map_cause(
 
 
 def _missing_tool(tail: str, program: str) -> str | None:
-    if _NO_PYTEST.search(tail):
+    if re.search(_NO_PYTEST, tail):
         return f"pytest is not installed for {program} (install pytest and pytest-cov where the tests run)"
-    if _UNKNOWN_COV.search(tail):
+    if re.search(_UNKNOWN_COV, tail):
         return (
             f"pytest-cov is not installed for {program} (pytest does not know --cov; install pytest-cov "
             "there, or give a command that runs an interpreter that has it)"
@@ -60,7 +61,7 @@ def _missing_tool(tail: str, program: str) -> str | None:
 
 def _pytest_outcome(exit_status: int, tail: str) -> str | None:
     if exit_status == EXIT_INTERRUPTED or _COLLECTING in tail:
-        missing = _MISSING_MODULE.search(tail)
+        missing = re.search(_MISSING_MODULE, tail)
         what = f": {missing.group(1)}: {missing.group(2).strip()}" if missing else ""
         return (
             f"the tests could not be collected (exit status {exit_status}){what}; is the project importable "
@@ -69,9 +70,9 @@ def _pytest_outcome(exit_status: int, tail: str) -> str | None:
     if exit_status == EXIT_NO_TESTS:
         return "pytest collected no tests (exit status 5)"
     if exit_status == EXIT_USAGE:
-        usage = _USAGE.search(tail)
+        usage = re.search(_USAGE, tail)
         return f"pytest refused its command line (exit status 4){': ' + usage.group(1) if usage else ''}"
-    failed = _FAILED.search(tail)
+    failed = re.search(_FAILED, tail)
     if exit_status == EXIT_TESTS_FAILED and failed:
         return (
             f"the tests ran ({failed.group(1)} failed) but the command measured no per-test coverage: it "

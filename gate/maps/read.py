@@ -26,19 +26,20 @@ from collections.abc import Iterable, Mapping, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from oracle_gate.errors import InputError, UnknownRevision
 from oracle_gate.files import MAX_MANIFEST_BYTES, MAX_MAP_BYTES, open_regular, read_bounded
 from oracle_gate.git import Git
 from oracle_gate.judge.freeze import nodeid_matches
-from oracle_gate.judge.observers import MapReader, ParentCoverage, touched_observers
 from oracle_gate.judge.problems import Problem
 from oracle_gate.maps import mapbytes, sqlite_map
 from oracle_gate.maps.mapbytes import EarlyHash, MapBytes, read_map_bytes
 from oracle_gate.maps.provenance import PRODUCER_KEY, Producer
 from oracle_gate.maps.sqlite_map import SQLITE_SECONDS, SqliteCoverageMap, connect_read_only, has_test_context
-from oracle_gate.maps.unstable import unstable_observers
+
+if TYPE_CHECKING:  # ``map`` writes a manifest with this module and reads no observers: imported where read
+    from oracle_gate.judge.observers import MapReader, ParentCoverage
 
 MANIFEST_KIND = "oracle-gate-map"
 MANIFEST_SCHEMA = 1
@@ -596,6 +597,9 @@ def load_parent_coverage(
 ) -> ParentCoverage:
     """The edge: locate, bind and read the map; every problem becomes a reported problem.
     ``early``: the locating and hashing, started on another thread (:class:`EarlyMapRead`)."""
+    from oracle_gate.judge.observers import ParentCoverage, touched_observers
+    from oracle_gate.maps.unstable import unstable_observers
+
     if coverage is None:
         return ParentCoverage(problems=(Problem(None, "no coverage map of the parent was given"),))
     try:

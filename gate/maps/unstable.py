@@ -14,9 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from oracle_gate.errors import InputError
-from oracle_gate.judge.observers import Observers, touched_observers
+
+if TYPE_CHECKING:  # ``map`` writes the record with this module and reads no observers: imported where read
+    from oracle_gate.judge.observers import Observers
 
 UNSTABLE_KEY = "unstable"
 REPEAT_KEY = "repeat"
@@ -91,6 +94,8 @@ def unstable_observers(
     parent_files: Callable[[set[str]], set[str]],
 ) -> Observers:
     """The touched lines' unstable observations (path -> line -> tests) of a manifest's ``extra``."""
+    from oracle_gate.judge.observers import touched_observers
+
     unstable = parse_unstable(extra.get(UNSTABLE_KEY), source)
     if not unstable:
         return {}

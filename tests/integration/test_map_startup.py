@@ -16,11 +16,17 @@ from oracle_gate.oracle_files import read_oracle
 from tests.support.repo import Repo, clean_env
 
 # Modules a map has no use for: the judge's evaluation and change set, the other commands, and
-# importlib.metadata (some 30 ms; the plugin's report names coverage.py's version).
+# importlib.metadata (some 30 ms; the plugin's report names coverage.py's version); what only
+# ``check`` reads of a policy (its approvals, its globs) or of a map (observers), the GitHub
+# defaults of ``publish``, and base64 (a fetch's credentials).
 NOT_FOR_MAP = (
     "oracle_gate.check",
     "oracle_gate.judge.verdict",
     "oracle_gate.judge.changes",
+    "oracle_gate.judge.approvals",
+    "oracle_gate.judge.globs",
+    "oracle_gate.judge.observers",
+    "oracle_gate.github",
     "oracle_gate.score",
     "oracle_gate.adopt",
     "oracle_gate.freeze_cmd",
@@ -29,6 +35,7 @@ NOT_FOR_MAP = (
     "oracle_gate.maps.collector",
     "importlib.metadata",
     "coverage",
+    "base64",
 )
 
 PROBE = """\
@@ -56,10 +63,8 @@ def project(repo: Repo) -> None:
     repo.commit("freeze")
 
 
-def test_map_imports_neither_the_judge_nor_other_commands(tmp_path: Path) -> None:
-    repo = Repo(tmp_path / "repo")
-    project(repo)
-    out = tmp_path / "maps" / "x.coverage"
+def modules_of_a_map(repo: Repo, out: Path) -> list[str]:
+    """The modules a real ``oracle-gate map`` of ``repo``'s HEAD has imported when it ends."""
     argv = ["map", "--repo", str(repo.root), "--sha", "HEAD", "--out", str(out)]
     env = clean_env(ORACLE_GATE_COLLECTOR="coverage.py")
 
@@ -70,10 +75,37 @@ def test_map_imports_neither_the_judge_nor_other_commands(tmp_path: Path) -> Non
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     assert result["status"] == 0, proc.stderr
+    modules: list[str] = result["modules"]
+    return modules
+
+
+def test_map_imports_neither_the_judge_nor_other_commands(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    project(repo)
+    out = tmp_path / "maps" / "x.coverage"
+
+    modules = modules_of_a_map(repo, out)
+
     manifest = json.loads(out.with_name("x.coverage.manifest.json").read_text())
     assert manifest["frozen"]["ran"] == ["tests/test_calc.py::test_flaky"]  # the freeze was read
-    loaded = [m for m in result["modules"] if m.startswith(NOT_FOR_MAP)]
+    assert "tomllib" in modules  # the policy was read, as TOML
+    loaded = [m for m in modules if m.startswith(NOT_FOR_MAP)]
     assert loaded == []
+
+
+def test_map_without_a_policy_file_does_not_import_the_toml_parser(tmp_path: Path) -> None:
+    """No ``oracle-gate.toml``: the defaults apply, and tomllib (some 6 ms) is not imported."""
+    repo = Repo(tmp_path / "repo")
+    project(repo)
+    repo.delete("oracle-gate.toml")
+    repo.commit("no policy")
+    out = tmp_path / "maps" / "x.coverage"
+
+    modules = modules_of_a_map(repo, out)
+
+    manifest = json.loads(out.with_name("x.coverage.manifest.json").read_text())
+    assert manifest["frozen"]["ran"] == ["tests/test_calc.py::test_flaky"]  # the default freeze path
+    assert [m for m in modules if m.startswith(("tomllib", *NOT_FOR_MAP))] == []
 
 
 class CountingGit(Git):
