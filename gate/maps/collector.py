@@ -185,7 +185,7 @@ class LineCollector:
             or trace_problem(self._trace)
         )
         if problem is not None:
-            self.tampered = f"{problem} while {_running(running)} ran"
+            self.tampered = f"{problem} while {running_what(running)} ran"
 
     def check_armed(self, running: str) -> None:
         """Every code object given ``LINE`` events still has them (costs a call per code object: at
@@ -198,7 +198,7 @@ class LineCollector:
             if mon.get_local_events(self.tool, code) != line:
                 self.tampered = (
                     f"the LINE events of {code.co_qualname} ({code.co_filename}) were switched off "
-                    f"before {_running(running)}"
+                    f"before {running_what(running)}"
                 )
                 return
 
@@ -256,7 +256,8 @@ class LineCollector:
             set_local(self.tool, code, _LINE)
 
 
-def _running(context: str) -> str:
+def running_what(context: str) -> str:
+    """What ran, for a tamper message: a test phase, a module being collected, or start-up."""
     if not context:
         return "start-up or collection"
     return context if context.startswith("collecting ") else f"test {context}"

@@ -29,7 +29,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from oracle_gate.maps.collector import Writer, refusal
+from oracle_gate.maps.collector import Writer, refusal, running_what
 from oracle_gate.maps.guard import callable_name
 from oracle_gate.maps.selection import CoverageSelection
 from oracle_gate.maps.shards import TRACE_COLLECTOR
@@ -103,8 +103,7 @@ class TraceCollector:
             return
         problem = self._problem()
         if problem is not None:
-            what = running if running.startswith("collecting ") else f"test {running}"
-            self.tampered = f"{problem} while {what if running else 'start-up or collection'} ran"
+            self.tampered = f"{problem} while {running_what(running)} ran"
 
     def check_armed(self, running: str) -> None:
         """Every measured file is still traced: its cached decision is the one coverage.py made (costs
