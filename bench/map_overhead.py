@@ -9,8 +9,10 @@ git repository, it runs, interleaved round by round so that a noisy shared machi
 * ``cov-fresh`` ``cov`` in a fresh ``git worktree`` of the same commit, made (and removed) outside
   the timing: pytest-cov as CI runs it, in a fresh checkout whose bytecode is not compiled yet
 * ``map-cov``  ``oracle-gate map`` with ``ORACLE_GATE_COLLECTOR=coverage.py`` (pytest-cov, ctrace)
-* ``map-mon``  ``oracle-gate map`` with its ``sys.monitoring`` collector (3.12+; on 3.11 it would
-  measure what ``map-cov`` does, and is left out)
+* ``map-st``   ``oracle-gate map`` with its ``settrace`` collector (coverage.py's C tracer driven by
+  the gate, contexts switched in memory: the default on 3.11)
+* ``map-mon``  ``oracle-gate map`` with its ``sys.monitoring`` collector (3.12+, the default there; on
+  3.11 it would fall back to coverage.py, and is left out)
 * ``map-base`` with ``--baseline PYTHON`` (e.g. the bench venv of another commit, built by an
   earlier run): that interpreter's ``map-cov``, in the same rounds, for a before/after comparison
 
@@ -66,7 +68,7 @@ REAL = {
         "--ignore=tests/test_examples.py\ntestpaths = tests\n",
     ),
 }
-COMMANDS = ("plain", "cov", "cov-fresh", "map-cov", "map-mon")
+COMMANDS = ("plain", "cov", "cov-fresh", "map-cov", "map-st", "map-mon")
 NO_BYTECODE = ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")  # dropped unless --bytecode env
 
 MODULE = '''\
@@ -320,6 +322,10 @@ def commands_for(
             [*gate_map, str(out.with_name("ctrace.coverage"))],
             dict(env, ORACLE_GATE_COLLECTOR="coverage.py"),
         ),
+        "map-st": (
+            [*gate_map, str(out.with_name("settrace.coverage"))],
+            dict(env, ORACLE_GATE_COLLECTOR="settrace"),
+        ),
         "map-mon": (
             [*gate_map, str(out.with_name("sysmon.coverage"))],
             dict(env, ORACLE_GATE_COLLECTOR="auto"),
@@ -338,7 +344,7 @@ def run_fresh(cmd: list[str], root: Path, env: dict[str, str], where: Path) -> S
 
 
 def modes(py: Path) -> tuple[str, ...]:
-    """``map-mon`` only where the collector can run (on 3.11 ``map`` measures with coverage.py)."""
+    """``map-mon`` only where ``sys.monitoring`` exists (3.12+)."""
     version = subprocess.run(
         [str(py), "-c", "import sys; print(sys.version_info >= (3, 12))"],
         capture_output=True,
@@ -386,13 +392,13 @@ def bench_suite(
                 samples[c].append(run_fresh(cmd, root, env, tmp / name / "fresh"))
             else:
                 samples[c].append(run_measured(cmd, root, env))
-    pairs = test_line_pairs(out.with_name("sysmon.coverage" if "map-mon" in run else "ctrace.coverage"))
+    pairs = test_line_pairs(out.with_name("sysmon.coverage" if "map-mon" in run else "settrace.coverage"))
     report(name, tests, pairs, samples)
 
 
 def report(name: str, tests: int, pairs: int, samples: dict[str, list[Sample]]) -> None:
     plain = samples["plain"]
-    print(f"\n## {name}: {tests} tests collected; map-mon holds {pairs:,} test-phase/line pairs")
+    print(f"\n## {name}: {tests} tests collected; the collector's map holds {pairs:,} test-phase/line pairs")
     print(f"{'mode':>9} {'wall s':>7} {'cpu s':>7} {'rss MB':>7}  {'cpu/plain':>17}  {'wall/plain':>17}")
     for c, mine in samples.items():
         cpu = [m.cpu / p.cpu for m, p in zip(mine, plain, strict=True)]

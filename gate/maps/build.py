@@ -11,8 +11,9 @@ is never replaced by a half-written or failed one.
 
 The map stores repo-relative paths: every measured file under the worktree is
 rewritten relative to its root, so a map made on one runner reads the same on
-another. On CPython 3.12+ the plugin's own ``sys.monitoring`` collector measures
-(:mod:`oracle_gate.maps.collector`; which one, and the fallbacks: :mod:`oracle_gate.maps.choice`).
+another. The plugin's own collector measures: ``sys.monitoring`` on CPython 3.12+
+(:mod:`oracle_gate.maps.collector`), coverage.py's C tracer before (:mod:`oracle_gate.maps.trace_collector`;
+which one, and the fallbacks to pytest-cov: :mod:`oracle_gate.maps.choice`).
 When coverage.py measures, the test command runs with ``COVERAGE_CORE=ctrace``: on Python 3.14+
 coverage.py would otherwise pick ``sysmon``, which cannot switch contexts per
 test and silently records incomplete per-test data. The package's pytest
@@ -61,7 +62,7 @@ from oracle_gate.maps.read import Manifest, manifest_beside
 from oracle_gate.maps.relocate import relocated_copy
 from oracle_gate.maps.repeat import repeat_runs, unstable_observations
 from oracle_gate.maps.runner import DATA_DIR, REPORT_FILE, Progress, Run, Runner, child_env, default_command
-from oracle_gate.maps.shards import COLLECTOR_NAME, COVERAGE_COLLECTOR, ENV_COLLECTOR, ENV_FREEZE
+from oracle_gate.maps.shards import COVERAGE_COLLECTOR, ENV_COLLECTOR, ENV_FREEZE, GATE_COLLECTORS
 from oracle_gate.maps.sqlite_map import SqliteCoverageMap
 from oracle_gate.oracle_files import read_oracle
 
@@ -268,7 +269,7 @@ def _collect(
             "it must run pytest with --cov --cov-context=test (or coverage run -m pytest --oracle-contexts)",
             run.tail,
         )
-    if run.finish.get("collector") == COLLECTOR_NAME and len(raw_files) == 1:
+    if run.finish.get("collector") in GATE_COLLECTORS and len(raw_files) == 1:
         return _adopt(raw_files[0], built)
     return _merge(raw_files, built, tree)
 
@@ -322,7 +323,7 @@ def _judge(
 def _raise_cause(run: Run, sha: str, argv: Sequence[str], collector: str) -> None:
     """Raise a :class:`MapError` naming why the run made no map, when its output shows it. With the
     gate's collector the plugin is the measurer: that it never started is then the cause."""
-    started = run.report.started if collector == COLLECTOR_NAME else None
+    started = run.report.started if collector in GATE_COLLECTORS else None
     cause = no_map_cause(run.exit_status, run.tail, argv, plugin_started=started)
     if cause is not None:
         raise MapError(f"{sha[:12]}: no map: {cause}", run.tail)

@@ -34,17 +34,41 @@ from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from types import CodeType, FrameType
-from typing import Any
+from typing import Any, Protocol
 
 from oracle_gate.maps.guard import MonitoringGuard, sysmon_problem, trace_problem
 
 COLLECTOR_NAME = "sysmon"
 COVERAGE_COLLECTOR = "coverage.py"
-ENV_COLLECTOR = "ORACLE_GATE_COLLECTOR"  # set by ``map``: "sysmon" runs this collector in the plugin
+TRACE_COLLECTOR = "settrace"
+GATE_COLLECTORS = (COLLECTOR_NAME, TRACE_COLLECTOR)
+ENV_COLLECTOR = "ORACLE_GATE_COLLECTOR"  # set by ``map``: "sysmon" or "settrace" runs that collector
 TOOL_NAME = "oracle-gate"
 BATCH_LINES = 50_000  # test-line pairs held before they are written
 # (file name, the frame starting in it) -> repo-relative path, or None: not measured
 Selector = Callable[[str, FrameType | None], str | None]
+
+
+class GateCollector(Protocol):
+    """What the pytest plugin drives: :class:`LineCollector` or
+    :class:`~oracle_gate.maps.trace_collector.TraceCollector`."""
+
+    paused: bool
+    tampered: str | None
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def rearm_fired(self) -> bool | None: ...
+
+    def switch(self, context: str) -> None: ...
+
+    def check(self, running: str) -> None: ...
+
+    def check_armed(self, running: str) -> None: ...
+
+    def stop(self) -> None: ...
 
 
 def available() -> bool:
@@ -99,6 +123,8 @@ def one_connection(data: Any) -> AbstractContextManager[object]:
 
 class LineCollector:
     """The ``sys.monitoring`` tool: records each measured line once per context."""
+
+    name = COLLECTOR_NAME
 
     def __init__(self, select: Selector, writer: Writer) -> None:
         self.select = select
@@ -159,7 +185,7 @@ class LineCollector:
             or trace_problem(self._trace)
         )
         if problem is not None:
-            self.tampered = f"{problem} while {_running(running)} ran"
+            self.tampered = f"{problem} while {running_what(running)} ran"
 
     def check_armed(self, running: str) -> None:
         """Every code object given ``LINE`` events still has them (costs a call per code object: at
@@ -172,7 +198,7 @@ class LineCollector:
             if mon.get_local_events(self.tool, code) != line:
                 self.tampered = (
                     f"the LINE events of {code.co_qualname} ({code.co_filename}) were switched off "
-                    f"before {_running(running)}"
+                    f"before {running_what(running)}"
                 )
                 return
 
@@ -230,7 +256,8 @@ class LineCollector:
             set_local(self.tool, code, _LINE)
 
 
-def _running(context: str) -> str:
+def running_what(context: str) -> str:
+    """What ran, for a tamper message: a test phase, a module being collected, or start-up."""
     if not context:
         return "start-up or collection"
     return context if context.startswith("collecting ") else f"test {context}"
@@ -365,21 +392,32 @@ def _option_list(cov: Any, name: str) -> list[str]:
 
 def start_from_environment(
     root: Path, env: dict[str, str] | None = None, *, start: bool = True
-) -> LineCollector | str | None:
-    """The started collector ``map`` asked for; a reason string when it cannot run here; else None.
+) -> GateCollector | str | None:
+    """The started collector ``map`` asked for (``sysmon``; ``settrace``:
+    :mod:`oracle_gate.maps.trace_collector`); a reason string when it cannot run here; else None.
 
     ``start=False`` only checks (the pytest-xdist controller, whose workers measure): None or a reason.
     """
     env = dict(os.environ) if env is None else env
-    if env.get(ENV_COLLECTOR) != COLLECTOR_NAME:
+    chosen = env.get(ENV_COLLECTOR)
+    if chosen not in GATE_COLLECTORS:
         return None
-    if not available():
+    if chosen == COLLECTOR_NAME and not available():
         return f"sys.monitoring needs Python 3.12+, this is {sys.version.split()[0]}"
-    reason = refusal()
+    if chosen == TRACE_COLLECTOR:
+        from oracle_gate.maps.trace_collector import trace_refusal
+
+        reason = trace_refusal()
+    else:
+        reason = refusal()
     if reason is not None or not start:
         return reason
     data_file = Path(env.get("COVERAGE_FILE") or ".coverage")
     data_file = data_file.with_name(f"{data_file.name}.{os.getpid()}")
+    if chosen == TRACE_COLLECTOR:
+        from oracle_gate.maps.trace_collector import start_trace_collector
+
+        return start_trace_collector(root, data_file)
     from oracle_gate.maps.selection import CoverageSelection
 
     collector = LineCollector(CoverageSelection(root), Writer(data_file))
@@ -387,10 +425,11 @@ def start_from_environment(
     return collector
 
 
-def collector_report(collector: LineCollector | None) -> dict[str, Any]:
+def collector_report(collector: GateCollector | None) -> dict[str, Any]:
     """The finish event's fields for the manifest: the collector and the Python version."""
+    rearm = None if collector is None else collector.rearm_fired
     return {
-        "collector": COLLECTOR_NAME if collector is not None else COVERAGE_COLLECTOR,
+        "collector": collector.name if collector is not None else COVERAGE_COLLECTOR,
         "python": ".".join(map(str, sys.version_info[:3])),
-        "rearm": ("fired" if collector.rearm_fired else "restart_events") if collector else None,
+        "rearm": None if rearm is None else ("fired" if rearm else "restart_events"),
     }

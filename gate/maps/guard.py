@@ -89,7 +89,8 @@ def sysmon_problem(
     for event, callback in callbacks.items():
         previous = register(tool, event, callback)  # puts ours back; the map fails anyway
         if previous is not callback:
-            return f"its sys.monitoring callback for event {event} was replaced (by {_name(previous)})"
+            replaced = callable_name(previous)
+            return f"its sys.monitoring callback for event {event} was replaced (by {replaced})"
     return None
 
 
@@ -101,7 +102,7 @@ def trace_problem(expected: object) -> str | None:
     current = sys.gettrace()
     if current is expected or current is None or _is_coverage_tracer(current):
         return None
-    return f"a trace function was installed (sys.settrace: {_name(current)})"
+    return f"a trace function was installed (sys.settrace: {callable_name(current)})"
 
 
 def _is_coverage_tracer(value: object) -> bool:
@@ -120,10 +121,10 @@ def coverage_tracer_problem(cov: Any) -> str | None:
             return None
     elif type(current).__module__.startswith("coverage"):
         return None
-    return f"coverage.py's trace function was replaced (sys.settrace: {_name(current)})"
+    return f"coverage.py's trace function was replaced (sys.settrace: {callable_name(current)})"
 
 
-def _name(value: object) -> str:
+def callable_name(value: object) -> str:
     if value is None:
         return "None"
     return str(getattr(value, "__qualname__", None) or type(value).__qualname__)

@@ -52,13 +52,13 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from oracle_gate.maps.shards import (
-    COLLECTOR_NAME,
     COVERAGE_COLLECTOR,
     ENV_COLLECTOR,
     ENV_FREEZE,
     ENV_MAP,
     ENV_REPORT,
     ENV_SHARD,
+    GATE_COLLECTORS,
     parse_shard,
     shard_of,
 )
@@ -478,11 +478,12 @@ def is_xdist_controller(config: pytest.Config) -> bool:
 
 
 def _start_collector(plugin: OracleGate) -> Any:
-    """The sys.monitoring collector when ``map`` asked for it (:mod:`oracle_gate.maps.collector`), else None.
+    """The gate's collector when ``map`` asked for one (``sysmon``: :mod:`oracle_gate.maps.collector`;
+    ``settrace``: :mod:`oracle_gate.maps.trace_collector`), else None.
 
     The xdist controller runs no test: it only checks that the collector may run (so a refusal falls
     back to coverage.py before any worker starts) and leaves measuring to its workers."""
-    if os.environ.get(ENV_COLLECTOR) != COLLECTOR_NAME:
+    if os.environ.get(ENV_COLLECTOR) not in GATE_COLLECTORS:
         return None  # coverage.py measures: the collector's module is not even imported
     from oracle_gate.maps.collector import start_from_environment
 
@@ -491,7 +492,8 @@ def _start_collector(plugin: OracleGate) -> Any:
     started = start_from_environment(Path.cwd(), start=not plugin.controller)
     if isinstance(started, str):
         plugin._emit({"event": "collector_refused", "reason": started})
-        raise pytest.UsageError(f"oracle-gate: the sys.monitoring collector cannot run: {started}")
+        name = os.environ.get(ENV_COLLECTOR)
+        raise pytest.UsageError(f"oracle-gate: the {name} collector cannot run: {started}")
     return started
 
 

@@ -41,7 +41,7 @@ class CoverageSelection:
         config: Any = cov.config
         self.inorout = InOrOut(
             config=config,
-            warn=self._warn,
+            warn=self.warn,
             debug=None,
             include_namespace_packages=bool(config.include_namespace_packages),
         )
@@ -49,7 +49,7 @@ class CoverageSelection:
         self.inorout.plugins = Plugins()
         self.inorout.disp_class = FileDisposition
 
-    def _warn(self, msg: str, slug: str | None = None, once: bool = False) -> None:
+    def warn(self, msg: str, slug: str | None = None, once: bool = False) -> None:
         self.warnings.append(msg)
 
     def __call__(self, filename: str, frame: FrameType | None = None) -> str | None:
@@ -58,7 +58,12 @@ class CoverageSelection:
         disposition = self.inorout.should_trace(filename, frame)
         if not disposition.trace or not disposition.source_filename:
             return None
-        path = os.path.realpath(disposition.source_filename)
+        return self.relative(disposition.source_filename)
+
+    def relative(self, source_filename: str) -> str | None:
+        """The map's path for a file coverage.py traces: repo-relative, absolute outside the root;
+        None for the gate's own files."""
+        path = os.path.realpath(source_filename)
         if _under(path, GATE_DIR):
             return None
         return os.path.relpath(path, self.root) if _under(path, self.root) else path

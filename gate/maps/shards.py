@@ -15,8 +15,10 @@ ENV_REPORT = "ORACLE_GATE_REPORT"  # JSON-lines file: collected, one line per te
 # As named in oracle_gate.maps.collector (a test checks), for the plugin not to import that module
 # on the coverage.py path:
 COVERAGE_COLLECTOR = "coverage.py"  # the manifest's ``collector`` when coverage.py measured
-COLLECTOR_NAME = "sysmon"  # ... when the sys.monitoring collector measured
-ENV_COLLECTOR = "ORACLE_GATE_COLLECTOR"  # set by ``map``: which of the two measures
+COLLECTOR_NAME = "sysmon"  # ... when the sys.monitoring collector measured (3.12+)
+TRACE_COLLECTOR = "settrace"  # ... when the gate drove coverage.py's C tracer (3.11)
+GATE_COLLECTORS = (COLLECTOR_NAME, TRACE_COLLECTOR)  # the gate's own collectors: no pytest-cov
+ENV_COLLECTOR = "ORACLE_GATE_COLLECTOR"  # set by ``map``: which one measures
 
 
 def parse_shard(text: str) -> tuple[int, int]:

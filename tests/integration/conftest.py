@@ -1,12 +1,16 @@
-"""Integration-tier fixtures: the tiny project is measured once per session, cloned per test."""
+"""Integration-tier fixtures: the tiny project is measured once per session, cloned per test; the
+gate's collectors, each with an interpreter it runs on."""
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 import pytest
 
 from tests.support.factories import Measured, Project, build_measured_project, clone_project
+from tests.support.py312 import python312, venv312
 
 
 @pytest.fixture(scope="session")
@@ -19,3 +23,16 @@ def measured(tmp_path_factory: pytest.TempPathFactory) -> Measured:
 def project(measured: Measured, tmp_path: Path) -> Project:
     """A fresh clone of the measured project: same SHAs, another directory (paths get remapped)."""
     return clone_project(measured, tmp_path / "work")
+
+
+@pytest.fixture(scope="module", params=["sysmon", "settrace"])
+def measurer(request: pytest.FixtureRequest) -> tuple[Path, str]:
+    """Each of the gate's collectors with an interpreter it runs on: ``sysmon`` on 3.12, ``settrace``
+    (coverage.py's C tracer driven by the gate, the 3.11 default) on the suite's own interpreter."""
+    if request.param == "settrace":
+        return Path(sys.executable), "settrace"
+    if python312() is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("python3.12 is absent, and CI=true: the collector must be tested in CI")
+        pytest.skip("python3.12 is not installed: the sys.monitoring collector (3.12+) cannot be tested here")
+    return venv312(), "sysmon"

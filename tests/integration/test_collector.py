@@ -60,11 +60,11 @@ def by_ctrace(python: Path, root: Path, out: Path) -> Lines:
     return contexts_of([out], root)
 
 
-def by_collector(python: Path, root: Path, out: Path) -> Lines:
+def by_collector(python: Path, root: Path, out: Path, collector: str = "sysmon") -> Lines:
     env = clean_env(
         COVERAGE_FILE=str(out),
         ORACLE_GATE_MAP="1",
-        ORACLE_GATE_COLLECTOR="sysmon",
+        ORACLE_GATE_COLLECTOR=collector,
         PYTHONDONTWRITEBYTECODE="1",
     )
     run_pytest(python, root, env)
@@ -75,12 +75,13 @@ def by_collector(python: Path, root: Path, out: Path) -> Lines:
 
 @pytest.mark.parametrize("suite", sorted(SUITES))
 def test_the_collector_records_the_same_lines_as_ctrace_context_by_context(
-    py312: Path, tmp_path: Path, suite: str
+    measurer: tuple[Path, str], tmp_path: Path, suite: str
 ) -> None:
+    python, collector = measurer
     root = write_suite(tmp_path / "project", suite)
 
-    expected = by_ctrace(py312, root, tmp_path / "ctrace" / "data")
-    got = by_collector(py312, root, tmp_path / "sysmon" / "data")
+    expected = by_ctrace(python, root, tmp_path / "ctrace" / "data")
+    got = by_collector(python, root, tmp_path / collector / "data", collector)
 
     assert len(expected) >= 10  # every test's phases: the comparison has something to compare
     assert any("|setup" in c for c in expected)
@@ -208,7 +209,10 @@ def test_under_xdist_the_collector_records_the_same_lines_as_ctrace_in_the_same_
         assert got == expected, suite
 
 
-def test_oracle_gate_map_under_xdist_matches_ctrace_and_the_plain_map(py312: Path, tmp_path: Path) -> None:
+def test_oracle_gate_map_under_xdist_matches_ctrace_and_the_plain_map(
+    measurer: tuple[Path, str], tmp_path: Path
+) -> None:
+    python, collector = measurer
     repo = Repo(tmp_path / "repo")
     for rel, text in SUITES["src-doctests"].items():
         repo.write(rel, text)
@@ -216,18 +220,20 @@ def test_oracle_gate_map_under_xdist_matches_ctrace_and_the_plain_map(py312: Pat
     pytest_n2 = ("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", "--dist", "loadfile")
     maps = {name: tmp_path / f"{name}.coverage" for name in ("plain", "xdist", "ctrace")}
 
-    plain = map_with(py312, repo, maps["plain"])
-    xdist = map_with(py312, repo, maps["xdist"], *pytest_n2)
-    ctrace = map_with(py312, repo, maps["ctrace"], *pytest_n2, "--cov", "--cov-context=test", "--cov-report=")
+    plain = map_with(python, repo, maps["plain"], ORACLE_GATE_COLLECTOR=collector)
+    xdist = map_with(python, repo, maps["xdist"], *pytest_n2, ORACLE_GATE_COLLECTOR=collector)
+    ctrace = map_with(
+        python, repo, maps["ctrace"], *pytest_n2, "--cov", "--cov-context=test", "--cov-report="
+    )
 
     tests = plain["tests_ran"]
     assert isinstance(tests, list)
     assert len(tests) == 9
     assert "src/shapes.py::shapes" in tests  # the doctest, run by the other worker
     assert (xdist["collector"], ctrace["collector"], plain["collector"]) == (
-        "sysmon",
+        collector,
         "coverage.py",
-        "sysmon",
+        collector,
     )
     assert xdist["tests_ran"] == ctrace["tests_ran"] == tests
     assert xdist["tests"] == ctrace["tests"] == 9

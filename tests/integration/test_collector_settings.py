@@ -138,12 +138,13 @@ def write_project(root: Path, config: str) -> Path:
 
 @pytest.mark.parametrize("config", sorted(CONFIGS))
 def test_the_collector_and_coverage_py_record_the_same_lines_under_each_setting(
-    py312: Path, tmp_path: Path, config: str
+    measurer: tuple[Path, str], tmp_path: Path, config: str
 ) -> None:
+    python, collector = measurer
     root = write_project(tmp_path / "project", CONFIGS[config])
 
-    expected = by_ctrace(py312, root, tmp_path / "ctrace" / "data")
-    got = by_collector(py312, root, tmp_path / "sysmon" / "data")
+    expected = by_ctrace(python, root, tmp_path / "ctrace" / "data")
+    got = by_collector(python, root, tmp_path / collector / "data", collector)
 
     measured = {rel for files in expected.values() for rel in files if not rel.startswith("tests/test_")}
     assert measured == EXPECTED_FILES[config]
@@ -156,15 +157,16 @@ def test_the_collector_and_coverage_py_record_the_same_lines_under_each_setting(
 
 
 def test_a_setting_the_collector_cannot_follow_is_named_on_one_line_before_coverage_py_measures(
-    py312: Path, tmp_path: Path
+    measurer: tuple[Path, str], tmp_path: Path
 ) -> None:
+    python, collector = measurer
     repo = Repo(tmp_path / "repo")
     for rel, text in {**FILES, ".coveragerc": "[run]\nsource_pkgs = pkg\npatch = subprocess\n"}.items():
         repo.write(rel, text)
     repo.commit("patch = subprocess")
     out = tmp_path / "map.coverage"
     argv = [
-        str(py312),
+        str(python),
         "-m",
         "oracle_gate",
         "map",
@@ -176,7 +178,9 @@ def test_a_setting_the_collector_cannot_follow_is_named_on_one_line_before_cover
         str(out),
     ]
 
-    proc = subprocess.run(argv, env=clean_env(), capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        argv, env=clean_env(ORACLE_GATE_COLLECTOR=collector), capture_output=True, text=True, check=False
+    )
 
     assert proc.returncode == 0, proc.stderr[-3000:]
     notes = [line for line in proc.stderr.splitlines() if line.startswith("oracle-gate map: measuring with")]
@@ -185,3 +189,18 @@ def test_a_setting_the_collector_cannot_follow_is_named_on_one_line_before_cover
         "measuring other processes is coverage.py's machinery"
     ]
     assert '"collector": "coverage.py"' in out.with_name(out.name + ".manifest.json").read_text()
+
+
+@pytest.mark.parametrize("library", ["greenlet", "eventlet", "gevent"])
+def test_the_settrace_collector_leaves_greenlets_to_coverage_py(
+    library: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The C tracer needs coverage.py's ``concur_id_func`` machinery for them (sys.monitoring does not)."""
+    from oracle_gate.maps.trace_collector import trace_refusal
+
+    (tmp_path / ".coveragerc").write_text(f"[run]\nconcurrency = {library},thread\n")
+    monkeypatch.chdir(tmp_path)
+
+    assert trace_refusal() == f"[run] concurrency = {library}: the C tracer follows threads only"
+    (tmp_path / ".coveragerc").write_text("[run]\nconcurrency = thread\n")
+    assert trace_refusal() is None

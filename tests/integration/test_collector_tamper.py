@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -63,6 +64,44 @@ ATTACKS = {
     "settrace-in-a-test": (
         "import sys\n\n\ndef test_evil():\n    sys.settrace(lambda *a: None)\n",
         "test tests/test_a_evil.py::test_evil|run",
+    ),
+}
+
+
+EVIL_TEST = "test tests/test_a_evil.py::test_evil|run"
+# The settrace collector (coverage.py's C tracer, the 3.11 default): (source, what ran, the problem named)
+SETTRACE_ATTACKS = {
+    "settrace-none-in-a-test": (
+        "import sys\n\n\ndef test_evil():\n    sys.settrace(None)\n",
+        EVIL_TEST,
+        "its trace function was replaced (sys.settrace: None)",
+    ),
+    "settrace-at-collection": (
+        "import sys\n\nsys.settrace(lambda *a: None)\n",
+        "collecting tests/test_a_evil.py",
+        "its trace function was replaced (sys.settrace: <lambda>)",
+    ),
+    "threading-hook-in-a-test": (
+        "import threading\n\n\ndef test_evil():\n    threading.settrace(lambda *a: None)\n",
+        EVIL_TEST,
+        "threading's trace hook was replaced (threading.settrace: test_evil.<locals>.<lambda>)",
+    ),
+    "tracer-store-swapped": (
+        "import sys\n\n\ndef test_evil():\n    sys.gettrace().data = {}\n",
+        EVIL_TEST,
+        "its tracer was pointed at another store or selector",
+    ),
+    "cached-decision-dropped": (
+        "import sys\n\n\ndef test_evil():\n    cache = sys.gettrace().should_trace_cache\n"
+        "    for name in [n for n in cache if n.endswith('calc.py')]:\n        cache[name] = None\n",
+        "the end of the session",
+        "the tracing of ",
+    ),
+    "coverage-py-started-in-a-test": (
+        "import coverage\n\n\ndef test_evil():\n    cov = coverage.Coverage(data_file=None)\n"
+        "    cov.start()\n    cov.stop()\n",
+        EVIL_TEST,
+        "its trace function was replaced (sys.settrace: None)",
     ),
 }
 
@@ -125,6 +164,22 @@ def test_a_test_that_switches_the_collector_off_gets_no_map(py312: Path, tmp_pat
     assert f"while {running} ran" in errors[0]
 
 
+@pytest.mark.parametrize("attack", sorted(SETTRACE_ATTACKS))
+def test_a_test_that_switches_the_settrace_collector_off_gets_no_map(tmp_path: Path, attack: str) -> None:
+    source, running, problem = SETTRACE_ATTACKS[attack]
+    repo = project(tmp_path, source)
+    out = tmp_path / "map.coverage"
+
+    proc = run_map(Path(sys.executable), repo, out, ORACLE_GATE_COLLECTOR="settrace")
+
+    assert proc.returncode == 3, proc.stderr[-3000:]
+    assert not out.exists()
+    errors = [line for line in proc.stderr.splitlines() if "no map: the measurement was switched off" in line]
+    assert len(errors) == 1, proc.stderr[-3000:]
+    assert problem in errors[0]
+    assert running in errors[0]
+
+
 def test_sys_settrace_on_the_coverage_py_path_gets_no_map(py312: Path, tmp_path: Path) -> None:
     source = "import sys\n\n\ndef test_evil():\n    sys.settrace(None)\n"
     repo = project(tmp_path, source)
@@ -148,9 +203,9 @@ def test_a_test_that_traces_and_restores_the_trace_function_still_gets_a_map(
     )
     repo = project(tmp_path, source)
 
-    for collector in ("sysmon", "coverage.py"):
+    for python, collector in ((py312, "sysmon"), (py312, "coverage.py"), (Path(sys.executable), "settrace")):
         out = tmp_path / f"{collector}.coverage"
-        proc = run_map(py312, repo, out, ORACLE_GATE_COLLECTOR=collector)
+        proc = run_map(python, repo, out, ORACLE_GATE_COLLECTOR=collector)
         assert proc.returncode == 0, proc.stderr[-3000:]
         manifest = json.loads(out.with_name(out.name + ".manifest.json").read_text())
         assert manifest["collector"] == collector

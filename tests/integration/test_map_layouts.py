@@ -31,6 +31,9 @@ BRANCH_CONFIGS = {
 BARE_PATH = os.pathsep.join(p for p in ("/usr/local/bin", "/usr/bin", "/bin") if Path(p).is_dir())
 
 
+COVERAGE_PY = clean_env(ORACLE_GATE_COLLECTOR="coverage.py")  # a command that does not measure: unmeasured
+
+
 def make_map(repo: Repo, out: Path, *command: str, env: dict[str, str] | None = None) -> tuple[int, str]:
     args = ["map", "--repo", str(repo.root), "--sha", "HEAD", "--out", str(out)]
     proc = run_cli(*args, *(["--", *command] if command else []), env=env)
@@ -72,9 +75,9 @@ def test_a_branch_coverage_project_maps_and_its_shards_combine(
     repo: Repo, tmp_path: Path, config: str
 ) -> None:
     flat_project(repo, config, BRANCH_CONFIGS[config])
-    whole = tmp_path / "whole.coverage"
+    whole, by_collector = tmp_path / "whole.coverage", tmp_path / "collector.coverage"
 
-    status, err = make_map(repo, whole)
+    status, err = make_map(repo, whole, env=COVERAGE_PY)
 
     assert status == 0, err
     assert has_arcs(whole)  # the arcs are kept; the gate reads lines from them
@@ -82,10 +85,14 @@ def test_a_branch_coverage_project_maps_and_its_shards_combine(
         2,
         3,
     }  # the def line runs at import, in no test
+    status, err = make_map(repo, by_collector)  # the gate's own collector: lines, the same ones
+    assert status == 0, err
+    assert not has_arcs(by_collector)
+    assert lines_by_test(by_collector) == lines_by_test(whole)
     shards = [tmp_path / f"shard{i}.coverage" for i in (1, 2)]
     for i, shard in enumerate(shards, 1):
         args = ["map", "--repo", str(repo.root), "--sha", "HEAD", "--out", str(shard), "--shard", f"{i}/2"]
-        proc = run_cli(*args)
+        proc = run_cli(*args, env=COVERAGE_PY)
         assert proc.returncode == 0, proc.stderr
     combined = tmp_path / "combined.coverage"
     proc = run_cli("map", "--combine", str(combined), *map(str, shards))
@@ -99,7 +106,7 @@ def test_combine_refuses_to_mix_branch_and_line_maps(tmp_path: Path) -> None:
         repo = Repo(tmp_path / name)
         flat_project(repo, config, BRANCH_CONFIGS[".coveragerc"] if config else "")
         kinds[name] = tmp_path / f"{name}.coverage"
-        status, err = make_map(repo, kinds[name])
+        status, err = make_map(repo, kinds[name], env=COVERAGE_PY)  # coverage.py keeps the arcs
         assert status == 0, err
     # the same commit is needed to get past the SHA check: copy the line map's manifest SHA over
     arcs_manifest = kinds["arcs"].with_name("arcs.coverage.manifest.json")
@@ -189,7 +196,7 @@ def test_failing_tests_without_coverage_are_named(repo: Repo, tmp_path: Path) ->
     repo.write("tests/test_x.py", "def test_x():\n    assert False\n")
     repo.commit("a failing test")
 
-    status, err = make_map(repo, tmp_path / "map.coverage", "python", "-m", "pytest", "-q")
+    status, err = make_map(repo, tmp_path / "map.coverage", "python", "-m", "pytest", "-q", env=COVERAGE_PY)
 
     assert status == 3
     assert "the tests ran (1 failed) but the command measured no per-test coverage" in err.splitlines()[-1]

@@ -164,7 +164,7 @@ def test_map_at_a_sha_then_check_changes_against_it(repo: Repo, tmp_path: Path) 
     assert manifest["sha"] == parent
     assert manifest["tests_passed"] is True
     assert manifest["tests"] == 3
-    assert manifest["coverage_core"] == "CTracer"
+    assert manifest["collector"] == ("sysmon" if sys.version_info >= (3, 12) else "settrace")
     data = per_line(out)
     assert set(data) == {"src/calc.py", "tests/test_calc.py"}  # repo-relative, measured in the worktree
     assert data["src/calc.py"][6] == {FROZEN}

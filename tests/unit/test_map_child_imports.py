@@ -16,6 +16,8 @@ from oracle_gate.maps import collector, pytest_plugin, shards
 def test_the_coverage_py_finish_fields_are_the_collectors_own() -> None:
     assert shards.COVERAGE_COLLECTOR == collector.COVERAGE_COLLECTOR
     assert shards.COLLECTOR_NAME == collector.COLLECTOR_NAME
+    assert shards.TRACE_COLLECTOR == collector.TRACE_COLLECTOR
+    assert shards.GATE_COLLECTORS == collector.GATE_COLLECTORS
     assert shards.ENV_COLLECTOR == collector.ENV_COLLECTOR
     assert pytest_plugin._collector_fields(None) == collector.collector_report(None)
 
