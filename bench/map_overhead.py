@@ -36,7 +36,7 @@ median over rounds of that round's ratio to ``plain``, with its spread (min-max)
 printed before and after. Figures are printed, never asserted::
 
     .venv/bin/python bench/map_overhead.py [--python python3.12] [--repeat 5] [--suites generated,...]
-                                           [--bytecode warm|env] [--baseline PYTHON]
+                                           [--bytecode warm|env] [--baseline PYTHON] [--modes cov,map-st]
 """
 
 from __future__ import annotations
@@ -363,6 +363,7 @@ def bench_suite(
     *,
     bytecode: str = "warm",
     base: Path | None = None,
+    only: set[str] | None = None,
 ) -> None:
     root = tmp / name / "repo"
     root.parent.mkdir(parents=True)
@@ -382,6 +383,8 @@ def bench_suite(
             "map-cov"
         ]
         run = (*run, "map-base")
+    if only is not None:
+        run = tuple(c for c in run if c in only)
     for c in run:  # warm-up: bytecode of the checkout and the venv, the disk
         run_measured(commands[c][0], root, commands[c][1])
     samples: dict[str, list[Sample]] = {c: [] for c in run}
@@ -392,7 +395,9 @@ def bench_suite(
                 samples[c].append(run_fresh(cmd, root, env, tmp / name / "fresh"))
             else:
                 samples[c].append(run_measured(cmd, root, env))
-    pairs = test_line_pairs(out.with_name("sysmon.coverage" if "map-mon" in run else "settrace.coverage"))
+    collector_map = "sysmon" if "map-mon" in run else "settrace" if "map-st" in run else "ctrace"
+    mapped = out.with_name(f"{collector_map}.coverage")
+    pairs = test_line_pairs(mapped) if mapped.is_file() else 0  # no map mode ran
     report(name, tests, pairs, samples)
 
 
@@ -431,6 +436,10 @@ def main() -> int:
         help="warm: run without PYTHONDONTWRITEBYTECODE/PYTHONPYCACHEPREFIX (the default); env: as set here",
     )
     parser.add_argument("--suites", default="generated,more-itertools,pyparsing")
+    parser.add_argument(
+        "--modes",
+        help=f"only these of {','.join(COMMANDS)} (plain always runs: every ratio is to it); default all",
+    )
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "oracle-gate-bench-cache")
     args = parser.parse_args()
     args.cache.mkdir(parents=True, exist_ok=True)
@@ -451,7 +460,14 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="oracle-gate-bench-") as tmp:
         for name in args.suites.split(","):
             bench_suite(
-                name, py, Path(tmp), args.cache, args.repeat, bytecode=args.bytecode, base=args.baseline
+                name,
+                py,
+                Path(tmp),
+                args.cache,
+                args.repeat,
+                bytecode=args.bytecode,
+                base=args.baseline,
+                only=set(args.modes.split(",")) | {"plain"} if args.modes else None,
             )
             print(f"load average {os.getloadavg()[0]:.2f}")
     return 0
