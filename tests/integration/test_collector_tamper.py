@@ -178,6 +178,7 @@ def test_a_test_that_switches_the_settrace_collector_off_gets_no_map(tmp_path: P
     assert len(errors) == 1, proc.stderr[-3000:]
     assert problem in errors[0]
     assert running in errors[0]
+    assert errors[0].endswith("measure it with ORACLE_GATE_COLLECTOR=coverage.py, which resumes after them)")
 
 
 def test_sys_settrace_on_the_coverage_py_path_gets_no_map(py312: Path, tmp_path: Path) -> None:
