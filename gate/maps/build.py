@@ -62,13 +62,7 @@ from oracle_gate.maps.read import Manifest, manifest_beside
 from oracle_gate.maps.relocate import relocated_copy
 from oracle_gate.maps.repeat import repeat_runs, unstable_observations
 from oracle_gate.maps.runner import DATA_DIR, REPORT_FILE, Progress, Run, Runner, child_env, default_command
-from oracle_gate.maps.shards import (
-    COVERAGE_COLLECTOR,
-    ENV_COLLECTOR,
-    ENV_FREEZE,
-    GATE_COLLECTORS,
-    TRACE_COLLECTOR,
-)
+from oracle_gate.maps.shards import COVERAGE_COLLECTOR, ENV_COLLECTOR, ENV_FREEZE, GATE_COLLECTORS
 from oracle_gate.maps.sqlite_map import SqliteCoverageMap
 from oracle_gate.oracle_files import read_oracle
 
@@ -140,7 +134,7 @@ def build_map(
                 (scratch / REPORT_FILE).unlink()
                 env[ENV_COLLECTOR] = collector
                 run = replace(runner, argv=argv, env=env).run()
-            _refuse_tampered(run, sha, collector)
+            _refuse_tampered(run, sha)
             outside = _collect(
                 run, scratch / DATA_DIR, built, tree, sha=sha, shard=shard, argv=argv, collector=collector
             )
@@ -214,20 +208,12 @@ def _union(built: Path, repeats: Sequence[Path], tree: Path) -> None:
     os.replace(union, built)
 
 
-def _refuse_tampered(run: Run, sha: str, collector: str) -> None:
-    """A test switched the measurement off (:mod:`oracle_gate.maps.guard`): whatever was written, no map.
-    Under the ``settrace`` collector a suite whose own tests start and stop a coverage.py of their own
-    replaces its trace function too (pytest-cov's coverage.py resumes after them): the error says so."""
+def _refuse_tampered(run: Run, sha: str) -> None:
+    """A test switched the measurement off (:mod:`oracle_gate.maps.guard`): whatever was written, no map."""
     if run.report.tampered is not None:
-        hint = ""
-        if collector == TRACE_COLLECTOR:
-            hint = (
-                " (if this suite's own tests start coverage.py themselves, measure it with "
-                f"{ENV_COLLECTOR}=coverage.py, which resumes after them)"
-            )
         raise MapError(
             f"{sha[:12]}: no map: the measurement was switched off by the code under test: "
-            f"{run.report.tampered}; a map measured after that cannot say what the tests observe{hint}",
+            f"{run.report.tampered}; a map measured after that cannot say what the tests observe",
             run.tail,
         )
 

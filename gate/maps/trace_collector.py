@@ -23,6 +23,7 @@ the trace function) makes the map fail closed, naming the test.
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from pathlib import Path
@@ -59,6 +60,7 @@ class TraceCollector:
         self.context = ""
         self.paused = False  # the current phase is not measured (pytest-cov's ``no_cover``)
         self.tampered: str | None = None
+        self._pid = os.getpid()
         # Bound once: the checks compare these by identity.
         self._should_trace = self.should_trace
         self._install = self._install_in_thread
@@ -66,6 +68,24 @@ class TraceCollector:
     def start(self) -> None:
         self._start_tracer()
         threading.settrace(self._install)
+        _coverage_stack().append(self)
+
+    # coverage.py's collector stack: a coverage.py that a test starts pauses the collector under it
+    # and resumes it when stopped, as it does pytest-cov's (lines run meanwhile are its, not ours).
+    @property
+    def pid(self) -> int:
+        return self._pid
+
+    def pause(self) -> None:
+        self.tracers[0].stop()
+        threading.settrace(None)  # type: ignore[arg-type,unused-ignore]  # None is accepted at run time
+
+    def resume(self) -> None:
+        self.tracers[0].start()
+        threading.settrace(self._install)
+
+    def post_fork(self) -> None:
+        """A forked child's copy: coverage.py drops it from its stack, as it drops its own."""
 
     def should_trace(self, filename: str, frame: FrameType | None) -> Any:
         """coverage.py's decision for ``filename`` (the C tracer caches it per file name); the gate's
@@ -119,6 +139,9 @@ class TraceCollector:
     def stop(self) -> None:
         self.switch("")
         self.check_armed("the end of the session")
+        stack = _coverage_stack()
+        if self in stack:
+            stack.remove(self)
         threading.settrace(None)  # type: ignore[arg-type,unused-ignore]  # None is accepted at run time
         for tracer in self.tracers:
             tracer.stop()
@@ -167,6 +190,15 @@ class TraceCollector:
         sys.settrace(None)
         function = self._start_tracer()
         return function(frame, event, arg) if function is not None else None
+
+
+def _coverage_stack() -> list[Any]:
+    """coverage.py's stack of started collectors (``Collector._collectors``; a fresh list if this
+    coverage.py has none, so the collector still runs, without the nesting)."""
+    from coverage.collector import Collector
+
+    stack = getattr(Collector, "_collectors", None)
+    return stack if isinstance(stack, list) else []
 
 
 def _never(filename: str, frame: FrameType | None) -> bool:
