@@ -55,8 +55,10 @@ def coverage_py_reason(command: Sequence[str] | None, env: Mapping[str, str] = o
 
 
 def measures_itself(command: Sequence[str]) -> bool:
-    """The command runs coverage.py itself: pytest-cov's ``--cov``, or ``coverage run``."""
-    return any(arg.startswith("--cov") or os.path.basename(arg) == "coverage" for arg in command)
+    """The command runs coverage.py itself: pytest-cov's ``--cov``, or ``coverage run``, also inside a
+    shell string (``sh -c '... pytest --cov=pkg'``: every word of every argument is looked at)."""
+    words = (word for arg in command for word in arg.split())
+    return any(word.startswith("--cov") or os.path.basename(word) == "coverage" for word in words)
 
 
 def sysmon_command(python: str = sys.executable) -> list[str]:

@@ -212,6 +212,9 @@ def trace_refusal() -> str | None:
         return reason
     from coverage import Coverage
 
+    if Coverage.current() is not None:  # pytest-cov (or ``coverage run``) measures this process already
+        return "the test command runs coverage.py itself: two tracers cannot share one process"
+
     concurrency = Coverage(config_file=True, data_file=None).get_option("run:concurrency")
     named = [c for c in concurrency if c in UNFOLLOWED] if isinstance(concurrency, list) else []
     if named:

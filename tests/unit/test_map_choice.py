@@ -30,6 +30,10 @@ def test_coverage_py_measures_when_asked_or_when_the_command_measures_itself() -
     assert coverage_py_reason(None, asked) == "ORACLE_GATE_COLLECTOR=coverage.py asks for it"
     assert chosen_collector([*PYTEST, "--cov"], {}) == "coverage.py"
     assert chosen_collector(["coverage", "run", "-m", "pytest"], {}) == "coverage.py"
+    # A shell string (the project's own dogfood step): its words count too.
+    assert chosen_collector(["sh", "-c", "ln -s gate pkg && exec python -m pytest --cov=gate"], {}) == (
+        "coverage.py"
+    )
 
 
 @pytest.mark.parametrize("name", ["sysmon", "settrace"])
