@@ -213,7 +213,7 @@ def trace_refusal() -> str | None:
     from coverage import Coverage
 
     if Coverage.current() is not None:  # pytest-cov (or ``coverage run``) measures this process already
-        return "the test command runs coverage.py itself: two tracers cannot share one process"
+        return "a coverage.py already measuring the tests (pytest-cov's --cov, in the command or addopts)"
 
     concurrency = Coverage(config_file=True, data_file=None).get_option("run:concurrency")
     named = [c for c in concurrency if c in UNFOLLOWED] if isinstance(concurrency, list) else []

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -204,3 +205,31 @@ def test_the_settrace_collector_leaves_greenlets_to_coverage_py(
     assert trace_refusal() == f"[run] concurrency = {library}: the C tracer follows threads only"
     (tmp_path / ".coveragerc").write_text("[run]\nconcurrency = thread\n")
     assert trace_refusal() is None
+
+
+def test_the_settrace_collector_steps_aside_for_pytest_cov_run_from_addopts(tmp_path: Path) -> None:
+    """Two tracers in one process would switch each other off: pytest-cov from ``addopts`` (which
+    ``map`` cannot see in the command) makes the collector refuse, and coverage.py measures."""
+    repo = Repo(tmp_path / "repo")
+    addopts = "[pytest]\naddopts = --cov --cov-context=test --cov-report=\n"
+    for rel, text in {**FILES, "pytest.ini": addopts}.items():
+        repo.write(rel, text)
+    repo.commit("pytest-cov in addopts")
+    out = tmp_path / "map.coverage"
+    argv = [sys.executable, "-m", "oracle_gate", "map", "--repo", str(repo.root), "--sha", "HEAD"]
+
+    proc = subprocess.run(
+        [*argv, "--out", str(out)],
+        env=clean_env(ORACLE_GATE_COLLECTOR="settrace"),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    notes = [line for line in proc.stderr.splitlines() if line.startswith("oracle-gate map: measuring with")]
+    assert notes == [
+        "oracle-gate map: measuring with coverage.py: the collector cannot follow a coverage.py already "
+        "measuring the tests (pytest-cov's --cov, in the command or addopts)"
+    ]
+    assert '"collector": "coverage.py"' in out.with_name(out.name + ".manifest.json").read_text()
