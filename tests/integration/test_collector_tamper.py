@@ -213,9 +213,9 @@ def test_a_test_that_traces_and_restores_the_trace_function_still_gets_a_map(
 
 
 def test_a_test_that_runs_coverage_py_itself_still_gets_a_map_measured_around_it(tmp_path: Path) -> None:
-    """The gate's own unit tests measure small projects with coverage.py in-process: coverage.py pauses
-    the collector under it and resumes it when stopped (its collector stack), so the map is made and
-    the tests after it are measured. On the first version of the collector this gave no map (exit 3)."""
+    """A test may measure something with coverage.py in-process (a coverage plugin's own tests):
+    coverage.py pauses the collector under it and resumes it when stopped (its collector stack), so
+    the map is made and the tests after it are measured. The collector's first version gave no map."""
     source = (
         "import coverage\n\n\ndef test_measures():\n    cov = coverage.Coverage(data_file=None)\n"
         "    cov.start()\n    cov.stop()\n"
