@@ -183,13 +183,12 @@ def test_a_setting_the_collector_cannot_follow_is_named_on_one_line_before_cover
         argv, env=clean_env(ORACLE_GATE_COLLECTOR=collector), capture_output=True, text=True, check=False
     )
 
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    notes = [line for line in proc.stderr.splitlines() if line.startswith("oracle-gate map: measuring with")]
-    assert notes == [
-        "oracle-gate map: measuring with coverage.py: the collector cannot follow [run] patch = subprocess: "
-        "measuring other processes is coverage.py's machinery"
-    ]
-    assert '"collector": "coverage.py"' in out.with_name(out.name + ".manifest.json").read_text()
+    assert_coverage_py_measured(
+        proc,
+        out,
+        "the collector cannot follow [run] patch = subprocess: measuring other processes is coverage.py's "
+        "machinery",
+    )
 
 
 @pytest.mark.parametrize("library", ["greenlet", "eventlet", "gevent"])
@@ -226,10 +225,17 @@ def test_the_settrace_collector_steps_aside_for_pytest_cov_run_from_addopts(tmp_
         check=False,
     )
 
+    assert_coverage_py_measured(
+        proc,
+        out,
+        "the collector cannot follow a coverage.py already measuring the tests (pytest-cov's --cov, in the "
+        "command or addopts)",
+    )
+
+
+def assert_coverage_py_measured(proc: subprocess.CompletedProcess[str], out: Path, why: str) -> None:
+    """``map`` made its map with coverage.py and said why in exactly one line."""
     assert proc.returncode == 0, proc.stderr[-3000:]
     notes = [line for line in proc.stderr.splitlines() if line.startswith("oracle-gate map: measuring with")]
-    assert notes == [
-        "oracle-gate map: measuring with coverage.py: the collector cannot follow a coverage.py already "
-        "measuring the tests (pytest-cov's --cov, in the command or addopts)"
-    ]
+    assert notes == [f"oracle-gate map: measuring with coverage.py: {why}"]
     assert '"collector": "coverage.py"' in out.with_name(out.name + ".manifest.json").read_text()
