@@ -358,7 +358,7 @@ def rearm_self_test(mon: Any, tool: int) -> bool:
 FOLLOWED_CONCURRENCY = ("thread", "greenlet", "eventlet", "gevent")  # in-process: sys.monitoring sees them
 
 
-def refusal(config_file: str | bool = True) -> str | None:
+def refusal(config_file: str | bool = True, *, greenlets: bool = True) -> str | None:
     """Why the project's coverage configuration needs coverage.py itself, or None: one clause that
     names the setting, which ``map`` prints before it falls back to coverage.py.
 
@@ -366,7 +366,8 @@ def refusal(config_file: str | bool = True) -> str | None:
     ``execv``, ``_exit``: measuring other processes, or saving data before the process is replaced) and
     ``concurrency = multiprocessing`` are coverage.py's machinery, which this collector does not
     reproduce. Threads and greenlets (``thread``, ``greenlet``, ``eventlet``, ``gevent``) it follows:
-    ``sys.monitoring`` events fire in every thread and greenlet of the interpreter.
+    ``sys.monitoring`` events fire in every thread and greenlet of the interpreter. ``greenlets=False``
+    (the ``settrace`` collector, whose C tracer follows threads only) refuses greenlets too.
     """
     from coverage import Coverage
 
@@ -377,9 +378,13 @@ def refusal(config_file: str | bool = True) -> str | None:
     patch = _option_list(cov, "run:patch")
     if patch:
         return f"[run] patch = {', '.join(patch)}: measuring other processes is coverage.py's machinery"
-    unfollowed = [c for c in _option_list(cov, "run:concurrency") if c not in FOLLOWED_CONCURRENCY]
+    concurrency = _option_list(cov, "run:concurrency")
+    unfollowed = [c for c in concurrency if c not in FOLLOWED_CONCURRENCY]
     if unfollowed:
         return f"[run] concurrency = {', '.join(unfollowed)}: other processes are coverage.py's machinery"
+    green = [c for c in concurrency if c != "thread"]
+    if green and not greenlets:
+        return f"[run] concurrency = {', '.join(green)}: the C tracer follows threads only"
     return None
 
 

@@ -35,8 +35,6 @@ from oracle_gate.maps.guard import callable_name
 from oracle_gate.maps.selection import CoverageSelection
 from oracle_gate.maps.shards import TRACE_COLLECTOR
 
-UNFOLLOWED = ("greenlet", "eventlet", "gevent")  # concurrency the collector leaves to coverage.py
-
 
 class TraceCollector:
     """coverage.py's C tracer, one per thread, recording into one dict; contexts switched in memory."""
@@ -207,7 +205,7 @@ def _never(filename: str, frame: FrameType | None) -> bool:
 
 def trace_refusal() -> str | None:
     """Why coverage.py must measure instead of this collector (one clause), or None."""
-    reason = refusal()
+    reason = refusal(greenlets=False)
     if reason is not None:
         return reason
     from coverage import Coverage
@@ -215,10 +213,6 @@ def trace_refusal() -> str | None:
     if Coverage.current() is not None:  # pytest-cov (or ``coverage run``) measures this process already
         return "a coverage.py already measuring the tests (pytest-cov's --cov, in the command or addopts)"
 
-    concurrency = Coverage(config_file=True, data_file=None).get_option("run:concurrency")
-    named = [c for c in concurrency if c in UNFOLLOWED] if isinstance(concurrency, list) else []
-    if named:
-        return f"[run] concurrency = {', '.join(named)}: the C tracer follows threads only"
     try:
         from coverage.tracer import CTracer  # noqa: F401 - only whether it exists
     except ImportError:
