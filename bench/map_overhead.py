@@ -236,7 +236,7 @@ def bench_venv(python: str, cache: Path) -> Path:
     py = str(home / "bin" / "python")
     for step in (
         [python, "-m", "venv", str(home)],
-        [py, "-m", "pip", "install", "-q", "--require-hashes", "-r", str(ROOT / "requirements" / "test.txt")],
+        [py, "-m", "pip", "install", "-q", "--no-deps", "--require-hashes", "-r", str(ROOT / "requirements" / "test.txt")],
         [py, "-m", "pip", "install", "-q", "--no-deps", str(ROOT)],
     ):
         subprocess.run(step, check=True, capture_output=True)

@@ -2,7 +2,7 @@
 
 The suite runs on 3.11, where ``sys.monitoring`` does not exist; tests of the collector run their
 pytest sessions in this venv instead. It is built once (``python3.12 -m venv``, ``pip install
---require-hashes -r requirements/test.txt``, the gate ``-e --no-deps``, so it is always this
+--no-deps --require-hashes -r requirements/test.txt``, the gate ``-e --no-deps``, so it is always this
 checkout's code) and cached under the temporary directory, keyed by the requirements and the
 checkout's path.
 """
@@ -62,6 +62,7 @@ def venv312() -> Path:
             "pip",
             "install",
             "-q",
+            "--no-deps",
             "--require-hashes",
             "-r",
             str(REQUIREMENTS),
