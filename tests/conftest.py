@@ -10,15 +10,13 @@ from tests.support.repo import Repo
 SERVER_FIXTURES = frozenset({"bot", "bot_factory", "start_bot"})
 
 
-@pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects by marker
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_itemcollected(item: pytest.Item) -> None:
     """Mark ``process`` every test that starts the bot's server (through one of its fixtures) or
-    the container (marker ``container``); the subprocess smoke tests and the scoring sandbox's are
-    marked where they are written."""
-    for item in items:
-        uses = set(getattr(item, "fixturenames", ()))
-        if uses & SERVER_FIXTURES or item.get_closest_marker("container") is not None:
-            item.add_marker(pytest.mark.process)
+    the container (marker ``container``), as it is collected (before ``-m`` deselects); the
+    subprocess smoke tests and the scoring sandbox's are marked where they are written."""
+    uses = set(getattr(item, "fixturenames", ()))
+    if uses & SERVER_FIXTURES or item.get_closest_marker("container") is not None:
+        item.add_marker(pytest.mark.process)
 
 
 @pytest.fixture
