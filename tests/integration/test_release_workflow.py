@@ -25,7 +25,7 @@ import yaml  # type: ignore[import-untyped]  # PyYAML ships no stubs; types-PyYA
 
 from oracle_gate import __version__
 from oracle_gate.release import release_notes
-from tests.support.workflow_steps import Emulator, Job, base_env, load_jobs, run_job
+from tests.support.workflow_steps import Emulator, Job, base_env, copy_of_this_tree, load_jobs, run_job
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKFLOW = ROOT / ".github" / "workflows" / "release.yml"
@@ -65,20 +65,7 @@ def git_env(cwd: Path) -> dict[str, str]:
 
 def origin_of_this_tree(tmp: Path) -> Path:
     """A bare origin whose main is this tree's tracked and new files as one commit, tagged."""
-    tree = tmp / "tree"
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-    ).stdout.decode()
-    for name in filter(None, listed.split("\0")):
-        source = ROOT / name
-        if source.is_file() or source.is_symlink():
-            target = tree / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target, follow_symlinks=False)
-    tree.mkdir(exist_ok=True)
+    tree = copy_of_this_tree(tmp / "tree")
     git("init", "-q", "-b", "main", cwd=tree)
     git("add", "-A", cwd=tree)
     git("commit", "-q", "-m", "the tree under test", cwd=tree)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from typing import Any
 
 import yaml  # type: ignore[import-untyped]  # PyYAML ships no stubs; types-PyYAML is not pinned
 
+ROOT = Path(__file__).resolve().parents[2]
 EXPRESSION = re.compile(r"\$\{\{\s*(?P<name>[A-Za-z_][\w.-]*)\s*\}\}")
 STEP_TIMEOUT = 600
 
@@ -135,4 +137,25 @@ def base_env(home: Path) -> dict[str, str]:
     keep = ("PATH", "LANG", "LC_ALL", "TMPDIR", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE")
     env = {key: value for key, value in os.environ.items() if key in keep or key.startswith("PIP_")}
     env.update({"HOME": str(home), "CI": "true", "GITHUB_ACTIONS": "true"})
+    # pip's download cache stays this machine's (a runner's is empty, but only slower for it)
+    env.setdefault("PIP_CACHE_DIR", str(Path.home() / ".cache" / "pip"))
     return env
+
+
+def copy_of_this_tree(dest: Path) -> Path:
+    """This working tree's tracked and new (not ignored) files, copied to ``dest``: what a clean
+    clone would hold once the work in progress is committed."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    ).stdout.decode()
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in filter(None, listed.split("\0")):
+        source = ROOT / name
+        if source.is_file() or source.is_symlink():
+            target = dest / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target, follow_symlinks=False)
+    return dest
