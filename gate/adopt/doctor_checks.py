@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from oracle_gate.adopt.api import Answer, Api
-from oracle_gate.adopt.render import PLACEHOLDER, strip_header
+from oracle_gate.adopt.render import PLACEHOLDER, REVIEW_WORKFLOWS, WORKFLOWS, strip_header
 from oracle_gate.github.defaults import APP_EVENTS, APP_PERMISSIONS
 
 ENVIRONMENT = "oracle-gate"
@@ -254,6 +254,50 @@ def workflows(ctx: Context) -> Finding:
     return Finding(False, what, summary + diffs, "run oracle-gate init (--force for a file you edited), push")
 
 
+PLACEHOLDER_PIN = re.compile(rf"(?:oracle-gate/oracle-gate@|ORACLE_GATE_REF:\s*){PLACEHOLDER}")
+
+
+def release_pin(ctx: Context) -> Finding:
+    """A workflow that pins the all-zero placeholder cannot run the gate: no check would come."""
+    what = "release pin"
+    placeholders = []
+    for path in ctx.expected:
+        data, problem = ctx.file(path)
+        if problem:
+            return Finding(False, what, f"{path}: {problem}", "give the token contents: read")
+        if data is not None and PLACEHOLDER_PIN.search(data.decode("utf-8", "replace")):
+            placeholders.append(path)
+    if placeholders:
+        return Finding(
+            False,
+            what,
+            f"{', '.join(placeholders)} pin the placeholder {PLACEHOLDER[:7]}...: the gate cannot run",
+            "run oracle-gate init --ref <the full SHA of the gate's release commit you reviewed>, push",
+        )
+    return Finding(True, what, "every workflow pins a release commit")
+
+
+def approvals_table(ctx: Context) -> Finding:
+    """With the review workflows installed, the policy's ``[approvals]`` table is what they are for."""
+    from oracle_gate.judge.policy import POLICY_PATH, parse_policy
+
+    what = "approvals"
+    reviews = [f"{WORKFLOWS}/{name}" for name in REVIEW_WORKFLOWS if f"{WORKFLOWS}/{name}" in ctx.expected]
+    if not reviews:
+        return Finding(True, what, f"the {ctx.setup} setup judges reviews without workflows of its own")
+    data, problem = ctx.file(POLICY_PATH)
+    if problem:
+        return Finding(False, what, f"{POLICY_PATH}: {problem}", "give the token contents: read")
+    if parse_policy(data).approvals is None:
+        return Finding(
+            False,
+            what,
+            f"{POLICY_PATH} has no [approvals] table: the review workflows can lift no oracle reason",
+            f"uncomment [approvals] in {POLICY_PATH} and name who may approve oracle changes, push",
+        )
+    return Finding(True, what, f"{POLICY_PATH} names who may approve oracle changes")
+
+
 def pinned_ref(text: str) -> str | None:
     found = re.search(r"oracle-gate/oracle-gate@([0-9a-f]{40})", text) or re.search(
         r"ORACLE_GATE_REF: ([0-9a-f]{40})", text
@@ -261,4 +305,13 @@ def pinned_ref(text: str) -> str | None:
     return found[1] if found and found[1] != PLACEHOLDER else None
 
 
-CHECKS = (required_check, environment, app_permissions, parent_map, policy_and_freeze, workflows)
+CHECKS = (
+    required_check,
+    environment,
+    app_permissions,
+    parent_map,
+    policy_and_freeze,
+    workflows,
+    release_pin,
+    approvals_table,
+)
