@@ -93,7 +93,7 @@ def _metadata(text: str) -> dict[str, str]:
 def check_dist(dist: Path, tag: str, version: str, source: Path) -> list[str]:
     """What is wrong with ``dist/`` for release ``tag`` of the installed ``version`` (empty: nothing)."""
     if tag != f"v{version}":
-        return [f"the tag is {tag} but the installed oracle_gate.__version__ is {version}"]
+        return [f"the tag is {tag} but the installed {DISTRIBUTION} is version {version}"]
     stem = f"{DISTRIBUTION.replace('-', '_')}-{version}"
     files = sorted(p.name for p in dist.iterdir() if p.name != "SHA256SUMS")
     expected = [f"{stem}-py3-none-any.whl", f"{stem}.tar.gz"]
@@ -142,9 +142,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.step == "pin-image":
             args.action.write_text(pin_image(args.action.read_text(encoding="utf-8"), args.image))
         elif args.step == "check-dist":
-            from oracle_gate import __version__
+            from importlib.metadata import version
 
-            problems = check_dist(args.dist, args.tag, __version__, args.source)
+            problems = check_dist(args.dist, args.tag, version(DISTRIBUTION), args.source)
             for problem in problems:
                 print(f"oracle_gate.release: error: {problem}", file=sys.stderr)
             if problems:
@@ -152,7 +152,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"dist/ is release {args.tag} of {DISTRIBUTION}: one sdist, one complete wheel")
         else:
             sys.stdout.write(release_notes(args.changelog.read_text(encoding="utf-8"), args.version))
-    except (UsageError, OSError, KeyError, zipfile.BadZipFile, tarfile.TarError) as exc:
+    except (UsageError, OSError, KeyError, ImportError, zipfile.BadZipFile, tarfile.TarError) as exc:
         print(f"oracle_gate.release: error: {exc}", file=sys.stderr)
         return 3
     return 0

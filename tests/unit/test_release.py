@@ -195,7 +195,7 @@ def test_check_dist_accepts_a_complete_release_and_names_each_problem(tmp_path: 
     shipped = ("oracle_gate/__init__.py", "oracle_gate/sub/mod.py")
     assert check_dist(fake_dist(tmp_path / "ok", modules=shipped), "v1.2.3", "1.2.3", source) == []
     assert check_dist(tmp_path / "ok", "v1.2.4", "1.2.3", source) == [
-        "the tag is v1.2.4 but the installed oracle_gate.__version__ is 1.2.3"
+        "the tag is v1.2.4 but the installed pr-oracle-gate is version 1.2.3"
     ]
     # A subpackage missing from pyproject's list: the wheel would fail on import.
     partial = fake_dist(tmp_path / "partial", modules=shipped[:1])
