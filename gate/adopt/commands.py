@@ -79,6 +79,12 @@ def add_doctor(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--check-name", default=DEFAULT_CHECK_NAME, help=f"default: {DEFAULT_CHECK_NAME}")
     p.add_argument("--api-url", help=f"GitHub's API URL (default: $GITHUB_API_URL, else {DEFAULT_API_URL})")
     p.add_argument("--format", choices=["text", "json"], default="text", help="output (default: text)")
+    p.add_argument(
+        "--fix",
+        action="store_true",
+        help="make what the API can: the environment (default branch only; never its secrets) and a "
+        "ruleset requiring the check with your App as its source, where the token may",
+    )
     p.set_defaults(func=run_doctor_command)
 
 
@@ -97,4 +103,5 @@ def run_doctor_command(args: argparse.Namespace) -> int:
         check_name=args.check_name,
         out=print,
         output_format=args.format,
+        fix=args.fix,
     )

@@ -47,6 +47,7 @@ def run_doctor(
     check_name: str = DEFAULT_CHECK_NAME,
     out: Callable[[str], None],
     output_format: str = "text",
+    fix: bool = False,
 ) -> int:
     if not token:
         raise UsageError("GITHUB_TOKEN is not set (the token is read from the environment, never a flag)")
@@ -72,6 +73,13 @@ def run_doctor(
         if p.path.startswith(f"{WORKFLOWS}/")
     }
     findings = [check(ctx) for check in CHECKS]
+    fixed: list[str] = []
+    if fix:
+        from oracle_gate.adopt.doctor_fix import FIXES
+
+        fixed = [FIXES[f.what](ctx) for f in findings if not f.ok and f.what in FIXES]
+        if fixed:
+            findings = [check(ctx) for check in CHECKS]  # read again: what the fixes left
     missing = sum(not finding.ok for finding in findings)
     if output_format == "json":
         report = {
@@ -80,10 +88,13 @@ def run_doctor(
             "setup": ctx.setup,
             "findings": [{"what": f.what, "ok": f.ok, "detail": f.detail, "fix": f.fix} for f in findings],
             "missing": missing,
+            "fixed": fixed,
         }
         out(json.dumps(report, indent=2))
         return 0 if missing == 0 else 1
     out(f"oracle-gate doctor: {full_name}, default branch {branch!r}, setup {ctx.setup}")
+    for line in fixed:
+        out(f"  fix      {line}")
     for finding in findings:
         first_line, _, rest = finding.detail.partition("\n")
         if finding.ok:

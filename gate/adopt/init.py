@@ -117,34 +117,35 @@ def manual_steps(setup: str, detected: Detected, app_slug: str | None, outcomes:
             f"Make sure {DEPENDABOT} has a `package-ecosystem: github-actions` entry for `directory: /`, "
             "so the actions these workflows pin by full SHA are kept current."
         )
+    slug = f" --app-slug {app_slug}" if app_slug else ""
+    doctor = "GITHUB_TOKEN=<a token with the repository's administration> oracle-gate doctor" + slug
     if setup == "bot":
-        steps += [
+        return [
+            *steps,
             "Create the bot's App: oracle-gate app-manifest --hook-url https://<your host>/webhook, "
             "then run oracle-gate serve (README, 'Run the bot').",
             f"Install the App on this repository; commit and push these files to {branch!r}.",
+            f"Require the check: {doctor} --fix (a ruleset on {branch!r} requiring 'Oracle Gate' from "
+            f"{app}; or by hand: require status checks, expected source {app}, not 'GitHub Actions').",
+            f"Check it: {doctor}",
         ]
-    else:
-        steps += [
-            "Create a GitHub App (permissions: checks write, contents read, pull requests write; "
-            "no webhook) and install it on this repository.",
-            f"Create the environment 'oracle-gate' (Settings > Environments): deployment branches "
-            f"'Selected branches' = {branch} only (plus gh-readonly-queue/{branch}/* with a merge "
-            "queue); add the secrets ORACLE_GATE_APP_ID and ORACLE_GATE_APP_KEY (the App's private key).",
-            f"Commit and push these files to {branch!r}: the judging workflow runs from the default "
-            "branch, and the push builds the first map.",
-        ]
-    if setup != "bot":
-        steps.append(
-            "Name who may approve oracle changes: uncomment [approvals] in oracle-gate.toml and list "
-            "them (the review workflows act on it; doctor reports it missing until then)."
-        )
-    steps += [
-        f"Require the check 'Oracle Gate' on {branch!r} (a ruleset or branch protection: require "
-        f"status checks) with its expected source set to {app}, not 'GitHub Actions'.",
-        "Check it: GITHUB_TOKEN=<a token that may read the repository's administration> "
-        "oracle-gate doctor --repo OWNER/NAME" + (f" --app-slug {app_slug}" if app_slug else ""),
+    return [
+        *steps,
+        "Create a GitHub App (permissions: checks write, contents read, pull requests write; "
+        "no webhook) and install it on this repository.",
+        "Name who may approve oracle changes: uncomment [approvals] in oracle-gate.toml and list "
+        "them (the review workflows act on it; doctor reports it missing until then).",
+        f"Commit and push these files to {branch!r}: the judging workflow runs from the default "
+        "branch, and the push builds the first map.",
+        f"Let the API do the settings: {doctor} --fix creates the environment 'oracle-gate' with "
+        f"deployment branches 'Selected branches' = {branch} only and a ruleset requiring 'Oracle Gate' "
+        f"from {app} (by hand: Settings > Environments, and a ruleset with that expected source; add "
+        f"gh-readonly-queue/{branch}/* with a merge queue).",
+        "Add the App's secrets to that environment (doctor never writes a secret): "
+        "gh secret set ORACLE_GATE_APP_ID --env oracle-gate; "
+        "gh secret set ORACLE_GATE_APP_KEY --env oracle-gate < your-app.private-key.pem",
+        f"Check it: {doctor}",
     ]
-    return steps
 
 
 def run_init(

@@ -286,3 +286,36 @@ def test_doctor_format_json(set_up: tuple[FakeGitHub, Repo]) -> None:
     assert (status, report["missing"]) == (0, 0)
     assert [f["what"] for f in report["findings"]][-2:] == ["release pin", "approvals"]
     assert all(f["ok"] for f in report["findings"])
+
+
+def test_doctor_fix_makes_the_environment_and_the_ruleset_and_never_a_secret(
+    github_fake: FakeGitHub, tmp_path: Path
+) -> None:
+    """From nothing, the steps the API can do are done by ``doctor --fix``: the environment limited
+    to the default branch and a ruleset requiring the check from the App. The secrets stay a step
+    for a person (doctor never writes one), and so does everything else."""
+    fake = github_fake
+    fake.add_repo(REPO)
+    repo = fresh_repository(tmp_path / "widgets")
+    assert run_cli("init", "--app-slug", SLUG, "--ref", RELEASE, cwd=repo.root).returncode == 0
+    fake.settings.publish_app(SLUG, APP_ID, ACTION_PERMISSIONS, [])
+    name_the_approvers(repo)
+    repo.git("add", "-A")
+    repo.commit("oracle-gate init")
+    push(fake, repo)
+    fake.settings.set_branch(REPO, "main", HEAD)
+    fake.settings.add_cache(REPO, f"oracle-gate-map-{HEAD}", "refs/heads/main")
+
+    status, out = doctor(fake, repo, "--fix")
+    assert (status, missing_lines(out)) == (1, ["environment 'oracle-gate'"]), out
+    assert "no secret ORACLE_GATE_APP_ID, ORACLE_GATE_APP_KEY" in out
+    assert "'Oracle Gate' required by ruleset, source acme-gate" in out
+    environment = fake.settings.environments[(REPO, "oracle-gate")]
+    assert (environment.branch_policies, environment.secrets) == (["main"], [])
+    assert fake.settings.rules[(REPO, "main")] == [("Oracle Gate", APP_ID)]
+    assert not fake.violations
+
+    environment.secrets = ["ORACLE_GATE_APP_ID", "ORACLE_GATE_APP_KEY"]  # the maintainer's step
+    status, out = doctor(fake, repo, "--fix")
+    assert (status, missing_lines(out)) == (0, []), out
+    assert "  fix " not in out  # nothing left to fix: a second run writes nothing

@@ -76,6 +76,10 @@ OPERATIONS = (
     "actions/list-environment-secrets",
     "apps/get-by-slug",
     "actions/get-actions-cache-list",
+    # oracle-gate doctor --fix: what the API can set up (never a secret)
+    "repos/create-or-update-environment",
+    "repos/create-deployment-branch-policy",
+    "repos/create-repo-ruleset",
 )
 
 
