@@ -35,7 +35,7 @@ def install_steps() -> list[tuple[str, dict[str, Any]]]:
     texts += [
         (f"init: {p.path}", p.text)
         for p in plan(DETECTED, "fork-safe", None, "1" * 40)
-        if p.path.endswith(".yml")
+        if "/workflows/" in p.path
     ]
     found = []
     for label, text in texts:
