@@ -18,7 +18,9 @@ from oracle_gate.adopt.render import PLACEHOLDER, REVIEW_WORKFLOWS, WORKFLOWS, s
 from oracle_gate.github.defaults import APP_EVENTS, APP_PERMISSIONS
 
 ENVIRONMENT = "oracle-gate"
-SECRETS = ("ORACLE_GATE_APP_ID", "ORACLE_GATE_APP_KEY")
+SECRETS = ("ORACLE_GATE_APP_KEY",)
+#: the App's client id (not a secret: it is on the App's public page); doctor --fix sets it
+CLIENT_ID_VARIABLE = "ORACLE_GATE_APP_CLIENT_ID"
 RANK = {"read": 1, "write": 2, "admin": 3}
 PERMISSIONS = {
     "action": {"checks": "write", "contents": "read", "pull_requests": "write"},
@@ -150,9 +152,27 @@ def _environment_secrets(ctx: Context, what: str) -> Finding:
         return _cannot_read(what, secrets, "secrets: read on the repository")
     present = {s.get("name") for s in secrets.body.get("secrets") or [] if isinstance(s, dict)}
     missing = [name for name in SECRETS if name not in present]
-    if missing:
-        return Finding(False, what, f"no secret {', '.join(missing)}", f"add {', '.join(missing)} to it")
-    return Finding(True, what, f"only {ctx.branch} may use it; it holds {', '.join(SECRETS)}")
+    variables = ctx.api.get(ctx.api.repo(ctx.repo, f"/environments/{ENVIRONMENT}/variables"))
+    if not variables.ok or not isinstance(variables.body, dict):
+        return _cannot_read(what, variables, "environments: read on the repository")
+    named = {
+        str(v.get("name")): str(v.get("value"))
+        for v in variables.body.get("variables") or []
+        if isinstance(v, dict)
+    }
+    app = ctx.app()
+    expected = app.body.get("client_id") if app and app.ok and isinstance(app.body, dict) else None
+    problems = [f"no secret {', '.join(missing)}"] if missing else []
+    if CLIENT_ID_VARIABLE not in named:
+        problems.append(f"no variable {CLIENT_ID_VARIABLE}")
+    elif expected and named[CLIENT_ID_VARIABLE] != expected:
+        problems.append(f"{CLIENT_ID_VARIABLE} is not {ctx.app_slug}'s client id")
+    if problems:
+        fix = f"add the secret {', '.join(missing)} (gh secret set --env {ENVIRONMENT}); " if missing else ""
+        return Finding(False, what, "; ".join(problems), fix + f"doctor --fix sets {CLIENT_ID_VARIABLE}")
+    return Finding(
+        True, what, f"only {ctx.branch} may use it; it holds {', '.join(SECRETS)} and {CLIENT_ID_VARIABLE}"
+    )
 
 
 def app_permissions(ctx: Context) -> Finding:

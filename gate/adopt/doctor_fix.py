@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from oracle_gate.adopt.doctor_checks import ENVIRONMENT, Context
+from oracle_gate.adopt.doctor_checks import CLIENT_ID_VARIABLE, ENVIRONMENT, Context
 
 RULESET_NAME = "Oracle Gate"
 
@@ -41,10 +41,25 @@ def fix_environment(ctx: Context) -> str:
         )
         if not added.ok:
             return f"could not allow {ctx.branch!r} to deploy to {ENVIRONMENT!r}: {added.problem}"
-    return (
-        f"environment {ENVIRONMENT!r}: deployment branches 'Selected branches' = {ctx.branch} "
-        "(its secrets are yours to add: doctor never writes one)"
-    )
+    done = f"environment {ENVIRONMENT!r}: deployment branches 'Selected branches' = {ctx.branch}"
+    return done + _client_id_variable(ctx, path) + " (its secret is yours to add: doctor never writes one)"
+
+
+def _client_id_variable(ctx: Context, path: str) -> str:
+    """Set the App's client id (public) as the environment's variable, unless one is there."""
+    app = ctx.app()
+    client_id = app.body.get("client_id") if app and app.ok and isinstance(app.body, dict) else None
+    if not isinstance(client_id, str) or not client_id:
+        return f"; {CLIENT_ID_VARIABLE} not set (no --app-slug to read the App's client id from)"
+    listed = ctx.api.get(f"{path}/variables")
+    if listed.ok and isinstance(listed.body, dict):
+        names = {str(v.get("name")) for v in listed.body.get("variables") or [] if isinstance(v, dict)}
+        if CLIENT_ID_VARIABLE in names:
+            return f"; {CLIENT_ID_VARIABLE} kept as it is"
+    made = ctx.api.write("POST", f"{path}/variables", {"name": CLIENT_ID_VARIABLE, "value": client_id})
+    if not made.ok:
+        return f"; could not set {CLIENT_ID_VARIABLE}: {made.problem}"
+    return f"; {CLIENT_ID_VARIABLE} = {client_id} ({ctx.app_slug}'s client id)"
 
 
 def fix_required_check(ctx: Context) -> str:

@@ -138,11 +138,11 @@ def manual_steps(setup: str, detected: Detected, app_slug: str | None, outcomes:
         f"Commit and push these files to {branch!r}: the judging workflow runs from the default "
         "branch, and the push builds the first map.",
         f"Let the API do the settings: {doctor} --fix creates the environment 'oracle-gate' with "
-        f"deployment branches 'Selected branches' = {branch} only and a ruleset requiring 'Oracle Gate' "
+        f"deployment branches 'Selected branches' = {branch} only, sets its variable "
+        f"ORACLE_GATE_APP_CLIENT_ID to {app}'s client id, and adds a ruleset requiring 'Oracle Gate' "
         f"from {app} (by hand: Settings > Environments, and a ruleset with that expected source; add "
         f"gh-readonly-queue/{branch}/* with a merge queue).",
-        "Add the App's secrets to that environment (doctor never writes a secret): "
-        "gh secret set ORACLE_GATE_APP_ID --env oracle-gate; "
+        "Add the App's private key to that environment (doctor never writes a secret): "
         "gh secret set ORACLE_GATE_APP_KEY --env oracle-gate < your-app.private-key.pem",
         f"Check it: {doctor}",
     ]

@@ -13,7 +13,7 @@ from oracle_gate.adopt.detect import detect
 from oracle_gate.adopt.init import plan
 from oracle_gate.github.defaults import APP_EVENTS, APP_PERMISSIONS
 from tests.github_fake import FakeGitHub
-from tests.github_fake.settings import Environment
+from tests.github_fake.settings import Environment, client_id
 from tests.support.in_process import run_cli
 from tests.support.repo import Repo, clean_env
 
@@ -51,7 +51,13 @@ def push(fake: FakeGitHub, repo: Repo, branch: str = "main") -> None:
 def do_the_manual_steps(fake: FakeGitHub, repo: Repo) -> None:
     fake.settings.publish_app(SLUG, APP_ID, ACTION_PERMISSIONS, [])
     fake.settings.add_environment(
-        REPO, "oracle-gate", Environment(["main"], secrets=["ORACLE_GATE_APP_ID", "ORACLE_GATE_APP_KEY"])
+        REPO,
+        "oracle-gate",
+        Environment(
+            ["main"],
+            secrets=["ORACLE_GATE_APP_KEY"],
+            variables={"ORACLE_GATE_APP_CLIENT_ID": client_id(APP_ID)},
+        ),
     )
     name_the_approvers(repo)
     repo.git("add", "-A")
@@ -137,15 +143,23 @@ def test_a_ruleset_pinned_to_the_app_counts(set_up: tuple[FakeGitHub, Repo]) -> 
         (Environment(None), "every branch may use it"),
         (Environment(None, protected_branches=True), "protected branches may use it"),
         (Environment(["main", "release/*"]), "others: release/*"),
-        (Environment(["main"], secrets=["ORACLE_GATE_APP_ID"]), "no secret ORACLE_GATE_APP_KEY"),
+        (Environment(["main"], secrets=[]), "no secret ORACLE_GATE_APP_KEY"),
+        (Environment(["main"], secrets=["ORACLE_GATE_APP_KEY"]), "no variable ORACLE_GATE_APP_CLIENT_ID"),
+        (
+            Environment(
+                ["main"], secrets=["ORACLE_GATE_APP_KEY"], variables={"ORACLE_GATE_APP_CLIENT_ID": "Iv1.x"}
+            ),
+            "ORACLE_GATE_APP_CLIENT_ID is not acme-gate's client id",
+        ),
     ],
 )
 def test_an_environment_other_branches_may_use_is_missing(
     set_up: tuple[FakeGitHub, Repo], environment: Environment, detail: str
 ) -> None:
     fake, repo = set_up
-    if environment.branch_policies is not None and not environment.secrets:
-        environment.secrets = ["ORACLE_GATE_APP_ID", "ORACLE_GATE_APP_KEY"]
+    if environment.branch_policies != ["main"]:  # a wrong branch policy, with the rest in place
+        environment.secrets = ["ORACLE_GATE_APP_KEY"]
+        environment.variables = {"ORACLE_GATE_APP_CLIENT_ID": client_id(APP_ID)}
     fake.settings.add_environment(REPO, "oracle-gate", environment)
     status, out = doctor(fake, repo)
     assert (status, missing_lines(out)) == (1, ["environment 'oracle-gate'"])
@@ -308,14 +322,15 @@ def test_doctor_fix_makes_the_environment_and_the_ruleset_and_never_a_secret(
 
     status, out = doctor(fake, repo, "--fix")
     assert (status, missing_lines(out)) == (1, ["environment 'oracle-gate'"]), out
-    assert "no secret ORACLE_GATE_APP_ID, ORACLE_GATE_APP_KEY" in out
+    assert "no secret ORACLE_GATE_APP_KEY" in out
     assert "'Oracle Gate' required by ruleset, source acme-gate" in out
     environment = fake.settings.environments[(REPO, "oracle-gate")]
     assert (environment.branch_policies, environment.secrets) == (["main"], [])
+    assert environment.variables == {"ORACLE_GATE_APP_CLIENT_ID": client_id(APP_ID)}  # public: set
     assert fake.settings.rules[(REPO, "main")] == [("Oracle Gate", APP_ID)]
     assert not fake.violations
 
-    environment.secrets = ["ORACLE_GATE_APP_ID", "ORACLE_GATE_APP_KEY"]  # the maintainer's step
+    environment.secrets = ["ORACLE_GATE_APP_KEY"]  # the maintainer's step
     status, out = doctor(fake, repo, "--fix")
     assert (status, missing_lines(out)) == (0, []), out
     assert "  fix " not in out  # nothing left to fix: a second run writes nothing

@@ -28,6 +28,7 @@ class Environment:
     branch_policies: list[str] | None = None
     protected_branches: bool = False
     secrets: list[str] = field(default_factory=list)
+    variables: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -164,13 +165,38 @@ def environment_secrets_list(fake: FakeGitHub, call: Call) -> Reply:
     return _reply(200, {"total_count": len(secrets), "secrets": secrets})
 
 
+def client_id(app_id: int) -> str:
+    """The fake's client id of the App ``app_id`` (GitHub's are opaque strings like this)."""
+    return f"Iv23li{app_id:014d}"
+
+
+def environment_variables_list(fake: FakeGitHub, call: Call) -> Reply:
+    env = _environment(fake, call)
+    if env is None:
+        return fake._not_found()
+    template = responses._rebased("actions-variables-paginated", fake.url, call.repo)["variables"][0]
+    variables = [{**template, "name": name, "value": value} for name, value in env.variables.items()]
+    return _reply(200, {"total_count": len(variables), "variables": variables})
+
+
+def environment_variable_create(fake: FakeGitHub, call: Call) -> Reply:
+    env = _environment(fake, call)
+    if env is None:
+        return fake._not_found()
+    name = str(call.body["name"])
+    if name in env.variables:
+        return _reply(409, responses.error("Already exists - Variable already exists", 409))
+    env.variables[name] = str(call.body["value"])
+    return _reply(201, {})
+
+
 def app_get_by_slug(fake: FakeGitHub, call: Call) -> Reply:
     slug = call.params["app_slug"]
     app = _settings(fake).apps.get(slug)
     if app is None:
         return fake._not_found()
     data = responses.app(app.app_id, slug, fake.url)
-    data.update(permissions=app.permissions, events=app.events)
+    data.update(permissions=app.permissions, events=app.events, client_id=client_id(app.app_id))
     return _reply(200, data)
 
 
@@ -275,6 +301,8 @@ HANDLERS: dict[str, Callable[[FakeGitHub, Call], Reply]] = {
     "actions/get-actions-cache-list": caches_list,
     "repos/get-content": content_get,
     "repos/create-or-update-environment": environment_put,
+    "actions/list-environment-variables": environment_variables_list,
+    "actions/create-environment-variable": environment_variable_create,
     "repos/create-deployment-branch-policy": deployment_branch_policy_create,
     "repos/create-repo-ruleset": ruleset_create,
 }
