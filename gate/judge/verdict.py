@@ -358,7 +358,8 @@ def runner_config_changed(
 
 
 def dynamic_rebinding(changes: ChangeSet, policy: Policy, modules: ModuleIndex) -> list[Reason]:
-    """v3.2: added lines of non-test files that rebind code the gate cannot name."""
+    """v3.2: added lines of non-test files that rebind code the gate cannot name (v3.8: not in files
+    the policy's ``ignore`` matches)."""
     return [
         Reason(
             ReasonCode.DYNAMIC_REBINDING,
@@ -366,7 +367,9 @@ def dynamic_rebinding(changes: ChangeSet, policy: Policy, modules: ModuleIndex) 
             path=path,
             line=line,
         )
-        for path, line, what in dynamic_rebinding_sites(changes, policy.test_files(), modules)
+        for path, line, what in dynamic_rebinding_sites(
+            changes, policy.test_files(), modules, policy.ignored()
+        )
     ]
 
 
