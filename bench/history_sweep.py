@@ -11,10 +11,12 @@ C^1 --head C`` runs without ``--coverage`` (:func:`oracle_gate.check.run_check`)
 ``oracle-gate.toml`` of the parent applies when it has one, the defaults otherwise. Without a map
 every verdict is at least ``unscored`` (``oracle_incomplete``: no coverage map); a commit
 **fails** when its verdict is ``fail``. ``dynamic_rebinding`` (``unscored``) is counted beside the
-fail codes: it too asks a human to look.
+fail codes: it too asks a human to look. ``--policy FILE`` judges every commit as if its parent
+carried FILE as ``oracle-gate.toml`` (the projects swept have none; ``ignore = ["docs/**"]`` is what
+an adopting maintainer would write first): the policy bytes are the only thing replaced.
 
     .venv/bin/python bench/history_sweep.py /tmp/clone [--rev HEAD] [--limit N] [--examples]
-        [--json FILE]
+        [--policy FILE] [--json FILE]
 
 Prints three tables (Markdown): the verdicts, each reason code with the commits it appears in, and
 each (reason code, path pattern) with the commits and one example. Shares are of all judged
@@ -36,6 +38,8 @@ from pathlib import Path
 
 from oracle_gate.check import CheckRequest, run_check
 from oracle_gate.errors import GateError
+from oracle_gate.git import Git
+from oracle_gate.judge.policy import POLICY_PATH
 from oracle_gate.judge.verdict import REASONS, Outcome, ReasonCode, Verdict
 
 #: Codes that ask a human to look (the ``fail`` codes, and ``dynamic_rebinding``).
@@ -113,11 +117,24 @@ def first_parent_commits(repo: Path, rev: str) -> list[str]:
     return [line.split()[0] for line in out.splitlines() if len(line.split()) > 1]
 
 
-def sweep(repo: Path, commits: Iterable[str]) -> Tally:
+class PolicyOverlay(Git):
+    """The repository as git reads it, except that every commit's ``oracle-gate.toml`` is ``policy``."""
+
+    def __init__(self, repo: Path, policy: bytes) -> None:
+        super().__init__(repo)
+        self.policy = policy
+
+    def read_blobs(self, rev: str, paths: Sequence[str]) -> dict[str, bytes | None]:
+        found = super().read_blobs(rev, [p for p in paths if p != POLICY_PATH])
+        return {p: self.policy if p == POLICY_PATH else found[p] for p in paths}
+
+
+def sweep(repo: Path, commits: Iterable[str], policy: bytes | None = None) -> Tally:
     tally = Tally()
+    git = PolicyOverlay(repo, policy) if policy is not None else None
     for commit in commits:
         try:
-            verdict = run_check(CheckRequest(repo=repo, base=f"{commit}^1", head=commit))
+            verdict = run_check(CheckRequest(repo=repo, base=f"{commit}^1", head=commit), git)
         except GateError as error:
             tally.errors.append((commit, str(error)))
             continue
@@ -171,13 +188,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=0, help="judge only the newest N commits")
     parser.add_argument("--name", help="the project's name in the heading (default: the folder's)")
     parser.add_argument("--examples", action="store_true", help="one example commit per row")
+    parser.add_argument("--policy", type=Path, help="judge as if every parent's oracle-gate.toml were this")
     parser.add_argument("--json", type=Path, help="also write the commits behind every row here")
     args = parser.parse_args(argv)
     commits = first_parent_commits(args.repo, args.rev)
     if args.limit:
         commits = commits[-args.limit :]
     started = time.perf_counter()
-    tally = sweep(args.repo, commits)
+    tally = sweep(args.repo, commits, args.policy.read_bytes() if args.policy else None)
     print(render(args.name or args.repo.resolve().name, tally, time.perf_counter() - started, args.examples))
     if args.json:
         args.json.write_text(json.dumps(as_json(tally), indent=1) + "\n")

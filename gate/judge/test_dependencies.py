@@ -42,6 +42,7 @@ EDITABLE_OPTIONS = ("-e", "--editable")
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _AFTER_NAME = frozenset("[=<>!~;@(,")  # what may follow a project name in a requirement
+_ARCHIVE = re.compile(r"([A-Za-z0-9][A-Za-z0-9._-]*?)-\d[^/]*\.(?:whl|tar\.gz|zip|tar\.bz2)$")
 _EGG = re.compile(r"#egg=([A-Za-z0-9._-]+)")
 _COMMENT = re.compile(r"(^|\s)#.*$")
 _CONTINUATION = re.compile(r"\\\r?\n")
@@ -92,17 +93,21 @@ def _may_be_test_tool(line: str) -> bool:
 
 def _project_name(spec: str) -> str | None:
     """The project a requirement names; None when it cannot be read (a path or URL with no
-    ``#egg=``, whose file name is no distribution's)."""
+    ``#egg=``, whose file name is no distribution's); empty for the project itself (``-e .[docs]``,
+    whose extras its own packaging declares)."""
     egg = _EGG.search(spec)
     if egg:
         return egg.group(1)
+    if spec.split("[", 1)[0] in (".", "./"):
+        return ""
     match = _NAME.match(spec)
     if match and (match.end() == len(spec) or spec[match.end()] in _AFTER_NAME):
         return match.group(0)
-    base = posixpath.basename(spec.split("#", 1)[0].split("?", 1)[0].split("@", 1)[0].rstrip("/"))
-    name = _NAME.match(base)
-    # a wheel or sdist file name starts with the project name, up to its first '-'
-    return name.group(0).split("-", 1)[0] if name else None
+    base = posixpath.basename(spec.split("#", 1)[0].split("?", 1)[0].rstrip("/"))
+    archive = _ARCHIVE.match(
+        base
+    )  # a wheel's or sdist's file name: the project name, then '-' and its version
+    return archive.group(1) if archive else None
 
 
 def setup_cfg_test_extras(extras: dict[str, str]) -> dict[str, list[str]]:

@@ -472,6 +472,12 @@ STOPPING_REQUIREMENTS = {
     "pytest removed": ("requirements.txt", "pytest\nrequests\n", "requests\n"),
     "a marker of pytest changed": ("requirements.txt", "pytest\n", 'pytest; python_version < "3.13"\n'),
     "an include added": ("requirements.txt", "requests\n", "requests\n-r extra.txt\n"),
+    "a local directory of a plugin": ("requirements.txt", "requests\n", "requests\n./vendor/pytest-foo\n"),
+    "a URL of unknown name": (
+        "requirements.txt",
+        "requests\n",
+        "requests\nhttps://x.test/archive/main.zip\n",
+    ),
     "a URL naming a plugin": (
         "requirements.txt",
         "requests\n",
@@ -502,6 +508,7 @@ HONEST_REQUIREMENTS = {
         "pytest==8\nrequests\n",
         "# tests\nrequests\npytest == 8\n",
     ),
+    "the project itself installed with an extra": ("docs-requirements.txt", "-e .[docs]\n", "sphinx\n"),
     "an index option changed": ("requirements/base.txt", "--index-url https://a.test\nidna\n", "idna\n"),
 }
 
