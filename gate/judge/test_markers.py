@@ -148,11 +148,14 @@ def counting_marker_lines(
     head_tree = parse_tree(head)
     if head_tree is None or not wanted:
         return wanted
-    head_layout = read_layout(head_tree, deselected)
-    parent_layout: TestLayout | None = TestLayout()
-    if parent_exists:
-        parent_tree = parse_tree(parent)
-        parent_layout = read_layout(parent_tree, deselected) if parent_tree is not None else None
+    try:
+        head_layout = read_layout(head_tree, deselected)
+        parent_layout: TestLayout | None = TestLayout()
+        if parent_exists:
+            parent_tree = parse_tree(parent)
+            parent_layout = read_layout(parent_tree, deselected) if parent_tree is not None else None
+    except RecursionError:  # a condition nested deeper than ast.dump can walk: every marker counts
+        return wanted
     return {line for line in wanted if _counts(line, head_layout, parent_layout)}
 
 

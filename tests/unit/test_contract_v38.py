@@ -9,6 +9,7 @@ from oracle_gate.judge.globs import GlobSet
 from oracle_gate.judge.modules import ModuleIndex
 from oracle_gate.judge.observer_rules import parse_parent_files
 from oracle_gate.judge.policy import DEFAULT_TESTS, Policy
+from oracle_gate.judge.pysource import parse_tree
 from oracle_gate.judge.rebinding import dynamic_rebinding_sites, modules_to_read, with_dynamic_rebinding
 from oracle_gate.judge.test_dependencies import is_requirements_file, is_test_tool
 from oracle_gate.judge.verdict import Verdict
@@ -262,6 +263,15 @@ def test_a_marker_on_a_test_function_outside_the_tests_globs_counts_as_before() 
 def test_a_parent_that_does_not_parse_makes_every_marker_count() -> None:
     head = NOT_ADDED["skipif re-wrapped over three lines"]
     assert "skip_marker_added" in judge_test_file(head, PARENT + "\ndef broken(:\n")
+
+
+def test_a_condition_too_deep_to_compare_counts_and_never_crashes() -> None:
+    """A marker whose condition nests deeper than the comparison can walk: fail closed, no traceback."""
+    deep = "@pytest.mark.skipif(" + "a+" * 1000 + "a, reason='x')\ndef test_a():\n    pass\n"
+    parent = "import pytest\n\n\n" + deep
+    head = parent.replace("reason='x'", "reason='y'")
+    assert parse_tree(head.encode()) is not None  # parsed: the comparison itself meets the depth
+    assert "skip_marker_added" in judge_test_file(head, parent)
 
 
 def test_forbid_skip_markers_false_still_turns_everything_off() -> None:
