@@ -10,8 +10,11 @@ repository the App is installed on, so they are closed unless an operator opens 
   ``Authorization: Bearer TOKEN`` (preferred: proxies do not log headers) or as ``?token=TOKEN`` (for a
   browser or a scraper that cannot set headers). Compared in constant time.
 * ``ORACLE_GATE_STATUS_NETWORKS``: comma-separated CIDRs (``10.0.0.0/8,127.0.0.1/32``); a request from
-  one of them needs no token. The address is the TCP peer's: ``X-Forwarded-For`` is never trusted (a
-  client writes it), so behind a proxy list the proxy's address only if everyone behind it may read.
+  one of them needs no token. The address is the TCP peer's (TRUST.md invariant 16): a client writes
+  ``X-Forwarded-For`` itself, so the server believes it only from the proxies
+  ``ORACLE_GATE_FORWARDED_ALLOW_IPS`` names (unset: from none; uvicorn's own default would believe
+  it from 127.0.0.1, so that anything on the host, or a proxy passing the header on, could claim
+  any address).
 
 Neither set: both answer 404, as if they did not exist. Set, but the request has no token and is not
 from a listed network: 401 (with ``WWW-Authenticate: Bearer``); a wrong token: 403.
@@ -90,3 +93,20 @@ def from_environment(env: Mapping[str, str]) -> StatusAccess:
             except ValueError as exc:
                 raise UsageError(f"{networks_variable}: {raw.strip()!r} is not a CIDR ({exc})") from exc
     return StatusAccess(token, tuple(networks))
+
+
+def trusted_proxies(env: Mapping[str, str]) -> tuple[str, ...]:
+    """The proxies whose ``X-Forwarded-For`` the server believes (``forwarded-allow-ips``): addresses
+    or CIDRs; :class:`UsageError` for anything else, ``*`` included (believing every peer is the
+    hole TRUST.md invariant 16 closes). Empty: none is, and uvicorn reads no forwarded header."""
+    variable = SETTINGS["forwarded-allow-ips"].variable
+    proxies = []
+    for raw in (env.get(variable, "").strip() or default("forwarded-allow-ips")).split(","):
+        if raw.strip():
+            try:
+                proxies.append(str(ipaddress.ip_network(raw.strip(), strict=True)))
+            except ValueError as exc:
+                raise UsageError(
+                    f"{variable}: {raw.strip()!r} is not an address or a CIDR of a proxy ({exc})"
+                ) from exc
+    return tuple(proxies)

@@ -133,6 +133,12 @@ _BOT = [
         "status-token", "", "opens the status page and /metrics to a bearer of this secret", action=False
     ),
     Setting("status-networks", "", "opens them to requests from these CIDRs (comma-separated)", action=False),
+    Setting(
+        "forwarded-allow-ips",
+        "",
+        "proxies (addresses or CIDRs, comma-separated) whose X-Forwarded-For is believed (empty: none)",
+        action=False,
+    ),
 ]
 SETTINGS: dict[str, Setting] = {s.name: s for s in (*_BOTH, *_ACTION, *_BOT)}
 

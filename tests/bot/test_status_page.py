@@ -128,6 +128,28 @@ def test_a_listed_network_needs_no_token(bot_factory: BotFactory, tmp_path: Path
     assert get(other, "/metrics").status_code == 401
 
 
+def test_a_forwarded_address_is_believed_only_from_a_named_proxy(
+    bot_factory: BotFactory, tmp_path: Path
+) -> None:
+    """TRUST.md 16: with 10.0.0.0/8 open, a request from loopback claiming ``X-Forwarded-For:
+    10.1.2.3`` is still a request from loopback (uvicorn's default believed it from 127.0.0.1);
+    once the operator names loopback as a proxy, the address it forwards is the client's."""
+    forwarded = {"X-Forwarded-For": "10.1.2.3"}
+    bot = opened(bot_factory, tmp_path, ORACLE_GATE_STATUS_NETWORKS="10.0.0.0/8")
+    for path in PATHS:
+        assert get(bot, path, **forwarded).status_code == 401, path
+    proxied = opened(
+        bot_factory,
+        tmp_path / "proxied",
+        ORACLE_GATE_STATUS_NETWORKS="10.0.0.0/8",
+        ORACLE_GATE_FORWARDED_ALLOW_IPS="127.0.0.1",
+    )
+    for path in PATHS:
+        assert get(proxied, path, **forwarded).status_code == 200, path
+    assert get(proxied, "/metrics", **{"X-Forwarded-For": "192.0.2.7"}).status_code == 401
+    assert get(proxied, "/metrics").status_code == 401  # the proxy itself is not in 10.0.0.0/8
+
+
 def test_metrics_count_deliveries_jobs_verdicts_and_judging_time(
     bot_factory: BotFactory, tmp_path: Path, github: FakeGitHub, origin: Origin
 ) -> None:

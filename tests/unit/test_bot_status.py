@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from oracle_gate.bot import chart, metrics, status, trend
-from oracle_gate.bot.access import Decision, StatusAccess, bearer_of, from_environment
+from oracle_gate.bot.access import Decision, StatusAccess, bearer_of, from_environment, trusted_proxies
 from oracle_gate.errors import UsageError
 from oracle_gate.judge.triage import EXPIRED, NO_OWNER, TriageEntry
 from tests.support.exposition import at, parse_exposition
@@ -149,6 +149,18 @@ def test_a_malformed_access_setting_is_one_line(env: dict[str, str], needle: str
         from_environment(env)
     assert needle in str(caught.value)
     assert "\n" not in str(caught.value)
+
+
+def test_no_proxy_is_trusted_unless_named_and_every_peer_never_is() -> None:
+    """TRUST.md 16: ``forwarded-allow-ips`` is empty by default (the server reads no forwarded
+    header); it takes addresses and CIDRs, and refuses ``*`` (every peer a proxy) in one line."""
+    assert trusted_proxies({}) == ()
+    named = {"ORACLE_GATE_FORWARDED_ALLOW_IPS": "127.0.0.1, 10.9.0.0/16,::1"}
+    assert trusted_proxies(named) == ("127.0.0.1/32", "10.9.0.0/16", "::1/128")
+    for bad in ("*", "proxy.internal", "10.9.0.1/16"):
+        with pytest.raises(UsageError, match=r"^ORACLE_GATE_FORWARDED_ALLOW_IPS: ") as caught:
+            trusted_proxies({"ORACLE_GATE_FORWARDED_ALLOW_IPS": bad})
+        assert "\n" not in str(caught.value)
 
 
 def test_only_a_bearer_authorization_carries_a_token() -> None:
