@@ -39,7 +39,7 @@ from oracle_gate.git import Git
 from oracle_gate.github.client import GitHubUnavailable, PublishError, RateLimited, RetrySettings
 from oracle_gate.github.content import check_content, error_check, explain_reply, sticky_comment
 from oracle_gate.github.publisher import CheckContent, Publisher, PullInfo, open_repo
-from oracle_gate.judge.verdict import Verdict
+from oracle_gate.judge.verdict import ReasonCode, Verdict
 from oracle_gate.judge.withheld import change_too_large, map_unavailable
 from oracle_gate.review.approvals import ApprovalsRead, parent_rules, read_approvals, request_fields, shown
 from oracle_gate.review.bases import allowed_bases, check_name_for_base
@@ -245,6 +245,7 @@ class Judged:
     head: str  # the pull request's head: where the check goes
     had_map: bool
     seconds: float = 0.0  # spent judging (the status page's /metrics histogram)
+    approvers: tuple[str, ...] = ()  # who approved the head (an access change of theirs re-judges)
 
 
 def _judge_fresh_merge(
@@ -269,7 +270,8 @@ def _judge_fresh_merge(
         publisher.external_id = posting.external_id(job.repo, pull.number, "error", head)
         return _post_error(publisher, head, str(exc))
     publisher.external_id = posting.external_id(job.repo, pull.number, parent, head)
-    return Judged(verdict, parent, head, had_map, time.monotonic() - started)
+    approvers = tuple(a.login for a in (approvals.approvals or ())) if approvals else ()
+    return Judged(verdict, parent, head, had_map, time.monotonic() - started, approvers)
 
 
 def _noted(ctx: Context, job: Job, judged: Judged) -> dict[str, object]:
@@ -301,7 +303,16 @@ def _post_verdict(ctx: Context, job: Job, publisher: Publisher, judged: Judged) 
     )
     recorded = verdict.verdict if judged.had_map else NO_MAP
     noted = _noted(ctx, job, judged)
-    ctx.store.record_verdict(job, parent, judged.head, recorded, result.check.check_run_id, noted=noted)
+    ctx.store.record_verdict(
+        job,
+        parent,
+        judged.head,
+        recorded,
+        result.check.check_run_id,
+        noted=noted,
+        required=publisher.check_name == ctx.config.check_name,
+        approved_by=judged.approvers if ReasonCode.ORACLE_CHANGE_APPROVED in verdict.codes else None,
+    )
     if not result.check.posted:
         raise Transient("; ".join(n.why for n in result.check.not_posted) or "the check was not posted")
     return Outcome(DONE, f"{verdict.verdict} on {judged.head} (parent {parent})")

@@ -64,12 +64,7 @@ def environment() -> jinja2.Environment:
 
 def page(data: trend.RepoTrend, now: float) -> str:
     """The repository's status page as HTML text (pure, given the data and the time)."""
-    totals = trend.Week(
-        "total",
-        sum(w.pass_clean for w in data.weeks),
-        sum(w.fail for w in data.weeks),
-        sum(w.unscored for w in data.weeks),
-    )
+    totals = trend.total("total", data.weeks)
     return (
         environment()
         .get_template("status.html.j2")

@@ -19,6 +19,7 @@ One connection, guarded by a lock (calls are short); WAL so readers do not block
 
 from __future__ import annotations
 
+import json
 import secrets
 import sqlite3
 import threading
@@ -372,22 +373,43 @@ class Store:
         check_run_id: int | None,
         *,
         noted: Mapping[str, object] | None = None,
+        required: bool = True,
+        approved_by: Sequence[str] | None = None,
     ) -> None:
         """The latest verdict per (repository, pull request, parent, head), and one more row in
         ``posted`` (never replaced: /metrics counts it). ``noted``: the trend's columns (``seconds``,
-        ``triage``, ``surface_share``; see :mod:`oracle_gate.bot.trend`), NULL when not given."""
+        ``triage``, ``surface_share``; see :mod:`oracle_gate.bot.trend`), NULL when not given.
+        ``required``: posted as the required check (an allowed base), else under another name.
+        ``approved_by``: the approvers the verdict rests on (``oracle_change_approved``), or None."""
         if job.pr is None:
             return
         extra = dict(noted or {})
         trend = tuple(extra.get(k) for k in ("seconds", "triage", "surface_share"))
+        approvers = None if approved_by is None else json.dumps(sorted({a.casefold() for a in approved_by}))
         now = time.time()
         with self._transaction() as db:
             db.execute(
                 "INSERT OR REPLACE INTO verdicts (repo, pr, parent, head, verdict, check_run_id, "
-                "installation, at, seconds, triage, surface_share) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (job.repo, job.pr, parent, head, verdict, check_run_id, job.installation, now, *trend),
+                "installation, at, seconds, triage, surface_share, required, approved_by) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    job.repo,
+                    job.pr,
+                    parent,
+                    head,
+                    verdict,
+                    check_run_id,
+                    job.installation,
+                    now,
+                    *trend,
+                    int(required),
+                    approvers,
+                ),
             )
-            db.execute("INSERT INTO posted VALUES (?, ?, ?, ?)", (now, job.repo, verdict, trend[0]))
+            db.execute(
+                "INSERT INTO posted (at, repo, verdict, seconds, required) VALUES (?, ?, ?, ?, ?)",
+                (now, job.repo, verdict, trend[0], int(required)),
+            )
 
     def read(self, sql: str, params: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
         """Rows of one read-only query (the status page's and ``/metrics``' queries, in
@@ -413,6 +435,22 @@ class Store:
         """(pr, installation) of pull requests whose last judgement found no map of ``parent``."""
         return [(pr, inst) for pr, inst, p, v in self._latest(repo) if p == parent and v == NO_MAP]
 
+    def pulls_resting_on_approvals(
+        self, installation: int, repo: str | None, login: str | None
+    ) -> list[tuple[str, int]]:
+        """(repo, pr) of the pull requests of ``installation`` (in ``repo`` when given) whose last
+        judgement rests on approvals (``oracle_change_approved``), by ``login`` when given."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT repo, pr, approved_by FROM verdicts AS v WHERE installation = ? "
+                "AND (? IS NULL OR repo = ?) AND at = "
+                "(SELECT MAX(at) FROM verdicts WHERE repo = v.repo AND pr = v.pr) "
+                "AND approved_by IS NOT NULL ORDER BY repo, pr",
+                (installation, repo, repo),
+            ).fetchall()
+        wanted = None if login is None else login.casefold()
+        return [(str(r[0]), int(r[1])) for r in rows if wanted is None or wanted in _logins(str(r[2]))]
+
     def _latest(self, repo: str) -> list[tuple[int, int, str, str]]:
         """(pr, installation, parent, verdict) of each pull request's last judgement in ``repo``."""
         with self._lock:
@@ -422,3 +460,12 @@ class Store:
                 (repo,),
             ).fetchall()
         return [(r[0], r[1], r[2], r[3]) for r in rows]
+
+
+def _logins(text: str) -> list[str]:
+    """The logins of a verdict's ``approved_by`` (a JSON list; anything else: none)."""
+    try:
+        found = json.loads(text)
+    except ValueError:
+        return []
+    return [str(x) for x in found] if isinstance(found, list) else []

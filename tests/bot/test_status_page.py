@@ -180,6 +180,63 @@ def test_metrics_count_deliveries_jobs_verdicts_and_judging_time(
     assert "def f()" not in page
 
 
+def pull_to_own_branch(github: FakeGitHub, origin: Origin, number: int, freeze: str) -> str:
+    """A pull request to ``mine``, a branch of the author's own whose freeze is ``freeze``: its head."""
+    r = origin.repo
+    r.git("checkout", "-q", "--detach", origin.main)
+    r.write("freeze.json", freeze)
+    r.git("commit", "-q", "-am", "the author's own freeze")
+    mine = r.git("rev-parse", "HEAD")
+    r.git("update-ref", "refs/heads/mine", mine)
+    r.write("src/app.py", "def f():\n    return 'mine'\n")
+    r.git("commit", "-q", "-am", "the author's change")
+    head = r.git("rev-parse", "HEAD")
+    r.git("checkout", "-q", "--detach", mine)
+    r.git("merge", "-q", "--no-ff", "-m", "merge", head)
+    r.git("update-ref", f"refs/pull/{number}/head", head)
+    r.git("update-ref", f"refs/pull/{number}/merge", r.git("rev-parse", "HEAD"))
+    r.git("checkout", "-q", "main")
+    github.add_pull("octo/repo", number, head_sha=head, base_sha=mine, base_ref="mine")
+    return head
+
+
+def test_verdicts_on_a_base_that_is_not_allowed_are_counted_apart(
+    bot_factory: BotFactory, tmp_path: Path, github: FakeGitHub, origin: Origin
+) -> None:
+    """Issue 29: the agent's pull requests to a branch of its own (posted as ``Oracle Gate (base:
+    mine)``) neither add to the required check's trend and ``/metrics`` counters nor put their own
+    freeze's entries on the triage list; they are shown apart."""
+    owned = {"nodeid": "tests/test_a.py::t", "reason": "flaky", "bound_sha": origin.main, "owner": "alice"}
+    origin.repo.write("freeze.json", json.dumps({"schema": 1, "frozen": [owned]}))
+    origin.repo.git("add", "freeze.json")
+    origin.repo.git("commit", "-q", "-m", "freeze")
+    origin.main = origin.repo.git("rev-parse", "HEAD")
+    head = origin.pull(1, "one")
+    github.add_pull("octo/repo", 1, head_sha=head, base_sha=origin.main)
+    bot = bot_factory(env={"ORACLE_GATE_STATUS_TOKEN": TOKEN})
+    bot.deliver("pull_request", pull_request_event("opened", 1, head, origin.main))
+    bot.wait_idle()
+    planted = {"nodeid": "tests/test_a.py::planted", "reason": "x", "bound_sha": origin.main}
+    for number in (2, 3):
+        other = pull_to_own_branch(
+            github, origin, number, json.dumps({"schema": 1, "frozen": [owned, planted]})
+        )
+        bot.deliver("pull_request", pull_request_event("opened", number, other, origin.main))
+        bot.wait_idle()
+    names = sorted(r.name for r in github.check_runs("octo/repo"))
+    assert names == ["Oracle Gate", "Oracle Gate (base: mine)", "Oracle Gate (base: mine)"]
+    text = get(bot, "/metrics", Authorization=f"Bearer {TOKEN}").text
+    samples = {(n, labels): v for _, s in parse_exposition(text).values() for n, labels, v in s}
+    counted = {k: v for k, v in samples.items() if k[0] == "oracle_gate_verdicts_total"}
+    assert counted == {("oracle_gate_verdicts_total", '{outcome="no_map"}'): 1}
+    assert samples[("oracle_gate_other_base_verdicts_total", '{outcome="no_map"}')] == 2
+    page = get(bot, "/status/octo/repo", Authorization=f"Bearer {TOKEN}").text
+    assert '<td id="total">1</td>' in page
+    assert "Not counted above: 2 verdicts" in page
+    assert "planted" not in page
+    assert 'id="triage-none"' in page
+
+
 # -- a real browser ----------------------------------------------------------------------------------
 
 BROWSERS = ("chromium-headless-shell", "chromium", "chromium-browser")

@@ -68,6 +68,7 @@ def snapshot() -> metrics.Snapshot:
         deliveries={"pull_request": 7, "push": 2},
         jobs={"queued": 3, "done": 9, "failed": 1},
         verdicts={"fail": 2, "pass_clean": 5, "unscored": 1, 'no"map\n\\': 1},
+        other_base_verdicts={"fail": 4},
         judging_buckets=[0, 1, 4, 6, 6, 7, 8, 8, 8, 8, 8],
         judging_sum=61.5,
     )
@@ -80,6 +81,7 @@ def test_metrics_parse_under_a_strict_grammar_with_every_family() -> None:
         "oracle_gate_jobs": "gauge",
         "oracle_gate_queue_depth": "gauge",
         "oracle_gate_verdicts_total": "counter",
+        "oracle_gate_other_base_verdicts_total": "counter",
         "oracle_gate_judging_seconds": "histogram",
     }
     samples = {(n, labels): v for _, s in families.values() for n, labels, v in s}
@@ -87,6 +89,7 @@ def test_metrics_parse_under_a_strict_grammar_with_every_family() -> None:
     assert samples[("oracle_gate_jobs", '{state="running"}')] == 0  # every state, even when none
     assert samples[("oracle_gate_queue_depth", "")] == 3
     assert samples[("oracle_gate_verdicts_total", '{outcome="no\\"map\\n\\\\"}')] == 1
+    assert samples[("oracle_gate_other_base_verdicts_total", '{outcome="fail"}')] == 4
     assert samples[("oracle_gate_judging_seconds_bucket", '{le="+Inf"}')] == 8
     assert samples[("oracle_gate_judging_seconds_count", "")] == 8
     assert samples[("oracle_gate_judging_seconds_sum", "")] == 61.5
@@ -224,6 +227,7 @@ def hostile_trend() -> trend.RepoTrend:
         ],
         triage=[trend.TriageEntry(f"tests/test_x.py::{HOSTILE}", f"why {HOSTILE}")],
         triage_parent="b" * 40,
+        other_bases=trend.Week("other bases", pass_clean=1, fail=3, unscored=2),
     )
 
 
