@@ -135,7 +135,11 @@ def _run(ctx: Context, claimed: ClaimedJob) -> Outcome:  # noqa: PLR0911 - one r
     job = claimed.job
     try:
         if job.kind == planning.PLAN:
-            return Outcome(*planning.plan_delivery(ctx.store, claimed, ctx.config.map_workflow))
+            return Outcome(
+                *planning.plan_delivery(
+                    ctx.store, claimed, ctx.config.map_workflow, ctx.config.review_interval
+                )
+            )
         if job.kind == COMMAND:
             return _answer_command(ctx, claimed)
         if job.kind == MAP_READY:

@@ -246,21 +246,30 @@ class Store:
             row = self._db.execute("SELECT 1 FROM deliveries WHERE id = ?", (delivery,)).fetchone()
         return row is not None
 
-    def enqueue(
-        self, delivery: str, jobs: Iterable[Job], installation: tuple[int, str] | None = None
-    ) -> None:
+    def enqueue(self, delivery: str, jobs: Iterable[Job], installation: tuple[int, str] | None = None) -> int:
         """Queue follow-up jobs a running job found (no delivery record: it is not a delivery), and
-        an installation's new state a planned delivery told (in the same transaction)."""
+        an installation's new state a planned delivery told (in the same transaction); how many
+        jobs were queued (a review's judgement may be taken by one already queued)."""
         now = time.time()
+        queued = 0
         with self._transaction():
             for job in jobs:
-                self._enqueue(delivery, job, now)
+                queued += self._enqueue(delivery, job, now)
             if installation is not None:
                 self._record_installation(*installation, now)
+        return queued
 
-    def _enqueue(self, delivery: str, job: Job, now: float) -> None:
-        """A newer job for a key supersedes the queued ones (a newer head makes them pointless)."""
+    def _enqueue(self, delivery: str, job: Job, now: float) -> bool:
+        """A newer job for a key supersedes the queued ones (a newer head makes them pointless).
+
+        A review's judgement (``job.coalesce`` set) is the other way round: a judgement of that
+        pull request already queued reads the reviews when it runs, after this review, so it takes
+        this one and nothing is queued (False); else it is queued to run ``coalesce`` seconds from
+        now, and every review until then is taken by it. So a pull request's reviews are read at
+        most once per interval for reviews, however many come (TRUST.md 8)."""
         spec = job.to_json()
+        if job.kind == "judge" and job.coalesce is not None:
+            return self._enqueue_coalesced(delivery, job, spec, now)
         self._db.execute(
             "UPDATE jobs SET state = ?, detail = ?, updated = ? WHERE key = ? AND state = ? AND spec = ?",
             (SUPERSEDED, "the same job was queued again", now, job.key, QUEUED, spec),
@@ -275,6 +284,22 @@ class Store:
             "INSERT INTO jobs (delivery, key, spec, state, created, updated) VALUES (?, ?, ?, ?, ?, ?)",
             (delivery, job.key, spec, QUEUED, now, now),
         )
+        return True
+
+    def _enqueue_coalesced(self, delivery: str, job: Job, spec: str, now: float) -> bool:
+        waiting = self._db.execute(
+            "SELECT 1 FROM jobs WHERE key = ? AND state = ? "
+            "AND json_extract(spec, '$.kind') = 'judge' LIMIT 1",
+            (job.key, QUEUED),
+        ).fetchone()
+        if waiting is not None:
+            return False
+        self._db.execute(
+            "INSERT INTO jobs (delivery, key, spec, state, created, updated, due) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (delivery, job.key, spec, QUEUED, now, now, self._clock() + (job.coalesce or 0.0)),
+        )
+        return True
 
     # -- the queue -----------------------------------------------------------------------------
 
@@ -336,12 +361,15 @@ class Store:
             return cur.rowcount
 
     def is_newest(self, job_id: int, key: str) -> bool:
-        """No judge job for ``key`` was queued after this one (else posting it would be stale)."""
+        """No judge job for ``key`` due now was queued after this one (else posting it would be
+        stale). A review's judgement waiting for its time does not count: this one read the reviews
+        after the check it replaces did, so it posts, and the waiting one posts again after it (a
+        review every few seconds must not keep every judgement from posting)."""
         with self._lock:
             row = self._db.execute(
-                "SELECT 1 FROM jobs WHERE key = ? AND id > ? AND state = ? "
+                "SELECT 1 FROM jobs WHERE key = ? AND id > ? AND state = ? AND due <= ? "
                 "AND json_extract(spec, '$.kind') = 'judge' LIMIT 1",
-                (key, job_id, QUEUED),
+                (key, job_id, QUEUED, self._clock()),
             ).fetchone()
         return row is None
 
