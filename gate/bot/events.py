@@ -30,6 +30,7 @@ __all__ = ["DEFAULT_MAP_WORKFLOW", "Ignored"]
 
 JUDGE, EXPLAIN, MAP_READY, DEFAULT_PUSH = "judge", "explain", "map_ready", "default_push"
 COMMAND = "command"  # a pull request comment's command; explain: jobs stored before it
+ACCESS = "access"  # someone's access changed: judge again the pull requests resting on approvals
 #: The events the App subscribes to, and those it is told about without asking.
 PLANNED_EVENTS = frozenset(APP_EVENTS) | {"ping", "installation", "installation_repositories"}
 
@@ -55,6 +56,8 @@ class Job:
     payload: str | None = None  # a plan job's delivery, its raw JSON text, planned by a worker
     #: a review's judgement: seconds it waits, taking the reviews that come meanwhile (None: at once)
     coalesce: float | None = None
+    #: an access change's login (None: a team's, any member's); its repository is ``repo`` ("": any)
+    approver: str | None = None
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -107,6 +110,8 @@ def jobs_for(event: ev.Event, *, review_interval: float = 0.0) -> list[Job] | Ig
             found = Ignored("a review relay run is the Action's: the bot hears pull_request_review itself")
         case ev.InstallationChanged():
             found = Ignored(f"{event.origin.event}: nothing to judge")
+        case ev.AccessChanged():
+            found = _access(event)
         case ev.Ignored():
             found = event
     return found
@@ -149,6 +154,24 @@ def _merge_group(event: ev.MergeGroupQueued) -> Job:
         default_branch=event.origin.default_branch,
         base_ref=event.base_branch,
     )
+
+
+def _access(event: ev.AccessChanged) -> list[Job] | Ignored:
+    """One job per installation's access changes, in order: it finds the pull requests whose verdict
+    rests on approvals (of ``approver``, in ``repo`` when the event names one) and judges them again
+    (:mod:`oracle_gate.bot.approvers`)."""
+    installation = event.origin.installation
+    if installation is None:  # a repository's own webhook, not the App's: no token to judge with
+        return Ignored(f"{event.origin.event}: not a delivery to the App (no installation)")
+    job = Job(
+        ACCESS,
+        event.origin.repo or "",
+        installation,
+        f"!access/{installation}",
+        approver=event.login,
+        default_branch=event.origin.default_branch,
+    )
+    return [job]
 
 
 def _command(event: ev.CommandGiven) -> Job:

@@ -26,17 +26,34 @@ from typing import Protocol
 import github
 
 from oracle_gate import __version__
-from oracle_gate.bot import bounded, merges, mirror, planning, posting, scoring, stale, surface, trend
+from oracle_gate.bot import (
+    approvers,
+    bounded,
+    merges,
+    mirror,
+    planning,
+    posting,
+    scoring,
+    stale,
+    surface,
+    trend,
+)
 from oracle_gate.bot.auth import AppAuth, installation_client
 from oracle_gate.bot.config import BotConfig
-from oracle_gate.bot.events import COMMAND, DEFAULT_PUSH, EXPLAIN, JUDGE, MAP_READY, Job
+from oracle_gate.bot.events import ACCESS, COMMAND, DEFAULT_PUSH, EXPLAIN, JUDGE, MAP_READY, Job
 from oracle_gate.bot.mapstore import MapLookup
 from oracle_gate.bot.ratelimit import Budgets
 from oracle_gate.bot.store import DONE, FAILED, NO_MAP, SUPERSEDED, ClaimedJob, Store
 from oracle_gate.check import CheckRequest
 from oracle_gate.errors import GateError, RetryLater
 from oracle_gate.git import Git
-from oracle_gate.github.client import GitHubUnavailable, PublishError, RateLimited, RetrySettings
+from oracle_gate.github.client import (
+    GitHubUnavailable,
+    PublishError,
+    RateLimited,
+    RetrySettings,
+    github_call,
+)
 from oracle_gate.github.content import check_content, error_check, explain_reply, sticky_comment
 from oracle_gate.github.publisher import CheckContent, Publisher, PullInfo, open_repo
 from oracle_gate.judge.verdict import ReasonCode, Verdict
@@ -142,6 +159,10 @@ def _run(ctx: Context, claimed: ClaimedJob) -> Outcome:  # noqa: PLR0911 - one r
             )
         if job.kind == COMMAND:
             return _answer_command(ctx, claimed)
+        if job.kind == ACCESS:
+            jobs = approvers.rejudge_jobs(ctx.store, job, lambda repo: _default_branch(ctx, job, repo))
+            ctx.store.enqueue(claimed.delivery, jobs)
+            return Outcome(DONE, f"queued {len(jobs)} pull request(s) resting on approvals again")
         if job.kind == MAP_READY:
             return _requeue_pulls(ctx, claimed, ctx.store.pulls_waiting_for_map(job.repo, job.base or ""))
         if job.kind == DEFAULT_PUSH:
@@ -207,6 +228,16 @@ def _answer_command(ctx: Context, claimed: ClaimedJob) -> Outcome:
     return _judge(ctx, claimed, job.pr, explain=True)
 
 
+def _default_branch(ctx: Context, job: Job, repo: str) -> str | None:
+    """``repos/get``'s default branch of ``repo``, read with the job's installation token."""
+    client = installation_client(
+        ctx.auth.token(job.installation), ctx.config.api_url, retry=ctx.retry, pacing=ctx.pacing
+    )
+    ctx.track(job.installation, client)
+    with github_call(f"read repository {repo}"):
+        return str(open_repo(client, repo).default_branch) or None
+
+
 def _publisher(ctx: Context, job: Job) -> tuple[Publisher, str]:
     token = ctx.auth.token(job.installation)
     client = installation_client(token, ctx.config.api_url, retry=ctx.retry, pacing=ctx.pacing)
@@ -224,8 +255,9 @@ def _judge(ctx: Context, claimed: ClaimedJob, number: int, *, explain: bool = Fa
     if job.commenter is not None and job.kind != COMMAND and not _may_command(publisher, job):
         return Outcome(DONE, f"{job.commenter} may not command the bot (needs write access)")
     pull = publisher.pull_request(number)
-    if job.head is not None and pull.head_sha != job.head:
-        return Outcome(SUPERSEDED, f"the pull request's head is now {pull.head_sha}, not {job.head}")
+    passed_over = _passed_over(ctx, job, pull)
+    if passed_over is not None:
+        return passed_over
     publisher.check_name = _check_name(ctx, job, pull.base_ref)
     _mark_stale_if_moved(ctx, job, publisher, pull)
     judged = _judge_fresh_merge(ctx, job, publisher, token, pull)
@@ -240,6 +272,17 @@ def _judge(ctx: Context, claimed: ClaimedJob, number: int, *, explain: bool = Fa
     outcome = _post_verdict(ctx, job, publisher, judged)
     scoring.after_verdict(ctx, claimed.delivery, job, judged)  # the verdict's check first, then the score
     return outcome
+
+
+def _passed_over(ctx: Context, job: Job, pull: PullInfo) -> Outcome | None:
+    """Why the pull request is not judged by this job: its head moved past the event's, or an
+    access change asked about a pull request closed since (forgotten: it is not asked again)."""
+    if approvers.is_access_rejudgement(job) and not pull.open:
+        ctx.store.forget_approvals(job.repo, pull.number)
+        return Outcome(DONE, "the pull request is closed: not judged again")
+    if job.head is not None and pull.head_sha != job.head:
+        return Outcome(SUPERSEDED, f"the pull request's head is now {pull.head_sha}, not {job.head}")
+    return None
 
 
 @dataclass(frozen=True)

@@ -479,6 +479,11 @@ class Store:
         wanted = None if login is None else login.casefold()
         return [(str(r[0]), int(r[1])) for r in rows if wanted is None or wanted in _logins(str(r[2]))]
 
+    def forget_approvals(self, repo: str, pr: int) -> None:
+        """The pull request is closed: no access change needs to judge it again."""
+        with self._transaction() as db:
+            db.execute("UPDATE verdicts SET approved_by = NULL WHERE repo = ? AND pr = ?", (repo, pr))
+
     def _latest(self, repo: str) -> list[tuple[int, int, str, str]]:
         """(pr, installation, parent, verdict) of each pull request's last judgement in ``repo``."""
         with self._lock:
