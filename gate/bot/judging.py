@@ -317,8 +317,8 @@ def _judge_fresh_merge(
         publisher.external_id = posting.external_id(job.repo, pull.number, "error", head)
         return _post_error(publisher, head, str(exc))
     publisher.external_id = posting.external_id(job.repo, pull.number, parent, head)
-    approvers = tuple(a.login for a in (approvals.approvals or ())) if approvals else ()
-    return Judged(verdict, parent, head, had_map, time.monotonic() - started, approvers)
+    approving = tuple(a.login for a in (approvals.approvals or ())) if approvals else ()
+    return Judged(verdict, parent, head, had_map, time.monotonic() - started, approving)
 
 
 def _noted(ctx: Context, job: Job, judged: Judged) -> dict[str, object]:
