@@ -431,11 +431,28 @@ def chosen_command(argv: Sequence[str]) -> str | None:
     return argv[0] if argv and argv[0] in COMMAND_NAMES else None
 
 
+def closed_pipe() -> int:
+    """The reader of standard output went away (``oracle-gate demo | head``): stop quietly, as
+    other commands do, with the status a shell reports for SIGPIPE. Standard output is pointed at
+    /dev/null so that the interpreter's last flush does not raise again."""
+    import signal
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no file descriptor behind sys.stdout (run in process)
+        pass
+    return 128 + signal.SIGPIPE
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else list(argv)
     args = build_parser(chosen_command(words)).parse_args(words)
     try:
         return int(args.func(args))
+    except BrokenPipeError:
+        return closed_pipe()
     except GateError as exc:
         say(f"error: {exc}")
         return ExitStatus.CANNOT_RUN

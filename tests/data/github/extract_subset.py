@@ -76,6 +76,13 @@ OPERATIONS = (
     "actions/list-environment-secrets",
     "apps/get-by-slug",
     "actions/get-actions-cache-list",
+    # oracle-gate doctor --fix: what the API can set up (never a secret); the App's client id is an
+    # environment variable (actions/create-github-app-token v3 takes client-id)
+    "actions/list-environment-variables",
+    "actions/create-environment-variable",
+    "repos/create-or-update-environment",
+    "repos/create-deployment-branch-policy",
+    "repos/create-repo-ruleset",
 )
 
 
