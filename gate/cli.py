@@ -346,8 +346,8 @@ def add_serve(sub: argparse._SubParsersAction[Parser]) -> None:
         description="Serve GitHub App webhooks: verify each delivery's signature, queue it, judge pull "
         "requests in a bounded worker pool and post the verdict as the App. Configured from the "
         "environment only (ORACLE_GATE_APP_ID, ORACLE_GATE_PRIVATE_KEY_FILE, ORACLE_GATE_WEBHOOK_SECRET, "
-        "ORACLE_GATE_API_URL, ORACLE_GATE_STATE_DIR, ORACLE_GATE_CONCURRENCY, ...; see the README's "
-        "'Run the bot'): no secret is ever a flag.",
+        "ORACLE_GATE_API_URL, ORACLE_GATE_STATE_DIR, ORACLE_GATE_CONCURRENCY, ...; every setting is in "
+        "docs/bot-operations.md): no secret is ever a flag.",
     )
     p.set_defaults(func=run_serve_command)
 

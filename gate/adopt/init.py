@@ -123,7 +123,7 @@ def manual_steps(setup: str, detected: Detected, app_slug: str | None, outcomes:
         return [
             *steps,
             "Create the bot's App: oracle-gate app-manifest --hook-url https://<your host>/webhook, "
-            "then run oracle-gate serve (README, 'Run the bot').",
+            "then run oracle-gate serve (docs/bot-operations.md).",
             f"Install the App on this repository; commit and push these files to {branch!r}.",
             f"Require the check: {doctor} --fix (a ruleset on {branch!r} requiring 'Oracle Gate' from "
             f"{app}; or by hand: require status checks, expected source {app}, not 'GitHub Actions').",

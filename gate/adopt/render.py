@@ -104,7 +104,7 @@ def render_policy() -> str:
     return (
         "# Oracle Gate's policy: which paths are the oracle. The gate reads this file from the PARENT\n"
         "# commit, and it is always protected itself (as is .github/workflows/**): a pull request that\n"
-        "# edits it fails. Every key below is at its default; see the README's 'The verdict'.\n"
+        "# edits it fails. Every key below is at its default; see the gate's docs/contract.md.\n"
         f"protected = {strings(policy.protected)}\n"
         f'freeze = "{policy.freeze}"\n'
         f'fixture_lock = "{policy.fixture_lock}"\n'
