@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 #: The permissions (GitHub's collaborator permission, or its role name) that may approve.
 APPROVING_PERMISSIONS = frozenset({"write", "maintain", "admin"})
@@ -86,6 +86,13 @@ class ApprovalsSeen:
     # v3.9.1: approvals of the current head submitted before the base branch last changed (then).
     stale_base: tuple[Approver, ...] = ()
     base_changed_at: datetime | None = None
+
+    @property
+    def base_changed_utc(self) -> str:
+        """When the base last changed, as a person reads it (empty: not known)."""
+        if self.base_changed_at is None:
+            return ""
+        return self.base_changed_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     unreadable: str = ""
     unknown_teams: tuple[str, ...] = ()  # named teams that do not exist (or cannot be seen)
 
