@@ -20,6 +20,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Protocol
 
@@ -260,7 +261,7 @@ def _judge_fresh_merge(
         if seen.head != head:
             return Outcome(SUPERSEDED, f"the pull request's head moved to {seen.head} while waiting")
         parent = seen.first_parent or ""
-        approvals = _approvals(git, publisher, pull, parent)
+        approvals = _approvals(git, publisher, pull, parent, ctx.store.base_changed_at(job.repo, pull.number))
         started = time.monotonic()
         verdict, had_map = _verdict(
             ctx, git, repo=job.repo, parent=parent, head=seen.merge or "", token=token, approvals=approvals
@@ -363,13 +364,23 @@ def _note(job: Job) -> Callable[[str], None]:
     return note
 
 
-def _approvals(git: Git, publisher: Publisher, pull: PullInfo, parent: str) -> ApprovalsRead | None:
-    """v3.5: the pull request's approvals through the API, when the parent's policy names approvers."""
+def _approvals(
+    git: Git, publisher: Publisher, pull: PullInfo, parent: str, base_changed_at: datetime | None = None
+) -> ApprovalsRead | None:
+    """v3.5: the pull request's approvals through the API, when the parent's policy names approvers;
+    ``base_changed_at``: v3.9.1, the last retarget the bot's deliveries told (the API may lag)."""
     rules = parent_rules(git, parent)
     if rules is None:
         return None
     reader = publisher.review_reader()
-    return read_approvals(reader, rules, number=pull.number, author=pull.author, head=pull.head_sha)
+    return read_approvals(
+        reader,
+        rules,
+        number=pull.number,
+        author=pull.author,
+        head=pull.head_sha,
+        base_changed_at=base_changed_at,
+    )
 
 
 def _verdict(

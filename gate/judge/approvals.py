@@ -93,6 +93,7 @@ class ApprovalsSeen:
         if self.base_changed_at is None:
             return ""
         return self.base_changed_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
     unreadable: str = ""
     unknown_teams: tuple[str, ...] = ()  # named teams that do not exist (or cannot be seen)
 
