@@ -17,7 +17,8 @@ from tests.support import events
 from tests.support.project import REPO, Project, PullRequest, _commit_files, seed_commit
 from tests.support.webhooks import as_base_edit
 
-POLICY = '[approvals]\noracle = ["alice"]\nauthors = ["maint"]\n'
+POLICY = '[approvals]\noracle = ["alice"]\n'
+AUTHORS_POLICY = POLICY + 'authors = ["maint"]\n'  # v3.9.3, opt-in
 REVIEWED = "2026-11-30T12:00:00Z"
 RETARGETED = "2026-11-30T12:05:00Z"
 AGENT_BRANCH = "mine"
@@ -34,9 +35,9 @@ class ApprovalWorld(Protocol):
     made: dict[str, PullRequest]
 
 
-def guarded_main(project: Project, undo: list[Callable[[], object]]) -> str:
-    """Move ``main`` to a commit adding the approvals policy; its SHA (``undo`` moves main back)."""
-    tip = _commit_files(project, project.main, {"oracle-gate.toml": POLICY.encode()}, "name approvers")
+def guarded_main(project: Project, undo: list[Callable[[], object]], policy: str = POLICY) -> str:
+    """Move ``main`` to a commit adding the approvals ``policy``; its SHA (``undo`` moves main back)."""
+    tip = _commit_files(project, project.main, {"oracle-gate.toml": policy.encode()}, "name approvers")
     project.git("update-ref", "refs/heads/main", tip)
     undo.append(lambda: project.git("update-ref", "refs/heads/main", project.main))
     return tip
@@ -92,7 +93,7 @@ def retarget_event(world: ApprovalWorld, number: int = 31) -> dict[str, Any]:
 
 def maintainers_own(world: ApprovalWorld, number: int = 32) -> None:
     """v3.9.3: ``maint`` (named in ``authors``, admin) changes the fixtures in their own pull request."""
-    base = guarded_main(world.project, world.undo)
+    base = guarded_main(world.project, world.undo, AUTHORS_POLICY)
     pull_on(world, base, number, FIXTURE_REWRITE, author="maint")
     world.fake.set_permission(REPO, "maint", "admin")
 
