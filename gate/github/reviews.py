@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from urllib.parse import quote
 
+from github.IssueEvent import IssueEvent
+from github.PaginatedList import PaginatedList
 from github.Repository import Repository
 
 from oracle_gate.github.client import NotFound, PublishError, github_call
@@ -65,7 +67,7 @@ class ReviewReader:
         never). An event whose time cannot be read is an error, never "no change"."""
         latest: datetime | None = None
         with github_call(f"list the events of pull request #{number}"):
-            for event in self._repo.get_issue(number).get_events():
+            for event in self._events(number):
                 if str(event.event or "") not in BASE_CHANGE_EVENTS:
                     continue
                 at = _aware(event.created_at)
@@ -74,6 +76,11 @@ class ReviewReader:
                     raise PublishError(f"read the events of pull request #{number}", why)
                 latest = at if latest is None else max(latest, at)
         return latest
+
+    def _events(self, number: int) -> PaginatedList[IssueEvent]:
+        """The pull request's issue events, paged (built here: ``get_issue`` would ``issues/get`` first)."""
+        url = f"{self._repo.url}/issues/{number}/events"
+        return PaginatedList(IssueEvent, self._repo.requester, url, None)
 
     def active_member(self, team: str, login: str) -> bool:
         """``teams/get-membership-for-user-in-org``: whether ``login`` is an active member of ``org/team``."""
