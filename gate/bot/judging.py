@@ -47,8 +47,10 @@ from oracle_gate.review.bases import allowed_bases, check_name_for_base
 from oracle_gate.review.budget import changed_bytes
 from oracle_gate.review.commands import Command, may_command, parse_command, reaction_for, refusal
 from oracle_gate.review.freshness import fresh_merge
+from oracle_gate.review.merge_group import QueuedPull, group_approvals
 
 _log = logging.getLogger("oracle_gate.bot")
+QUEUED_HEAD = "refs/oracle-gate/group-pull"  # v3.9.2: the merge group's pull request's head
 
 
 class MapSource(Protocol):
@@ -423,13 +425,41 @@ def _judge_group(ctx: Context, claimed: ClaimedJob) -> Outcome:
         git = mirror.open_mirror(ctx.config.mirrors, job.repo)
         mirror.fetch(git, ctx.config.clone_url(job.repo), [f"+{job.group_ref}:refs/oracle-gate/group"], token)
         head, base = git.commit(job.head), git.commit(job.base)
-        verdict, _ = _verdict(ctx, git, repo=job.repo, parent=base, head=head, token=token)
+        approvals = _group_approvals(ctx, git, publisher, token, job, base=base, head=head)
+        verdict, _ = _verdict(
+            ctx, git, repo=job.repo, parent=base, head=head, token=token, approvals=approvals
+        )
     except GateError as exc:
         publisher.external_id = posting.external_id(job.repo, job.group_ref, "error", job.head)
         return _post_error(publisher, job.head, str(exc))
     publisher.external_id = posting.external_id(job.repo, job.group_ref, base, head)
     publisher.publish_check(check_content(verdict, ctx.config.max_annotations), head)
     return Outcome(DONE, f"{verdict.verdict} on merge group {head}")
+
+
+def _group_approvals(
+    ctx: Context, git: Git, publisher: Publisher, token: str, job: Job, *, base: str, head: str
+) -> ApprovalsRead | None:
+    """v3.9.2: the approvals of the group's pull request, on its head
+    (:mod:`oracle_gate.review.merge_group`)."""
+
+    def pull(number: int) -> QueuedPull:
+        info = publisher.pull_request(number)
+        return QueuedPull(info.head_sha, info.author)
+
+    def fetch_head(number: int) -> None:
+        mirror.fetch(git, ctx.config.clone_url(job.repo), [f"+refs/pull/{number}/head:{QUEUED_HEAD}"], token)
+
+    return group_approvals(
+        git,
+        publisher.review_reader(),
+        parent_rules(git, base),
+        head_ref=job.group_ref or "",
+        base_sha=base,
+        head_sha=head,
+        pull=pull,
+        fetch_head=fetch_head,
+    )
 
 
 Runner = Callable[[Context, ClaimedJob], Outcome]

@@ -255,6 +255,15 @@ TABLE = [
         setup=approved_pulls.maintainers_own,
     ),
     Row(
+        "merge-queue-approved",
+        "merge_group",
+        "merge_group",
+        approved_pulls.queue_event,
+        UNSCORED,
+        summary_has="approved by alice",
+        setup=approved_pulls.queued_approved,
+    ),
+    Row(
         "clean",
         "pull_request_target",
         "pull_request",

@@ -100,3 +100,30 @@ def maintainers_own(world: ApprovalWorld, number: int = 32) -> None:
 
 def opened(world: ApprovalWorld, number: int) -> dict[str, Any]:
     return events.pull_request(world.project, world.made[str(number)], action="opened")
+
+
+def queue_ref(number: int, parent: str, base: str = "main") -> str:
+    """The branch GitHub pushes for pull request ``number``'s merge queue entry on ``parent``."""
+    return f"refs/heads/gh-readonly-queue/{base}/pr-{number}-{parent}"
+
+
+def queued_approved(world: ApprovalWorld, number: int = 33) -> None:
+    """v3.9.2: ``alice`` approved pull request ``number`` (a fixture rewrite) on its head; it was
+    queued alone: the queue's commit is its head merged onto main (the group's base)."""
+    base = guarded_main(world.project, world.undo)
+    pr = pull_on(world, base, number, FIXTURE_REWRITE)
+    world.fake.set_permission(REPO, "alice", "write")
+    world.fake.reviews.add_review(REPO, number, "alice", state="APPROVED", commit_id=pr.head)
+    ref = queue_ref(number, base)
+    world.project.git("update-ref", ref, pr.merge or "")
+    world.undo.append(_deleting(world.project, ref))
+
+
+def queue_event(world: ApprovalWorld, number: int = 33) -> dict[str, Any]:
+    """``merge_group.checks_requested`` for the entry :func:`queued_approved` made."""
+    pr = world.made[str(number)]
+    payload = events.merge_group(
+        world.project, head_sha=pr.merge or "", head_ref=queue_ref(number, pr.base or "")
+    )
+    payload["merge_group"]["base_sha"] = pr.base
+    return payload
