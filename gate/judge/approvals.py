@@ -86,6 +86,8 @@ class ApprovalsSeen:
     # v3.9.1: approvals of the current head submitted before the base branch last changed (then).
     stale_base: tuple[Approver, ...] = ()
     base_changed_at: datetime | None = None
+    unreadable: str = ""
+    unknown_teams: tuple[str, ...] = ()  # named teams that do not exist (or cannot be seen)
 
     @property
     def base_changed_utc(self) -> str:
@@ -93,9 +95,6 @@ class ApprovalsSeen:
         if self.base_changed_at is None:
             return ""
         return self.base_changed_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-
-    unreadable: str = ""
-    unknown_teams: tuple[str, ...] = ()  # named teams that do not exist (or cannot be seen)
 
 
 def parse_approvals(value: object) -> tuple[ApprovalRules | None, list[str]]:
