@@ -320,8 +320,16 @@ def _judge_fresh_merge(
         publisher.external_id = posting.external_id(job.repo, pull.number, "error", head)
         return _post_error(publisher, head, str(exc))
     publisher.external_id = posting.external_id(job.repo, pull.number, parent, head)
-    approving = tuple(a.login for a in (approvals.approvals or ())) if approvals else ()
-    return Judged(verdict, parent, head, had_map, time.monotonic() - started, approving)
+    return Judged(verdict, parent, head, had_map, time.monotonic() - started, _approving(approvals))
+
+
+def _approving(approvals: ApprovalsRead | None) -> tuple[str, ...]:
+    """Whose access a verdict may rest on: the approving reviewers and (v3.9.3) the author whose
+    permission was asked, whose own pull request may count as an approval."""
+    if approvals is None:
+        return ()
+    logins = tuple(a.login for a in (approvals.approvals or ()))
+    return (*logins, approvals.author) if approvals.author_permission is not None else logins
 
 
 def _noted(ctx: Context, job: Job, judged: Judged) -> dict[str, object]:
