@@ -8,6 +8,7 @@ reported; the verdict is the most severe one present
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -29,6 +30,7 @@ from oracle_gate.judge.observer_rules import (
     parse_parent_files,
 )
 from oracle_gate.judge.observers import ParentCoverage, without_unstable
+from oracle_gate.judge.paths import normalize_path
 from oracle_gate.judge.policy import Policy
 from oracle_gate.judge.problems import Problem
 from oracle_gate.judge.rebinding import dynamic_rebinding_sites
@@ -362,7 +364,8 @@ def runner_config_changed(
 
 
 def dynamic_rebinding(changes: ChangeSet, policy: Policy, modules: ModuleIndex) -> list[Reason]:
-    """v3.2: added lines of non-test files that rebind code the gate cannot name."""
+    """v3.2: added lines of non-test files that rebind code the gate cannot name (v3.8: not in files
+    the policy's ``ignore`` matches)."""
     return [
         Reason(
             ReasonCode.DYNAMIC_REBINDING,
@@ -370,7 +373,9 @@ def dynamic_rebinding(changes: ChangeSet, policy: Policy, modules: ModuleIndex) 
             path=path,
             line=line,
         )
-        for path, line, what in dynamic_rebinding_sites(changes, policy.test_files(), modules)
+        for path, line, what in dynamic_rebinding_sites(
+            changes, policy.test_files(), modules, policy.ignored()
+        )
     ]
 
 
@@ -444,10 +449,22 @@ def oracle_incomplete(
         (ORACLE_INPUT_FREEZE, freeze_visibility_problems(freeze, coverage)),
     )
     return [
-        Reason(ReasonCode.ORACLE_INCOMPLETE, str(p), path=p.source, oracle_input=kind)
+        Reason(ReasonCode.ORACLE_INCOMPLETE, str(p), path=_repository_path(p.source), oracle_input=kind)
         for kind, problems in groups
         for p in problems
     ]
+
+
+_WINDOWS_DRIVE = re.compile(r"[A-Za-z]:[\\/]")
+
+
+def _repository_path(source: str | None) -> str | None:
+    """A problem's file as a reason's ``path``, which the JSON and the annotations read as a path of
+    the repository: a file outside it (a coverage map elsewhere on the machine) has none, and is
+    named by the reason's text alone (issue 28)."""
+    if source is None or source.startswith(("/", "\\")) or _WINDOWS_DRIVE.match(source):
+        return None
+    return source if normalize_path(source) is not None else None
 
 
 def no_added_lines(changes: ChangeSet, policy: Policy) -> list[Reason]:
