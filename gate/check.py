@@ -65,6 +65,9 @@ class CheckRequest:
     approvals: tuple[Approval, ...] | None = None
     author: str | None = None
     pr_head: str | None = None
+    # v3.9.1: when the base branch last changed; v3.9.3: the author's permission now (None: unasked).
+    base_changed_at: datetime | None = None
+    author_permission: str | None = None
     # v3.7: the date freeze expiry is judged on (None: today's UTC date).
     today: date | None = None
 
@@ -296,6 +299,8 @@ def gather(git: Git, request: CheckRequest, early_hash: EarlyHash | None = None)
         approvals=request.approvals,
         author=request.author,
         approved_head=git.commit(request.pr_head) if request.pr_head else head,
+        base_changed_at=request.base_changed_at,
+        author_permission=request.author_permission,
         today=request.today or datetime.now(UTC).date(),
     )
 

@@ -53,6 +53,8 @@ OPERATIONS = (
     "pulls/list-reviews",
     "teams/get-membership-for-user-in-org",
     "teams/get-by-name",
+    # contract v3.9.1: when the pull request's base branch last changed (its base_ref_changed events)
+    "issues/list-events",
     "apps/get-repo-installation",
     "apps/create-installation-access-token",
     "apps/get-authenticated",
