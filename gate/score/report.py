@@ -13,6 +13,7 @@ from typing import Any
 from oracle_gate.escape import log_line
 from oracle_gate.report import md_escape, to_json
 from oracle_gate.score.decide import SCORE_KIND, SCORE_SCHEMA, HeadRun, Score, ScoreResult
+from oracle_gate.score.mutation.outcome import summary_document
 
 ICONS = {"pass_clean": "✅", "fail": "❌", "unscored": "⚠️"}
 MEANINGS = {
@@ -45,6 +46,7 @@ def score_document(result: ScoreResult) -> dict[str, Any]:
         },
         "python": {"parent": parent.python if parent else None},
         "seconds": result.seconds,
+        **({"mutation": summary_document(result.mutation)} if result.mutation is not None else {}),
     }
 
 
