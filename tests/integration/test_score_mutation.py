@@ -177,3 +177,25 @@ def test_mode_unscored_makes_a_survivor_unscored(parent: Parent, tmp_path: Path)
     status, doc = score(other, head, tmp_path)
     assert (status, doc["score"]) == (2, Outcome.UNSCORED.value), doc["reasons"]
     assert [r["code"] for r in doc["reasons"]] == ["unchecked_line"]
+
+
+def test_score_verify_rebuilds_the_survivors_and_rejects_a_report_that_hides_them(
+    parent: Parent, tmp_path: Path
+) -> None:
+    bug = CALC.replace("return a + b", "return a - b")
+    head = parent.head("verify", {"src/calc.py": bug, **WEAKENINGS["weakened"]})
+    _status, doc = score(parent, head, tmp_path)
+    verify = ["score-verify", "--repo", str(parent.repo.root), "--base", parent.sha, "--head", head]
+    verify += ["--coverage", str(parent.coverage), "--format", "json"]
+    report = tmp_path / "uploaded.json"
+    report.write_text(json.dumps(doc))
+    done = run_cli(*verify, "--report", str(report), env=clean_env())
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "unchecked_line" in done.stdout
+    hidden = {**doc, "reasons": [r for r in doc["reasons"] if r["code"] != "unchecked_line"]}
+    del hidden["mutation"]
+    report.write_text(json.dumps(hidden))
+    done = run_cli(*verify, "--report", str(report), env=clean_env())
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "score_report_rejected" in done.stdout
+    assert "no diff mutation report" in done.stdout
