@@ -36,7 +36,7 @@ def inside(code: str) -> str:
     return done.stdout.decode()
 
 
-@pytest.fixture(params=["/tmp", "/run"])  # noqa: S108 - the host's directories the sandbox must not show
+@pytest.fixture(params=["/tmp", "/run"])
 def host_socket(request: pytest.FixtureRequest) -> Iterator[str]:
     """A UNIX socket listening on the host (where docker.sock, a session bus or a database's sit)."""
     path = Path(request.param) / f"oracle-gate-test-{uuid.uuid4().hex[:12]}.sock"
@@ -76,7 +76,7 @@ def test_an_abstract_unix_socket_of_the_host_cannot_be_reached() -> None:
 
 
 def test_the_hosts_tmp_run_and_var_run_are_not_there() -> None:
-    marker = Path("/tmp") / f"oracle-gate-test-{uuid.uuid4().hex[:12]}"  # noqa: S108 - the host's /tmp
+    marker = Path("/tmp") / f"oracle-gate-test-{uuid.uuid4().hex[:12]}"
     marker.write_text("host")
     try:
         code = (
