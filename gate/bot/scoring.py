@@ -63,6 +63,7 @@ class ScoreSettings:
     sandbox: str = ""  # "bwrap", or "" (off)
     limits: box.Limits = field(default_factory=box.Limits)
     hidden: tuple[Path, ...] = ()  # files the child must not read: the App's key, the secret's file
+    workers: int = int(default("score-workers"))  # the score pool's size (oracle_gate.bot.serve)
 
     @property
     def enabled(self) -> bool:
@@ -79,7 +80,18 @@ def settings_from_environment(env: Mapping[str, str]) -> ScoreSettings:
             f"{name} must be {BWRAP!r} (score in a bubblewrap sandbox) or empty (off), got {value!r}"
         )
     hidden = tuple(Path(env[v].strip()).resolve() for v in SECRET_FILES if env.get(v, "").strip())
-    return ScoreSettings(value, box.limits_from_environment(env), hidden)
+    return ScoreSettings(value, box.limits_from_environment(env), hidden, _workers(env))
+
+
+MAX_SCORE_WORKERS = 16
+
+
+def _workers(env: Mapping[str, str]) -> int:
+    name = SETTINGS["score-workers"].variable
+    raw = env.get(name, "").strip() or default("score-workers")
+    if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= MAX_SCORE_WORKERS:
+        raise UsageError(f"{name} must be a whole number from 1 to {MAX_SCORE_WORKERS}, got {raw!r}")
+    return int(raw)
 
 
 def ensure_sandbox(settings: ScoreSettings) -> None:
