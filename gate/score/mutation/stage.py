@@ -27,7 +27,7 @@ from oracle_gate.judge.mutation_policy import MutationPolicy
 from oracle_gate.judge.policy import Policy
 from oracle_gate.score.mutation.mutants import Mutant, line_mutants
 from oracle_gate.score.mutation.outcome import KILLED, NOT_RUN, SURVIVED, MutantResult, MutationSummary
-from oracle_gate.score.mutation.settings import ENV_MUTANT, MUTANT_PLUGIN
+from oracle_gate.score.mutation.settings import ENV_MUTANT, ENV_MUTANTS, FORKS_PLUGIN, MUTANT_PLUGIN
 
 COLLECTION_SECONDS = 120.0  # a mutant's process start and collection, before its own limit starts
 EXIT_SECONDS = 30.0  # from a mutant's finish event to its process's exit
@@ -123,30 +123,101 @@ def run_mutants(
     started = time.monotonic()
     stop_at = min(setup.deadline, started + plan.policy.max_seconds)
     durations = record.get("durations") or {}
+    chosen = [tests_for(mutant, setup.tree, record, live) for mutant in plan.mutants]
+    limits = [10 * sum(float(durations.get(t, 0.0)) for t in tests) + 1.0 for tests in chosen]
+    to_run = [n for n, tests in enumerate(chosen) if tests][: plan.policy.max_mutants]
+    forked = run_forked([(n, plan.mutants[n], chosen[n], limits[n]) for n in to_run], setup, stop_at)
     results: list[MutantResult] = []
-    ran = 0
-    for number, mutant in enumerate(plan.mutants):
-        tests = tests_for(mutant, setup.tree, record, live)
+    for number, (mutant, tests) in enumerate(zip(plan.mutants, chosen, strict=True)):
         if not tests:
-            results.append(_result(mutant, SURVIVED, tests, "no live test executed its file"))
-            continue
-        if ran >= plan.policy.max_mutants:
-            results.append(_result(mutant, NOT_RUN, tests, f"past max_mutants ({plan.policy.max_mutants})"))
-            continue
-        if time.monotonic() >= stop_at:
-            results.append(_result(mutant, NOT_RUN, tests, f"past max_seconds ({plan.policy.max_seconds})"))
-            continue
-        ran += 1
-        limit = 10 * sum(float(durations.get(t, 0.0)) for t in tests) + 1.0
-        status, detail = run_one(mutant, tests, setup, limit=limit, stop_at=stop_at, number=number)
-        results.append(_result(mutant, status, tests, detail))
+            results.append(_result(mutant, SURVIVED, "no live test executed its file", tests=tests))
+        elif number not in to_run:
+            results.append(
+                _result(mutant, NOT_RUN, f"past max_mutants ({plan.policy.max_mutants})", tests=tests)
+            )
+        elif number in forked:
+            results.append(_result(mutant, *forked[number], tests=tests))
+        elif time.monotonic() >= stop_at:
+            results.append(
+                _result(mutant, NOT_RUN, f"past max_seconds ({plan.policy.max_seconds})", tests=tests)
+            )
+        else:
+            status, detail = run_one(
+                mutant, tests, setup, limit=limits[number], stop_at=stop_at, number=number
+            )
+            results.append(_result(mutant, status, detail, tests=tests))
     return MutationSummary(
         plan.policy.mode, tuple(results), plan.arid, plan.unmutable, time.monotonic() - started
     )
 
 
-def _result(mutant: Mutant, status: str, tests: tuple[str, ...], detail: str) -> MutantResult:
+def _result(mutant: Mutant, status: str, detail: str = "", *, tests: tuple[str, ...]) -> MutantResult:
     return MutantResult(mutant.path, mutant.line, mutant.text, status, tests, detail)
+
+
+def run_forked(
+    jobs: list[tuple[int, Mutant, tuple[str, ...], float]], setup: MutantRunSetup, stop_at: float
+) -> dict[int, tuple[str, str]]:
+    """One pytest process over the union of the jobs' tests, each mutant in a fork after its
+    collection (:mod:`.pytest_forks`): {mutant number: (status, why)} for those it could judge; the
+    rest (a line that runs at import, a crashed fork, the process stopped) go to fresh processes."""
+    if not jobs:
+        return {}
+    report = setup.scratch / "forks.jsonl"
+    spec = {
+        "report": str(report),
+        "jobs": [
+            {"number": n, "file": str(setup.tree / m.path), "line": m.line, "ordinal": m.ordinal}
+            | {"tests": list(tests), "limit": limit}
+            for n, m, tests, limit in jobs
+        ],
+    }
+    spec_file = setup.scratch / "forks.json"
+    spec_file.write_text(json.dumps(spec), "utf-8")
+    union = sorted({t for _n, _m, tests, _l in jobs for t in tests})
+    argv = [
+        setup.python,
+        "-P",
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        FORKS_PLUGIN,
+        "--",
+        *union,
+    ]
+    with (setup.scratch / "forks.log").open("wb") as log:
+        proc = subprocess.Popen(
+            argv,
+            cwd=setup.tree,
+            env={**setup.env, ENV_MUTANTS: str(spec_file)},
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        collect_by = min(time.monotonic() + COLLECTION_SECONDS, stop_at)
+        while proc.poll() is None:
+            collected = bool(_events(report, "collected"))
+            if time.monotonic() > (stop_at if collected else collect_by):
+                _kill(proc)
+                break
+            time.sleep(0.05)
+    out: dict[int, tuple[str, str]] = {}
+    tests_of = {n: tests for n, _m, tests, _l in jobs}
+    for event in _events(report, "result"):
+        number, status = event.get("number"), event.get("status")
+        if not isinstance(number, int) or number not in tests_of:
+            continue
+        if status == "timed_out":
+            out[number] = (KILLED, "timed out")
+        elif status == "ran":
+            out[number] = judged(
+                {"outcomes": event.get("outcomes"), "exit_status": 0, "loaded": True}, tests_of[number]
+            )
+    return out
 
 
 def run_one(
@@ -210,6 +281,9 @@ def judged(finish: Mapping[str, Any], tests: tuple[str, ...]) -> tuple[str, str]
         return KILLED, f"{failed[0]} {outcomes[failed[0]]}"
     if finish.get("exit_status") != 0:
         return KILLED, f"pytest exited {finish.get('exit_status')}"
+    missing = [t for t in tests if t not in outcomes]
+    if missing:
+        return KILLED, f"{missing[0]} did not run"
     if not finish.get("loaded"):
         return SURVIVED, "the mutant was never loaded (its file is not imported through the import system)"
     return SURVIVED, f"{len(tests)} live test(s) passed"
