@@ -104,3 +104,42 @@ def test_a_malformed_table_keeps_the_defaults_and_is_a_problem(table: str) -> No
     assert policy.mutation == MutationPolicy()
     assert len(policy.problems) == 1
     assert "mutation" in policy.problems[0].message
+
+
+FORKABLE = '''\
+TABLE = {"a": 1}
+
+
+def f(a, b):
+    return a + b
+
+
+class C:
+    LIMIT = 3
+
+    def g(self, x):
+        return [y * 2 for y in x]
+
+
+SQUARES = [n * n for n in range(3)]
+'''
+
+
+@pytest.mark.parametrize(
+    ("line", "swappable"),
+    [
+        (5, True),  # inside a function: its code swapped in the fork
+        (12, True),  # a comprehension inside a method
+        (1, False),  # a module-level table: runs at import, so a fresh process
+        (9, False),  # a class body's line
+        (4, False),  # a def line replaced by pass: the set of functions changes
+        (15, False),  # a module-level comprehension runs at import
+    ],
+)
+def test_which_mutants_a_fork_can_run(line: int, swappable: bool) -> None:
+    from oracle_gate.score.mutation.pytest_forks import function_swaps
+
+    original = compile(FORKABLE, "m.py", "exec", dont_inherit=True)
+    (found,) = line_mutants(FORKABLE, "m.py", [line])
+    mutant = mutated_code(FORKABLE, "m.py", line, found.mutants[0].ordinal)
+    assert (function_swaps(original, mutant) is not None) is swappable
