@@ -106,7 +106,7 @@ def test_a_malformed_table_keeps_the_defaults_and_is_a_problem(table: str) -> No
     assert "mutation" in policy.problems[0].message
 
 
-FORKABLE = '''\
+FORKABLE = """\
 TABLE = {"a": 1}
 
 
@@ -122,7 +122,7 @@ class C:
 
 
 SQUARES = [n * n for n in range(3)]
-'''
+"""
 
 
 @pytest.mark.parametrize(
