@@ -133,7 +133,13 @@ _BOT = [
         "score-memory-mb", "4096", "the scoring run's memory (address space) per process, MiB", action=False
     ),
     Setting("score-disk-mb", "2048", "the scoring run's scratch space and largest file, MiB", action=False),
-    Setting("score-wall-seconds", "3600", "the scoring run's wall clock, seconds", action=False),
+    Setting(
+        "score-workers",
+        "1",
+        "scores run at once, in a pool of their own beside the judging workers (which a score never holds)",
+        action=False,
+    ),
+    Setting("score-wall-seconds", "1200", "the scoring run's wall clock, seconds", action=False),
     Setting(
         "delivery-retention-days",
         "7",
