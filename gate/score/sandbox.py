@@ -63,7 +63,7 @@ LIMIT_SETTINGS = {
     "cpu_seconds": ("ORACLE_GATE_SCORE_CPU_SECONDS", 1, 86400, 1),
     "memory_bytes": ("ORACLE_GATE_SCORE_MEMORY_MB", 64, 1024**2, 1024**2),
     "disk_bytes": ("ORACLE_GATE_SCORE_DISK_MB", 16, 1024**2, 1024**2),
-    "wall_seconds": ("ORACLE_GATE_SCORE_WALL_SECONDS", 60, 86400, 1),
+    "wall_seconds": ("ORACLE_GATE_SCORE_WALL_SECONDS", 10, 86400, 1),
 }
 LIMIT_NAMES = {"cpu": "cpu_seconds", "memory": "memory_bytes", "disk": "disk_bytes", "wall": "wall_seconds"}
 
@@ -320,6 +320,12 @@ def check_sandbox() -> None:
         raise SandboxUnavailable(f"bwrap cannot create the sandbox here: {probe.stderr.strip()[:200]}")
 
 
+def inner_wall_seconds(wall_seconds: float) -> float:
+    """The score command's own wall clock inside the sandbox: up to 30 s (half of a short limit)
+    before the sandbox's, so the run reports its limit itself before the namespace is killed."""
+    return max(wall_seconds - min(30.0, wall_seconds / 2), 1.0)
+
+
 def score_in_sandbox(
     repo: Path,
     base: str,
@@ -344,7 +350,7 @@ def score_in_sandbox(
     command = ["sh", "-c", script, "sh", tree, str(repo), head, python, "-m", "oracle_gate", "score"]
     command += ["--repo", str(repo), "--base", base, "--head", head, "--coverage", str(coverage)]
     command += ["--tree", tree, "--format", "json", "--score-json", f"{SCRATCH}/score.json"]
-    command += ["--wall-seconds", str(max(limits.wall_seconds - 30, 1))]
+    command += ["--wall-seconds", str(inner_wall_seconds(limits.wall_seconds))]
     hide = [*([state_dir] if state_dir else []), *hidden]
     started = time.monotonic()
     done = run_sandboxed(command, limits, hidden=hide, exposed=[repo, coverage.parent], stop=stop)

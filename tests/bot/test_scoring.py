@@ -142,7 +142,7 @@ def test_a_live_test_skipped_at_run_time_fails_the_score(
 def test_the_wall_clock_limit_makes_the_score_unscored_and_says_so(
     bot_factory: BotFactory, github: FakeGitHub, measured: Origin
 ) -> None:
-    bot = bot_factory(env={**SCORING, "ORACLE_GATE_SCORE_WALL_SECONDS": "60"})
+    bot = bot_factory(env={**SCORING, "ORACLE_GATE_SCORE_WALL_SECONDS": "10"})  # the least
     sleeping = "def f():\n    import time\n    time.sleep(600)\n    return 2\n"
     head = judged(bot, github, measured, {"src/app.py": sleeping})
     score = the_score(github, head)

@@ -25,6 +25,8 @@ if shutil.which("bwrap") is None:
         raise RuntimeError("bwrap (bubblewrap) is required in CI for the sandbox tests")
     pytest.skip("bwrap (bubblewrap) is not installed: apt-get install bubblewrap", allow_module_level=True)
 
+pytestmark = pytest.mark.process  # the scoring sandbox: bwrap and a process per run
+
 FORGED = {"kind": SCORE_KIND, "schema": SCORE_SCHEMA, "score": "pass_clean", "reasons": [], "runs": []}
 # A test of head's: the pytest process's parent is the scoring process; write over its output, stop it.
 FORGER = f"""\
