@@ -37,6 +37,7 @@ from oracle_gate.bot.store import DONE, FAILED, QUEUED, RUNNING, SUPERSEDED, Cla
 from oracle_gate.check import CheckRequest
 from oracle_gate.errors import GateError, UsageError
 from oracle_gate.github.content import outcome_check
+from oracle_gate.github.defaults import MAX_ANNOTATIONS_PER_RUN
 from oracle_gate.github.publisher import CheckContent, Publisher
 from oracle_gate.judge.verdict import Outcome, Verdict
 from oracle_gate.review.settings import SETTINGS, default
@@ -264,7 +265,7 @@ def _score(ctx: Context, claimed: ClaimedJob, token: str, merge: str) -> tuple[S
     if "schema" not in doc:  # the sandbox's stand-in: a limit, a crash; it can only say unscored
         return incomplete(_stand_in_detail(doc)), []
     score = verify_document(doc, git.repo, verdict, found.manifest).score
-    return score, report_annotations(doc, score)
+    return score, report_annotations(doc, score, MAX_ANNOTATIONS_PER_RUN)
 
 
 def _not_scorable(verdict: Verdict) -> Score:

@@ -8,16 +8,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from oracle_gate import escape
-from oracle_gate.github.defaults import MAX_ANNOTATIONS_PER_RUN
 from oracle_gate.score.decide import Score, ScoreCode
 from oracle_gate.score.mutation.outcome import MutationSummary, summary_from_document
 
 TITLE = "Line no live test checks (unchecked_line)"
 
 
-def survivor_annotations(
-    summary: MutationSummary, cap: int = MAX_ANNOTATIONS_PER_RUN
-) -> list[dict[str, Any]]:
+def survivor_annotations(summary: MutationSummary, cap: int) -> list[dict[str, Any]]:
+    """At most ``cap`` annotations (the caller knows GitHub's limit per check run)."""
     out: list[dict[str, Any]] = []
     for result in summary.survivors[:cap]:
         ran = (
@@ -39,7 +37,7 @@ def survivor_annotations(
     return out
 
 
-def report_annotations(doc: Mapping[str, Any], score: Score) -> list[dict[str, Any]]:
+def report_annotations(doc: Mapping[str, Any], score: Score, cap: int) -> list[dict[str, Any]]:
     """The survivors' annotations of an accepted report (none when the score lists no survivor, or
     the report's section cannot be read)."""
     if not any(r.code == ScoreCode.UNCHECKED_LINE.value for r in score.reasons):
@@ -48,6 +46,7 @@ def report_annotations(doc: Mapping[str, Any], score: Score) -> list[dict[str, A
     if not isinstance(section, dict):
         return []
     try:
-        return survivor_annotations(summary_from_document(section, str(section.get("mode") or "report")))
+        mode = str(section.get("mode") or "report")
+        return survivor_annotations(summary_from_document(section, mode), cap)
     except ValueError:
         return []
