@@ -29,6 +29,8 @@ Where the contract is silent, the choices (``docs/contract-choices.md``) fail cl
   decorator (or ``pytestmark`` item) being a mark itself: a marker in a default or an annotation,
   inside a decorator's arguments, or a mark called with one non-literal argument
   (``pytest.mark.skip(test_old)`` marks ``test_old``);
+- a case's mark (``pytest.param(2, marks=skip)``) marks that case: it equals the same mark on the
+  same case's values only;
 - a marker reached through a name bound to anything but a plain reference (``win =
   pytest.mark.skipif(c, ...)``; ``@win``) has a condition the syntax cannot read: it equals no
   other marker, on either side;
@@ -255,7 +257,8 @@ def _read_scopes(body: list[ast.stmt], classes: Key, layout: TestLayout, reader:
             key = (*classes, stmt.name)
             scope = Scope(key, *_lines(stmt))
             for decorator in stmt.decorator_list:
-                scope.markers += reader.markers_in(decorator, guards=(), own=(decorator,))
+                cases = reader.case_marks(decorator)
+                scope.markers += reader.markers_in(decorator, guards=(), own=(decorator,), cases=cases)
             for part in _signature(stmt):  # defaults and annotations: run when the test is defined
                 scope.markers += reader.markers_in(part, guards=(), own=())
             for inner in stmt.body:
@@ -543,17 +546,28 @@ class _MarkerReader:
         guards: tuple[str, ...],
         in_body: bool = False,
         own: tuple[ast.AST, ...] | None = None,
+        cases: dict[int, str] | None = None,
     ) -> list[Marker]:
         """The markers in ``root``. ``own``: ``root`` runs when the test (or class, or module) is
         defined, and only a mark in one of these places marks it; any other marker there reaches
         beyond it (it runs at import: ``pytest.skip(allow_module_level=True)`` in a default skips
-        the whole file; ``pytest.mark.skip(test_old)`` in a decorator's argument marks another test)."""
+        the whole file; ``pytest.mark.skip(test_old)`` in a decorator's argument marks another test).
+        ``cases``: the marks of ``pytest.param(..., marks=...)`` cases (:meth:`case_marks`), which
+        mark that case only: their kind says so and their condition holds the case's values."""
         found: list[Marker] = []
+        cases = cases or {}
         stack: list[tuple[ast.AST, tuple[str, ...]]] = [(root, guards)]
         while stack:
             node, where = stack.pop()
             marker, skip_child = self._marker(node, where, in_body)
-            if marker is not None and own is not None and not self._marks_itself(node, own):
+            if marker is not None and id(node) in cases:
+                marker = replace(
+                    marker,
+                    kind=f"case:{marker.kind}",
+                    condition=f"{marker.condition}\0{cases[id(node)]}",
+                    reaches_out=not self._marks_itself(node, (node,)),
+                )
+            elif marker is not None and own is not None and not self._marks_itself(node, own):
                 marker = replace(marker, reaches_out=True)
             if marker is not None:
                 found.append(marker)
@@ -587,6 +601,22 @@ class _MarkerReader:
         target = node.func if isinstance(node, ast.Call) else node
         opaque = api != "TestCase.skipTest" and self.derived.hides(target)  # skipTest: any object's
         return Marker(kind, "\0".join((condition, *guards)), start, end, reaches, opaque)
+
+    def case_marks(self, decorator: ast.AST) -> dict[int, str]:
+        """The marks given to one case of a parametrized test, ``pytest.param(2, marks=M)`` (M, or
+        each item of a list or tuple M), by node, with the case's values as a syntax-tree dump: a
+        skip of case 2 is not a skip of the test, nor of case 1."""
+        found: dict[int, str] = {}
+        for node in ast.walk(decorator):
+            if not (isinstance(node, ast.Call) and "pytest.param" in self.resolver.resolve(node.func)):
+                continue
+            values = "|".join(_dump(arg) for arg in node.args)
+            for keyword in node.keywords:
+                if keyword.arg == "marks":
+                    marks = keyword.value
+                    items = marks.elts if isinstance(marks, ast.List | ast.Tuple) else [marks]
+                    found.update({id(item): values for item in items})
+        return found
 
     def _marks_itself(self, node: ast.AST, own: tuple[ast.AST, ...]) -> bool:
         if not any(node is place for place in own):

@@ -140,3 +140,46 @@ def test_renaming_a_pytestmark_list_into_pytestmark_counts() -> None:
     parent = PARENT + "\nmarks = [\n    pytest.mark.skip,\n]\n"
     head = parent.replace("marks = [", "pytestmark = [")
     assert "skip_marker_added" in judge_test_file(head, parent)
+
+
+PARAMETRIZED = appended(
+    """
+    @pytest.mark.parametrize("v", [1, pytest.param(2, marks=pytest.mark.skip)])
+    def test_param(v):
+        assert io.seek(v)
+    """
+)
+
+
+def test_a_whole_test_skipped_where_the_parent_skipped_one_case_counts() -> None:
+    """A ``pytest.param(2, marks=skip)`` skips case 2, not ``test_param``: skipping every case is new."""
+    head = edited(
+        '@pytest.mark.parametrize("v"', '@pytest.mark.skip\n@pytest.mark.parametrize("v"', PARAMETRIZED
+    )
+    assert "skip_marker_added" in judge_test_file(head, PARAMETRIZED)
+
+
+def test_a_case_mark_moved_to_another_case_counts() -> None:
+    head = edited(
+        "[1, pytest.param(2, marks=pytest.mark.skip)]",
+        "[pytest.param(1, marks=pytest.mark.skip), 2]",
+        PARAMETRIZED,
+    )
+    assert "skip_marker_added" in judge_test_file(head, PARAMETRIZED)
+
+
+def test_a_case_mark_re_wrapped_and_a_new_tests_case_marks_do_not_count() -> None:
+    head = edited(
+        "[1, pytest.param(2, marks=pytest.mark.skip)]",
+        "[\n        1,\n        pytest.param(2, marks=[pytest.mark.skip]),\n    ]",
+        PARAMETRIZED,
+    )
+    assert "skip_marker_added" not in judge_test_file(head, PARAMETRIZED)
+    new = appended(
+        """
+        @pytest.mark.parametrize("v", [1, pytest.param(2, marks=[pytest.mark.xfail(reason="bug")])])
+        def test_new_param(v):
+            assert io.seek(v)
+        """
+    )
+    assert "skip_marker_added" not in judge_test_file(new)
