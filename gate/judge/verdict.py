@@ -9,13 +9,23 @@ reported; the verdict is the most severe one present
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from enum import StrEnum
 
 from oracle_gate.exit_status import ExitStatus
-from oracle_gate.judge.approvals import BY_THE_AUTHOR, Approval, ApprovalsSeen, Approver, counting_approvers
+from oracle_gate.judge.approvals import (
+    BY_THE_AUTHOR,
+    Approval,
+    ApprovalRules,
+    ApprovalsSeen,
+    Approver,
+    QueuedApprovals,
+    counting_approvers,
+    queue_approvers,
+    queue_makers,
+)
 from oracle_gate.judge.changes import ChangeSet, FileChange, FileStatus, Kind
 from oracle_gate.judge.freeze import Freeze
 from oracle_gate.judge.globs import GlobSet
@@ -209,6 +219,8 @@ class Evidence:
     # v3.9.3: the author's permission on the repository now (None: not asked).
     base_changed_at: datetime | None = None
     author_permission: str | None = None
+    # v3.9.2: a merge group of several pull requests, each with its own approvals (None: not one).
+    queued: tuple[QueuedApprovals, ...] | None = None
     # v3.7: the UTC date of the run, for freeze expiry (None: expiry is not checked).
     today: date | None = None
 
@@ -410,6 +422,8 @@ def oracle_change_approved(reasons: list[Reason], ev: Evidence) -> list[Reason]:
     """v3.5: with enough approvers, every approvable reason is replaced by one informational reason
     per approver; otherwise (or with nothing to replace) ``reasons`` unchanged."""
     rules = ev.policy.approvals
+    if rules is not None and ev.queued is not None:
+        return queue_change_approved(reasons, rules, ev.queued)
     if rules is None or ev.author is None:
         return reasons
     if ev.approvals is None and ev.author_permission is None:
@@ -426,6 +440,21 @@ def oracle_change_approved(reasons: list[Reason], ev: Evidence) -> list[Reason]:
         author_permission=ev.author_permission,
     )
     if len(approvers) < rules.count:
+        return reasons
+    kept = [r for r in reasons if r.code not in APPROVABLE]
+    return kept + [Reason(ReasonCode.ORACLE_CHANGE_APPROVED, approved_detail(a)) for a in approvers]
+
+
+def queue_change_approved(
+    reasons: list[Reason], rules: ApprovalRules, queued: Sequence[QueuedApprovals]
+) -> list[Reason]:
+    """v3.9.2: a merge group's oracle change is approved only when every pull request of the group
+    that makes one has enough approvers of its own head; then as :func:`oracle_change_approved`."""
+    approvable = [r for r in reasons if r.code in APPROVABLE]
+    if not approvable or not queued:
+        return reasons
+    approvers = queue_approvers(rules, queue_makers(queued, (r.path for r in approvable)))
+    if approvers is None:
         return reasons
     kept = [r for r in reasons if r.code not in APPROVABLE]
     return kept + [Reason(ReasonCode.ORACLE_CHANGE_APPROVED, approved_detail(a)) for a in approvers]
