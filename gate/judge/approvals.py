@@ -248,7 +248,9 @@ def queue_makers(queued: Sequence[QueuedApprovals], paths: Iterable[str | None])
 
 def queue_approvers(rules: ApprovalRules, makers: Sequence[QueuedApprovals]) -> list[Approver] | None:
     """v3.9.2: the approvers of each maker on its own head (every rule of v3.5 and v3.9 applied to
-    each pull request alone), or None when some maker has fewer than ``count``."""
+    each pull request alone), or None when some maker has fewer than ``count`` (or there is none)."""
+    if not makers:
+        return None
     found: list[Approver] = []
     for queued in makers:
         approvers = counting_approvers(

@@ -9,7 +9,7 @@ reported; the verdict is the most severe one present
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from enum import StrEnum
@@ -420,44 +420,34 @@ def seed_rewritten(changes: ChangeSet, policy: Policy) -> list[Reason]:
 
 def oracle_change_approved(reasons: list[Reason], ev: Evidence) -> list[Reason]:
     """v3.5: with enough approvers, every approvable reason is replaced by one informational reason
-    per approver; otherwise (or with nothing to replace) ``reasons`` unchanged."""
+    per approver; otherwise (or with nothing to replace) ``reasons`` unchanged. v3.9.2: in a merge
+    group of several pull requests, every pull request that makes an oracle change needs its own."""
     rules = ev.policy.approvals
-    if rules is not None and ev.queued is not None:
-        return queue_change_approved(reasons, rules, ev.queued)
-    if rules is None or ev.author is None:
+    approvable = [r for r in reasons if r.code in APPROVABLE]
+    if rules is None or not approvable:
         return reasons
-    if ev.approvals is None and ev.author_permission is None:
+    if ev.queued is not None:
+        approvers = queue_approvers(rules, queue_makers(ev.queued, (r.path for r in approvable)))
+    else:
+        approvers = pull_approvers(rules, ev)
+    if approvers is None or len(approvers) < rules.count:
         return reasons
-    if not any(r.code in APPROVABLE for r in reasons):
-        return reasons
-    head = ev.approved_head or ev.changes.head
-    approvers = counting_approvers(
+    kept = [r for r in reasons if r.code not in APPROVABLE]
+    return kept + [Reason(ReasonCode.ORACLE_CHANGE_APPROVED, approved_detail(a)) for a in approvers]
+
+
+def pull_approvers(rules: ApprovalRules, ev: Evidence) -> list[Approver] | None:
+    """The approvers that count for one pull request (None: no approvals were looked up)."""
+    if ev.author is None or (ev.approvals is None and ev.author_permission is None):
+        return None
+    return counting_approvers(
         rules,
         ev.approvals or (),
         author=ev.author,
-        head_sha=head,
+        head_sha=ev.approved_head or ev.changes.head,
         base_changed_at=ev.base_changed_at,
         author_permission=ev.author_permission,
     )
-    if len(approvers) < rules.count:
-        return reasons
-    kept = [r for r in reasons if r.code not in APPROVABLE]
-    return kept + [Reason(ReasonCode.ORACLE_CHANGE_APPROVED, approved_detail(a)) for a in approvers]
-
-
-def queue_change_approved(
-    reasons: list[Reason], rules: ApprovalRules, queued: Sequence[QueuedApprovals]
-) -> list[Reason]:
-    """v3.9.2: a merge group's oracle change is approved only when every pull request of the group
-    that makes one has enough approvers of its own head; then as :func:`oracle_change_approved`."""
-    approvable = [r for r in reasons if r.code in APPROVABLE]
-    if not approvable or not queued:
-        return reasons
-    approvers = queue_approvers(rules, queue_makers(queued, (r.path for r in approvable)))
-    if approvers is None:
-        return reasons
-    kept = [r for r in reasons if r.code not in APPROVABLE]
-    return kept + [Reason(ReasonCode.ORACLE_CHANGE_APPROVED, approved_detail(a)) for a in approvers]
 
 
 def approved_detail(approver: Approver) -> str:

@@ -39,7 +39,7 @@ from oracle_gate.review.approvals import ApprovalsRead, ReviewSource, read_appro
 MAX_ENTRIES = 100
 
 _ENTRY = re.compile(
-    r"refs/heads/gh-readonly-queue/.+/pr-(?P<number>[1-9][0-9]{0,9})-(?P<parent>[0-9a-f]{40})"
+    r"refs/heads/gh-readonly-queue/(?P<base>.+)/pr-(?P<number>[1-9][0-9]{0,9})-(?P<parent>[0-9a-f]{40})"
 )
 _SUBJECT_NUMBER = re.compile(
     r"Merge pull request #(?P<merge>[1-9][0-9]{0,9}) .*|.*\(#(?P<squash>[1-9][0-9]{0,9})\)"
@@ -52,6 +52,7 @@ class QueueEntry:
 
     number: int
     parent: str
+    base: str = ""  # the base branch's name
 
 
 @dataclass(frozen=True)
@@ -60,12 +61,13 @@ class QueuedPull:
 
     head: str
     author: str
+    base: str = ""  # the base branch's name
 
 
 def queue_entry(head_ref: str) -> QueueEntry | None:
     """The entry ``merge_group.head_ref`` names (None: not a queue branch GitHub names)."""
     found = _ENTRY.fullmatch(head_ref)
-    return None if found is None else QueueEntry(int(found["number"]), found["parent"])
+    return None if found is None else QueueEntry(int(found["number"]), found["parent"], found["base"])
 
 
 def group_approvals(
@@ -201,6 +203,8 @@ def _stacked_approvals(
             pulled = pull(number)
             fetch_head(number)
             why = _not_the_pull(git, step.parent, pulled.head, step.commit)
+            if not why and pulled.base != entry.base:
+                why = f"it targets {pulled.base!r}, not the group's base {entry.base!r}"
             paths = changed_paths(git, step) if not why else frozenset()
         except (GateError, PublishError) as exc:
             return unreadable(head_sha, f"pull request #{number} of the merge group: {exc}")

@@ -207,11 +207,13 @@ def two(tmp_path: Path, *, subject: str = "Merge pull request #7 from agent/seve
     return Two(repo, base, {7: seven, 8: eight}, first, repo.head())
 
 
-def two_carried(t: Two, *, heads: dict[int, str] | None = None, group: str | None = None) -> ApprovalsRead:
+def two_carried(
+    t: Two, *, heads: dict[int, str] | None = None, group: str | None = None, base: str = "main"
+) -> ApprovalsRead:
     now = heads or t.heads
     read = group_approvals(
         Git(t.repo.root), ReviewsOf(dict(t.heads)), RULES, head_ref=ref(8, t.first), base_sha=t.base,
-        head_sha=group or t.group, pull=lambda n: QueuedPull(now.get(n, "e" * 40), "agent"),
+        head_sha=group or t.group, pull=lambda n: QueuedPull(now.get(n, "e" * 40), "agent", base),
         fetch_head=lambda n: None,
     )  # fmt: skip
     assert read is not None
@@ -249,6 +251,12 @@ def test_an_entry_whose_pull_request_moved_on_carries_none(tmp_path: Path) -> No
     read = two_carried(t, heads={7: t.heads[8], 8: t.heads[8]})
     assert read.approvals is None
     assert "is not pull request #7's change" in read.seen.unreadable
+
+
+def test_an_entry_whose_pull_request_targets_another_branch_carries_none(tmp_path: Path) -> None:
+    read = two_carried(two(tmp_path), base="release")
+    assert read.approvals is None
+    assert "targets 'release', not the group's base 'main'" in read.seen.unreadable
 
 
 def test_a_head_not_stacked_on_the_entry_its_branch_names_carries_none(tmp_path: Path) -> None:
