@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from oracle_gate.judge.verdict import SEVERITY, Outcome, Verdict
+from oracle_gate.score.tampering import Witnessed, disagreements
 
 SCORE_KIND = "oracle-gate-score"  # score.json's "kind"
 SCORE_SCHEMA = 1
@@ -34,6 +35,7 @@ class ScoreCode(StrEnum):
     TESTS_FAILED = "tests_failed"
     RUNNER_CONFIG_CHANGED = "runner_config_changed"
     NOT_REPLAYABLE = "not_replayable"
+    SCORE_TAMPERED = "score_tampered"  # v2 2.3: the run's witnesses disagree
     SCORING_INCOMPLETE = "scoring_incomplete"  # the run could not check: crashed, a limit, no parent facts
     SCORE_REPORT_REJECTED = "score_report_rejected"  # the trusted stage: an uploaded report does not check
     LIVE_TESTS_PASSED = "live_tests_passed"
@@ -47,6 +49,7 @@ SCORE_REASONS = {
     ScoreCode.TESTS_FAILED: Outcome.FAIL,
     ScoreCode.RUNNER_CONFIG_CHANGED: Outcome.FAIL,
     ScoreCode.NOT_REPLAYABLE: Outcome.UNSCORED,
+    ScoreCode.SCORE_TAMPERED: Outcome.FAIL,
     ScoreCode.SCORING_INCOMPLETE: Outcome.UNSCORED,
     ScoreCode.SCORE_REPORT_REJECTED: Outcome.UNSCORED,
     ScoreCode.LIVE_TESTS_PASSED: Outcome.PASS_CLEAN,
@@ -83,6 +86,8 @@ class HeadRun:
     harness_stopped: bool = False  # a harness test failed: the tree tests were not run
     leaked: tuple[str, ...] = ()  # frozen tests still collected
     problem: str | None = None  # why this run reported nothing usable (crash, limit, ...)
+    exit_status: int | None = None  # the recorder's (the score plugin's finish event)
+    witnessed: Witnessed | None = None  # v2 2.3: the second witness and the process's exit status
 
 
 @dataclass(frozen=True)
@@ -162,6 +167,7 @@ def decide(parent: ParentRun, live: frozenset[str], runs: tuple[HeadRun, ...]) -
     reasons += _missing_and_skipped(parent, live, complete)
     reasons += _plugins(parent, complete)
     reasons += _replay(complete)
+    reasons += _tampered(runs)
     fails = [r for r in reasons if r.outcome == Outcome.FAIL]
     if fails:
         return Score(Outcome.FAIL, tuple(reasons))
@@ -298,6 +304,19 @@ def _replay(runs: list[HeadRun]) -> list[ScoreReason]:
             differing,
         )
     ]
+
+
+def _tampered(runs: tuple[HeadRun, ...]) -> list[ScoreReason]:
+    """v2 2.3: each run's witnesses must agree (:mod:`oracle_gate.score.tampering`)."""
+    out = []
+    for run in runs:
+        if run.problem is not None or run.witnessed is None:
+            continue
+        phrases, tests = disagreements(run.outcomes, run.exit_status, run.witnessed)
+        if phrases:
+            detail = f"the {run.label} run's witnesses disagree: " + "; ".join(phrases)
+            out.append(_reason(ScoreCode.SCORE_TAMPERED, detail, tests))
+    return out
 
 
 def most_severe(outcomes: Iterable[Outcome]) -> Outcome:

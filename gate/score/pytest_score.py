@@ -28,7 +28,14 @@ from typing import Any
 
 import pytest
 
-from oracle_gate.maps.outcomes import OutcomeLog, loaded_plugins, python_version
+from oracle_gate.maps.outcomes import (
+    PLUGIN_ORIGINS,
+    PLUGIN_ORIGINS_KEY,
+    OutcomeLog,
+    loaded_plugins,
+    plugins_union,
+    python_version,
+)
 from oracle_gate.score.settings import (
     ENV_FREEZE,
     ENV_HARNESS,
@@ -55,6 +62,7 @@ class ScorePlugin:
         self.leaked: list[str] = []
         self.harness_failed = False
         self.stopped = False
+        self.plugins_collected: list[dict[str, str | None]] = []  # the plugin set at the end of collection
         self._handle: Any = None
         self._emit({"event": "start", "pid": os.getpid()})
 
@@ -78,6 +86,7 @@ class ScorePlugin:
         from oracle_gate.score.decide import parametrization_leaks
 
         self.collected = [i.nodeid for i in session.items]
+        self.plugins_collected = loaded_plugins(self.config, own=(PLUGIN_MODULE,))
         if self.freeze is not None:
             still = [t for t in self.collected if self.freeze.frozen_by(t) is not None]
             entries = [e.nodeid for e in self.freeze.entries]
@@ -126,7 +135,10 @@ class ScorePlugin:
                 "harness": sorted(self.harness),
                 "harness_stopped": self.stopped,
                 "leaked": self.leaked,
-                "plugins": loaded_plugins(self.config, own=(PLUGIN_MODULE,)),
+                "plugins": plugins_union(
+                    self.plugins_collected, loaded_plugins(self.config, own=(PLUGIN_MODULE,))
+                ),
+                PLUGIN_ORIGINS_KEY: PLUGIN_ORIGINS,
                 "python_version": python_version(),
                 **self.log.document(),
             }
@@ -175,6 +187,9 @@ def _load_freeze(path: str | None) -> Any:
 
 def pytest_configure(config: pytest.Config) -> None:
     if os.environ.get(ENV_REPORT):
+        from oracle_gate.score.witness import install
+
+        install(config.pluginmanager, os.environ)  # v2 2.3: the second witness, a plugin of its own
         config.pluginmanager.register(ScorePlugin(config), "oracle_gate_score-session")
         for name in (ENV_REPORT, ENV_FREEZE, ENV_PARENT_IDS, ENV_HARNESS, ENV_REVERSE):
             os.environ.pop(name, None)  # out of reach of a test's ``os.environ`` and its children

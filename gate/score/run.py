@@ -17,7 +17,7 @@ import tempfile
 import time
 from collections.abc import Callable, Mapping
 from contextlib import ExitStack, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from oracle_gate.errors import UsageError
 from oracle_gate.git import Git
 from oracle_gate.judge.verdict import Outcome, Verdict
 from oracle_gate.maps.outcomes import OUTCOMES_KEY, SKIP_REASONS_KEY, plugin_set
+from oracle_gate.maps.pipe import PipeReader
 from oracle_gate.maps.runner import RunReport
 from oracle_gate.score import settings as plug
 from oracle_gate.score.decide import (
@@ -36,6 +37,8 @@ from oracle_gate.score.decide import (
     incomplete,
 )
 from oracle_gate.score.parent import ParentProblem, parent_side
+from oracle_gate.score.tampering import Witnessed
+from oracle_gate.score.witness import ENV_WITNESS, witnessed_outcomes
 
 HASH_SEEDS = (1729, 4104)  # first run, second run
 DEFAULT_WALL_SECONDS = 3600.0
@@ -176,19 +179,26 @@ def run_once(setup: RunSetup, index: int, label: str, progress: Callable[[int, i
     # appends the checkout (and its src/) at the end instead, where its own modules still import.
     argv = [setup.python, "-P", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", plug.PLUGIN_MODULE]
     report = RunReport()
+    read_end, write_end = os.pipe()  # v2 2.3: the second witness's pipe (its write end: the child's only)
+    env = {**run_env(setup, index, report_path), ENV_WITNESS: str(write_end)}
     with log_path.open("wb") as log:
         try:
             proc = subprocess.Popen(
                 argv,
                 cwd=setup.tree,
-                env=run_env(setup, index, report_path),
+                env=env,
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
+                pass_fds=(write_end,),
             )
         except OSError as exc:
+            os.close(read_end)
             return HeadRun(label, problem=f"cannot run pytest ({exc.strerror or exc})")
+        finally:
+            os.close(write_end)
+        witness = PipeReader(read_end, "oracle-gate-witness")
         while True:
             try:
                 proc.wait(timeout=0.2)
@@ -205,7 +215,21 @@ def run_once(setup: RunSetup, index: int, label: str, progress: Callable[[int, i
         return HeadRun(
             label, problem=f"the run's report holds {finishes} finish events: something else wrote to it"
         )
-    return head_run(label, report.finish, proc.returncode, _tail(log_path))
+    run = head_run(label, report.finish, proc.returncode, _tail(log_path))
+    return with_witness(run, witness.data(), proc.returncode)
+
+
+def with_witness(run: HeadRun, data: bytes | None, returncode: int) -> HeadRun:
+    """The run with what its second witness and the operating system saw (v2 2.3)."""
+    if run.problem is not None:
+        return run
+    if data is None:
+        why = (
+            "the second witness's pipe stayed open after pytest exited (a process the tests started holds it)"
+        )
+        return replace(run, problem=why)
+    outcomes, exit_status, unreadable = witnessed_outcomes(data)
+    return replace(run, witnessed=Witnessed(outcomes, exit_status, returncode, unreadable))
 
 
 def _finish_events(path: Path) -> int:
@@ -259,4 +283,9 @@ def head_run(label: str, finish: Mapping[str, Any] | None, exit_status: int, tai
         harness=frozenset(str(t) for t in finish.get("harness") or ()),
         harness_stopped=bool(finish.get("harness_stopped")),
         leaked=tuple(str(t) for t in finish.get("leaked") or ()),
+        exit_status=_int_or_none(finish.get("exit_status")),
     )
+
+
+def _int_or_none(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

@@ -32,6 +32,7 @@ from oracle_gate.score.decide import (
     ScoreReason,
     decide,
 )
+from oracle_gate.score.tampering import Witnessed
 
 
 @dataclass(frozen=True)
@@ -114,6 +115,9 @@ def completeness_problem(runs: tuple[HeadRun, ...]) -> str | None:
         return f"score.json: {len(runs)} run(s) reported; the replay needs two"
     if [r.label for r in runs] != ["first", "second"][: len(runs)]:
         return "score.json: the runs are not labelled first, second"
+    unwitnessed = [r.label for r in runs if r.problem is None and r.witnessed is None]
+    if unwitnessed:
+        return f"score.json: the {unwitnessed[0]} run has no second witness (SCORING.md v2, 2.3)"
     return None
 
 
@@ -136,6 +140,30 @@ def _run(raw: object) -> HeadRun:
         harness_stopped=raw.get("harness_stopped") is True,
         leaked=tuple(map(str, raw.get("leaked") or [])),
         problem=None if problem is None else str(problem),
+        exit_status=_optional_int(raw.get("exit_status")),
+        witnessed=_witnessed(raw.get("witness")),
+    )
+
+
+def _optional_int(value: object) -> int | None:
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError("an exit status must be an integer or null")
+    return value
+
+
+def _witnessed(raw: object) -> Witnessed | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise ValueError("'witness' must be an object")
+    unreadable = _optional_int(raw.get("unreadable")) or 0
+    return Witnessed(
+        outcomes=_strings(raw.get("outcomes")),
+        exit_status=_optional_int(raw.get("exit_status")),
+        returncode=_optional_int(raw.get("returncode")),
+        unreadable=unreadable,
     )
 
 
