@@ -36,6 +36,7 @@ class ScoreCode(StrEnum):
     RUNNER_CONFIG_CHANGED = "runner_config_changed"
     NOT_REPLAYABLE = "not_replayable"
     SCORE_TAMPERED = "score_tampered"  # v2 2.3: the run's witnesses disagree
+    DYNAMIC_REBINDING = "dynamic_rebinding"  # v2 2.2: a module of the tree does not keep what its text binds
     SCORING_INCOMPLETE = "scoring_incomplete"  # the run could not check: crashed, a limit, no parent facts
     SCORE_REPORT_REJECTED = "score_report_rejected"  # the trusted stage: an uploaded report does not check
     LIVE_TESTS_PASSED = "live_tests_passed"
@@ -50,6 +51,7 @@ SCORE_REASONS = {
     ScoreCode.RUNNER_CONFIG_CHANGED: Outcome.FAIL,
     ScoreCode.NOT_REPLAYABLE: Outcome.UNSCORED,
     ScoreCode.SCORE_TAMPERED: Outcome.FAIL,
+    ScoreCode.DYNAMIC_REBINDING: Outcome.UNSCORED,
     ScoreCode.SCORING_INCOMPLETE: Outcome.UNSCORED,
     ScoreCode.SCORE_REPORT_REJECTED: Outcome.UNSCORED,
     ScoreCode.LIVE_TESTS_PASSED: Outcome.PASS_CLEAN,
@@ -88,6 +90,7 @@ class HeadRun:
     problem: str | None = None  # why this run reported nothing usable (crash, limit, ...)
     exit_status: int | None = None  # the recorder's (the score plugin's finish event)
     witnessed: Witnessed | None = None  # v2 2.3: the second witness and the process's exit status
+    rebound: tuple[Mapping[str, str], ...] = ()  # v2 2.2: what the namespace watch found
 
 
 @dataclass(frozen=True)
@@ -168,6 +171,7 @@ def decide(parent: ParentRun, live: frozenset[str], runs: tuple[HeadRun, ...]) -
     reasons += _plugins(parent, complete)
     reasons += _replay(complete)
     reasons += _tampered(runs)
+    reasons += _rebinding(runs)
     fails = [r for r in reasons if r.outcome == Outcome.FAIL]
     if fails:
         return Score(Outcome.FAIL, tuple(reasons))
@@ -317,6 +321,36 @@ def _tampered(runs: tuple[HeadRun, ...]) -> list[ScoreReason]:
             detail = f"the {run.label} run's witnesses disagree: " + "; ".join(phrases)
             out.append(_reason(ScoreCode.SCORE_TAMPERED, detail, tests))
     return out
+
+
+def _rebinding(runs: tuple[HeadRun, ...]) -> list[ScoreReason]:
+    """v2 2.2: a module of the tree whose namespace does not keep what its text binds."""
+    from oracle_gate.score.rebound import describe
+
+    seen: dict[tuple[str, str], Mapping[str, str]] = {}
+    for run in runs:
+        for entry in run.rebound:
+            seen.setdefault((entry["module"], entry["name"]), entry)
+    if not seen:
+        return []
+    entries = [seen[k] for k in sorted(seen)]
+    detail = f"{len(entries)} definition(s) of the tree rebound at run time: {describe(entries)}"
+    return [_reason(ScoreCode.DYNAMIC_REBINDING, detail)]
+
+
+def rechecked_score(score: Score, verdict: Verdict) -> Score:
+    """v2 2.2: the score with the diff verdict recomputed with the rebound definitions touched
+    (:func:`oracle_gate.score.rebound.with_rechecked`)."""
+    from oracle_gate.score.rebound import with_rechecked
+
+    rechecked = [(r.code.value, r.detail) for r in verdict.reasons]
+    reasons = with_rechecked(
+        list(score.reasons),
+        verdict.verdict,
+        rechecked,
+        lambda code, detail, outcome: ScoreReason(code, detail, outcome=outcome),
+    )
+    return Score(most_severe(r.outcome for r in reasons), tuple(reasons))
 
 
 def most_severe(outcomes: Iterable[Outcome]) -> Outcome:

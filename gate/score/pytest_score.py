@@ -42,6 +42,7 @@ from oracle_gate.score.settings import (
     ENV_PARENT_IDS,
     ENV_REPORT,
     ENV_REVERSE,
+    ENV_WATCH_EXCLUDE,
     PLUGIN_MODULE,
 )
 
@@ -87,6 +88,8 @@ class ScorePlugin:
 
         self.collected = [i.nodeid for i in session.items]
         self.plugins_collected = loaded_plugins(self.config, own=(PLUGIN_MODULE,))
+        if WATCH is not None:
+            WATCH.checkpoint("the end of collection")
         if self.freeze is not None:
             still = [t for t in self.collected if self.freeze.frozen_by(t) is not None]
             entries = [e.nodeid for e in self.freeze.entries]
@@ -121,7 +124,10 @@ class ScorePlugin:
         if report.when == "teardown":
             self._emit({"event": "test", "nodeid": report.nodeid})
 
+    @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if WATCH is not None:
+            WATCH.checkpoint("the end of the session")
         self._finish(int(exitstatus))
 
     def _finish(self, exit_status: int) -> None:
@@ -139,6 +145,7 @@ class ScorePlugin:
                     self.plugins_collected, loaded_plugins(self.config, own=(PLUGIN_MODULE,))
                 ),
                 PLUGIN_ORIGINS_KEY: PLUGIN_ORIGINS,
+                "rebound": [r.document() for r in WATCH.found] if WATCH is not None else [],
                 "python_version": python_version(),
                 **self.log.document(),
             }
@@ -203,5 +210,15 @@ def _append_checkout() -> None:
             sys.path.append(str(path))
 
 
+def _watch_namespaces() -> Any:
+    """v2 2.2: start watching the tree's modules (before any of them is imported)."""
+    from oracle_gate.score.watch_namespaces import install
+
+    globs = _globs(json.loads(os.environ.pop(ENV_WATCH_EXCLUDE, "[]") or "[]"))
+    return install(Path.cwd(), lambda path: path in globs)
+
+
+WATCH: Any = None
 if os.environ.get(ENV_REPORT):
     _append_checkout()
+    WATCH = _watch_namespaces()

@@ -65,6 +65,7 @@ def _run_document(run: HeadRun) -> dict[str, Any]:
         "problem": run.problem,
         "exit_status": run.exit_status,
         "witness": _witness_document(run),
+        "rebound": [dict(entry) for entry in run.rebound],
     }
 
 

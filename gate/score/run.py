@@ -35,8 +35,10 @@ from oracle_gate.score.decide import (
     decide,
     from_diff_verdict,
     incomplete,
+    rechecked_score,
 )
 from oracle_gate.score.parent import ParentProblem, parent_side
+from oracle_gate.score.rebound import rebound_entries, rebound_targets
 from oracle_gate.score.tampering import Witnessed
 from oracle_gate.score.witness import ENV_WITNESS, witnessed_outcomes
 
@@ -95,6 +97,7 @@ def run_score(
             freeze=_write(scratch / "freeze.json", freeze_bytes) if freeze_bytes is not None else None,
             parent_ids=_write(scratch / "parent_ids.json", json.dumps(sorted(parent_run.outcomes)).encode()),
             deadline=started + request.wall_seconds,
+            tests=tuple(oracle.policy.tests),
         )
         for index, label in enumerate(("first", "second")):
             say(f"{label} run", 0, None)
@@ -106,6 +109,16 @@ def run_score(
                 break  # a run that stops the score: a second one would not change it
     say("compare", 0, None)
     score = decide(parent_run, live, tuple(runs))
+    targets = rebound_targets(entry for run in runs for entry in run.rebound)
+    if targets:  # v2 2.2: the diff verdict again, with the rebound definitions touched
+        again = CheckRequest(
+            repo=request.repo,
+            base=verdict.parent,
+            head=verdict.head,
+            coverage=request.coverage,
+            rebound=targets,
+        )
+        score = rechecked_score(score, run_check(again))
     seconds["total"] = round(time.monotonic() - started, 3)
     return ScoreResult(score, verdict, verdict.parent, verdict.head, digest, parent_run, tuple(runs), seconds)
 
@@ -133,6 +146,7 @@ class RunSetup:
     freeze: Path | None
     parent_ids: Path
     deadline: float
+    tests: tuple[str, ...] = ()  # the policy's tests globs: modules 2.2 does not watch
 
 
 def run_env(
@@ -156,6 +170,7 @@ def run_env(
             plug.ENV_HARNESS: json.dumps(setup.harness),
             plug.ENV_PARENT_IDS: str(setup.parent_ids),
             plug.ENV_REVERSE: "1" if index == 1 else "0",
+            plug.ENV_WATCH_EXCLUDE: json.dumps([*setup.tests, *setup.harness]),
         }
     )
     if setup.freeze is not None:
@@ -284,6 +299,7 @@ def head_run(label: str, finish: Mapping[str, Any] | None, exit_status: int, tai
         harness_stopped=bool(finish.get("harness_stopped")),
         leaked=tuple(str(t) for t in finish.get("leaked") or ()),
         exit_status=_int_or_none(finish.get("exit_status")),
+        rebound=rebound_entries(finish.get("rebound")),
     )
 
 

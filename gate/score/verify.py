@@ -16,11 +16,11 @@ beyond the outcomes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from oracle_gate.judge.verdict import Outcome
+from oracle_gate.judge.verdict import Outcome, Verdict
 from oracle_gate.score.decide import (
     SCORE_KIND,
     SCORE_REASONS,
@@ -31,8 +31,12 @@ from oracle_gate.score.decide import (
     ScoreCode,
     ScoreReason,
     decide,
+    rechecked_score,
 )
+from oracle_gate.score.rebound import rebound_entries, rebound_targets
 from oracle_gate.score.tampering import Witnessed
+
+Recheck = Callable[[tuple[tuple[str, str], ...]], Verdict]
 
 
 @dataclass(frozen=True)
@@ -53,8 +57,10 @@ def rejected(problem: str) -> Score:
     return Score(SCORE_REASONS[code], (ScoreReason(code, problem, outcome=SCORE_REASONS[code]),))
 
 
-def check_report(doc: object, known: KnownFacts) -> Score:
-    """The score to post: recomputed from a report bound to what the stage knows, else rejected."""
+def check_report(doc: object, known: KnownFacts, recheck: Recheck | None = None) -> Score:
+    """The score to post: recomputed from a report bound to what the stage knows, else rejected.
+    ``recheck``: the diff verdict with the definitions the report's runs saw rebound touched (v2 2.2;
+    the stage computes it itself)."""
     if known.verdict != Outcome.PASS_CLEAN:
         return Score(
             known.verdict,
@@ -71,6 +77,9 @@ def check_report(doc: object, known: KnownFacts) -> Score:
     if problem is not None:
         return rejected(problem)
     score = decide(known.parent_run, known.live, runs)
+    targets = rebound_targets(entry for run in runs for entry in run.rebound)
+    if targets and recheck is not None:
+        score = rechecked_score(score, recheck(targets))
     claimed = (
         doc.get("score"),
         sorted(str(r.get("code")) for r in doc.get("reasons") or [] if isinstance(r, dict)),
@@ -142,6 +151,7 @@ def _run(raw: object) -> HeadRun:
         problem=None if problem is None else str(problem),
         exit_status=_optional_int(raw.get("exit_status")),
         witnessed=_witnessed(raw.get("witness")),
+        rebound=rebound_entries(raw.get("rebound")),
     )
 
 
