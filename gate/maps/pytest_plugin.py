@@ -383,6 +383,8 @@ class OracleGate:
             self.shard_deselected = max(self.shard_deselected, int(result.get("shard_deselected", 0)))
             self.core = self.core or result.get("coverage_core")
             self.seals += [dict(seal) for seal in result.get("seals") or [] if isinstance(seal, dict)]
+            # v2 2.1: what the workers registered (their conftests, a test module's pytest_plugins)
+            self.plugins_collected = _plugins_union(self.plugins_collected, result.get("plugins") or [])
         self.frozen.sort(key=lambda f: f.nodeid)
 
     def _collector_fields(self) -> dict[str, Any]:
@@ -449,6 +451,7 @@ class OracleGate:
             "coverage_core": self.core,
             "collector": _collector_fields(self.collector) if self.collector is not None else None,
             "seals": self.seals,
+            "plugins": _plugins_union(self.plugins_collected, _plugins_now(self.config)),
         }
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
@@ -548,6 +551,12 @@ def _run_facts(plugin: OracleGate) -> dict[str, Any]:
         PLUGIN_ORIGINS_KEY: PLUGIN_ORIGINS,
         PYTHON_KEY: python_version(),
     }
+
+
+def _plugins_union(*sets: Any) -> list[dict[str, str | None]]:
+    from oracle_gate.maps.outcomes import plugins_union
+
+    return plugins_union(*sets)
 
 
 def _plugins_now(config: pytest.Config) -> list[dict[str, str | None]]:

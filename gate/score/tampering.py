@@ -4,8 +4,8 @@
 Three witnesses of one run: the score plugin's recorder (its ``finish`` event), the second witness
 on a pipe to ``score`` (:mod:`oracle_gate.score.witness`), and the exit status of the tests' process
 as the operating system reports it. They must give the same outcome for every test and the same
-exit status, and the exit status must match the outcomes (pytest exits 0 only when no test failed,
-and never 0 when one did). Anything else is ``score_tampered``: something in the run changed what
+exit status, and the exit status must match the outcomes (pytest never exits 0
+when a test failed). Anything else is ``score_tampered``: something in the run changed what
 one of them says.
 """
 
@@ -53,6 +53,6 @@ def disagreements(
     if seen.returncode == 0 and failed:
         phrases.append(f"pytest exited 0, but {len(failed)} test(s) failed")
         differ = sorted(set(differ) | set(failed))
-    elif seen.returncode == 1 and not failed:
-        phrases.append("pytest exited 1 (tests failed), but no test failed by either witness")
+    # Exit 1 with no failed test is not a disagreement: a plugin may fail the session itself
+    # (pytest-cov's --cov-fail-under adds to the session's failures without a failed test).
     return phrases, differ
