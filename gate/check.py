@@ -146,42 +146,57 @@ def read_shadowed(git: Git, parent: str, changes: ChangeSet) -> dict[str, tuple[
     return found
 
 
+class _Entry:
+    """One name of head's tree: its kind, a link's target, and (for a listed directory) its names."""
+
+    __slots__ = ("kind", "names", "target")
+
+    def __init__(self, kind: EntryKind, target: str | None = None) -> None:
+        self.kind, self.target = kind, target
+        self.names: dict[str, _Entry] | None = None
+
+
+_MISSING = _Entry(EntryKind.MISSING)
+
+
 class HeadTree:
     """Answers "what is PATH in head?" for the symlink resolver, one directory listing at a time.
 
-    Only the directories along the targets are listed (cached), and only links' blobs are read.
+    Only the directories along the targets are listed (cached, as a tree of names), and only links'
+    blobs are read. A lookup walks the path's segments once, so it costs time linear in the path's
+    length: a target of thousands of segments (under the 4,096-byte cap) cannot make it quadratic or
+    worse per added link (TRUST 8).
     """
 
     def __init__(self, git: Git, head: str) -> None:
         self.git, self.head = git, head
-        self.kinds: dict[str, tuple[EntryKind, str | None]] = {"": (EntryKind.TREE, None)}
+        self.root = _Entry(EntryKind.TREE)
 
     def lookup(self, path: str) -> tuple[EntryKind, str | None]:
-        if path in self.kinds:
-            return self.kinds[path]
-        parts = path.split("/")
-        for depth in range(1, len(parts) + 1):  # iterative: a 3000-segment path must not recurse
-            prefix, parent = "/".join(parts[:depth]), "/".join(parts[: depth - 1])
-            if prefix in self.kinds:
-                continue
-            if self.kinds.get(parent, (EntryKind.MISSING, None))[0] != EntryKind.TREE:
-                self.kinds[prefix] = (EntryKind.MISSING, None)
-                continue
-            self._list(parent)
-            self.kinds.setdefault(prefix, (EntryKind.MISSING, None))
-        return self.kinds[path]
+        entry, walked = self.root, list[str]()
+        for name in path.split("/") if path else []:
+            if entry.kind != EntryKind.TREE:
+                return (EntryKind.MISSING, None)
+            if entry.names is None:
+                entry.names = self._list("/".join(walked))
+            walked.append(name)
+            entry = entry.names.get(name, _MISSING)
+        return (entry.kind, entry.target)
 
-    def _list(self, directory: str) -> None:
+    def _list(self, directory: str) -> dict[str, _Entry]:
         entries = self.git.list_directory(self.head, directory)
         links = {name: sha for name, (mode, sha) in entries.items() if kind_of(mode) == Kind.SYMLINK}
         targets = dict(zip(links, self.git.read(list(links.values())), strict=True))
-        for name, (mode, _sha) in entries.items():
-            if name in links:
-                obj = targets[name]
+        names: dict[str, _Entry] = {}
+        for path, (mode, _sha) in entries.items():
+            name = path.rpartition("/")[2]
+            if path in links:
+                obj = targets[path]
                 target = obj.data.decode("utf-8", "surrogateescape") if obj is not None else ""
-                self.kinds[name] = (EntryKind.LINK, target)
+                names[name] = _Entry(EntryKind.LINK, target)
             else:
-                self.kinds[name] = (EntryKind.TREE if mode == "040000" else EntryKind.OTHER, None)
+                names[name] = _Entry(EntryKind.TREE if mode == "040000" else EntryKind.OTHER)
+        return names
 
 
 def read_links(git: Git, head: str, changes: ChangeSet) -> dict[str, LinkResolution]:

@@ -91,7 +91,13 @@ def plan_for(event: ev.Event, check_name: str) -> Plan:
             plan = Ignore("only a completed pull_request_review run asks for a new judgement")
         case ev.Ignored(why=why):
             plan = Ignore(why)
-        case ev.ChecksRerequested() | ev.ReviewChanged() | ev.BaseMoved() | ev.InstallationChanged():
+        case (
+            ev.ChecksRerequested()
+            | ev.ReviewChanged()
+            | ev.BaseMoved()
+            | ev.InstallationChanged()
+            | ev.AccessChanged()
+        ):
             plan = Ignore(
                 f"event '{event.origin.event}' is not one the Action handles (pull_request, "
                 "pull_request_target, merge_group, issue_comment, check_run, workflow_run)"

@@ -26,20 +26,37 @@ from typing import Protocol
 import github
 
 from oracle_gate import __version__
-from oracle_gate.bot import bounded, merges, mirror, planning, posting, scoring, stale, surface, trend
+from oracle_gate.bot import (
+    approvers,
+    bounded,
+    merges,
+    mirror,
+    planning,
+    posting,
+    scoring,
+    stale,
+    surface,
+    trend,
+)
 from oracle_gate.bot.auth import AppAuth, installation_client
 from oracle_gate.bot.config import BotConfig
-from oracle_gate.bot.events import COMMAND, DEFAULT_PUSH, EXPLAIN, JUDGE, MAP_READY, Job
+from oracle_gate.bot.events import ACCESS, COMMAND, DEFAULT_PUSH, EXPLAIN, JUDGE, MAP_READY, Job
 from oracle_gate.bot.mapstore import MapLookup
 from oracle_gate.bot.ratelimit import Budgets
 from oracle_gate.bot.store import DONE, FAILED, NO_MAP, SUPERSEDED, ClaimedJob, Store
 from oracle_gate.check import CheckRequest
 from oracle_gate.errors import GateError, RetryLater
 from oracle_gate.git import Git
-from oracle_gate.github.client import GitHubUnavailable, PublishError, RateLimited, RetrySettings
+from oracle_gate.github.client import (
+    GitHubUnavailable,
+    PublishError,
+    RateLimited,
+    RetrySettings,
+    github_call,
+)
 from oracle_gate.github.content import check_content, error_check, explain_reply, sticky_comment
 from oracle_gate.github.publisher import CheckContent, Publisher, PullInfo, open_repo
-from oracle_gate.judge.verdict import Verdict
+from oracle_gate.judge.verdict import ReasonCode, Verdict
 from oracle_gate.judge.withheld import change_too_large, map_unavailable
 from oracle_gate.review.approvals import ApprovalsRead, parent_rules, read_approvals, request_fields, shown
 from oracle_gate.review.bases import allowed_bases, check_name_for_base
@@ -135,9 +152,17 @@ def _run(ctx: Context, claimed: ClaimedJob) -> Outcome:  # noqa: PLR0911 - one r
     job = claimed.job
     try:
         if job.kind == planning.PLAN:
-            return Outcome(*planning.plan_delivery(ctx.store, claimed, ctx.config.map_workflow))
+            return Outcome(
+                *planning.plan_delivery(
+                    ctx.store, claimed, ctx.config.map_workflow, ctx.config.review_interval
+                )
+            )
         if job.kind == COMMAND:
             return _answer_command(ctx, claimed)
+        if job.kind == ACCESS:
+            jobs = approvers.rejudge_jobs(ctx.store, job, lambda repo: _default_branch(ctx, job, repo))
+            ctx.store.enqueue(claimed.delivery, jobs)
+            return Outcome(DONE, f"queued {len(jobs)} pull request(s) resting on approvals again")
         if job.kind == MAP_READY:
             return _requeue_pulls(ctx, claimed, ctx.store.pulls_waiting_for_map(job.repo, job.base or ""))
         if job.kind == DEFAULT_PUSH:
@@ -203,6 +228,16 @@ def _answer_command(ctx: Context, claimed: ClaimedJob) -> Outcome:
     return _judge(ctx, claimed, job.pr, explain=True)
 
 
+def _default_branch(ctx: Context, job: Job, repo: str) -> str | None:
+    """``repos/get``'s default branch of ``repo``, read with the job's installation token."""
+    client = installation_client(
+        ctx.auth.token(job.installation), ctx.config.api_url, retry=ctx.retry, pacing=ctx.pacing
+    )
+    ctx.track(job.installation, client)
+    with github_call(f"read repository {repo}"):
+        return str(open_repo(client, repo).default_branch) or None
+
+
 def _publisher(ctx: Context, job: Job) -> tuple[Publisher, str]:
     token = ctx.auth.token(job.installation)
     client = installation_client(token, ctx.config.api_url, retry=ctx.retry, pacing=ctx.pacing)
@@ -220,8 +255,9 @@ def _judge(ctx: Context, claimed: ClaimedJob, number: int, *, explain: bool = Fa
     if job.commenter is not None and job.kind != COMMAND and not _may_command(publisher, job):
         return Outcome(DONE, f"{job.commenter} may not command the bot (needs write access)")
     pull = publisher.pull_request(number)
-    if job.head is not None and pull.head_sha != job.head:
-        return Outcome(SUPERSEDED, f"the pull request's head is now {pull.head_sha}, not {job.head}")
+    passed_over = _passed_over(ctx, job, pull)
+    if passed_over is not None:
+        return passed_over
     publisher.check_name = _check_name(ctx, job, pull.base_ref)
     _mark_stale_if_moved(ctx, job, publisher, pull)
     judged = _judge_fresh_merge(ctx, job, publisher, token, pull)
@@ -238,6 +274,17 @@ def _judge(ctx: Context, claimed: ClaimedJob, number: int, *, explain: bool = Fa
     return outcome
 
 
+def _passed_over(ctx: Context, job: Job, pull: PullInfo) -> Outcome | None:
+    """Why the pull request is not judged by this job: its head moved past the event's, or an
+    access change asked about a pull request closed since (forgotten: it is not asked again)."""
+    if approvers.is_access_rejudgement(job) and not pull.open:
+        ctx.store.forget_approvals(job.repo, pull.number)
+        return Outcome(DONE, "the pull request is closed: not judged again")
+    if job.head is not None and pull.head_sha != job.head:
+        return Outcome(SUPERSEDED, f"the pull request's head is now {pull.head_sha}, not {job.head}")
+    return None
+
+
 @dataclass(frozen=True)
 class Judged:
     verdict: Verdict
@@ -245,6 +292,7 @@ class Judged:
     head: str  # the pull request's head: where the check goes
     had_map: bool
     seconds: float = 0.0  # spent judging (the status page's /metrics histogram)
+    approvers: tuple[str, ...] = ()  # who approved the head (an access change of theirs re-judges)
 
 
 def _judge_fresh_merge(
@@ -269,7 +317,8 @@ def _judge_fresh_merge(
         publisher.external_id = posting.external_id(job.repo, pull.number, "error", head)
         return _post_error(publisher, head, str(exc))
     publisher.external_id = posting.external_id(job.repo, pull.number, parent, head)
-    return Judged(verdict, parent, head, had_map, time.monotonic() - started)
+    approving = tuple(a.login for a in (approvals.approvals or ())) if approvals else ()
+    return Judged(verdict, parent, head, had_map, time.monotonic() - started, approving)
 
 
 def _noted(ctx: Context, job: Job, judged: Judged) -> dict[str, object]:
@@ -301,7 +350,16 @@ def _post_verdict(ctx: Context, job: Job, publisher: Publisher, judged: Judged) 
     )
     recorded = verdict.verdict if judged.had_map else NO_MAP
     noted = _noted(ctx, job, judged)
-    ctx.store.record_verdict(job, parent, judged.head, recorded, result.check.check_run_id, noted=noted)
+    ctx.store.record_verdict(
+        job,
+        parent,
+        judged.head,
+        recorded,
+        result.check.check_run_id,
+        noted=noted,
+        required=publisher.check_name == ctx.config.check_name,
+        approved_by=judged.approvers if ReasonCode.ORACLE_CHANGE_APPROVED in verdict.codes else None,
+    )
     if not result.check.posted:
         raise Transient("; ".join(n.why for n in result.check.not_posted) or "the check was not posted")
     return Outcome(DONE, f"{verdict.verdict} on {judged.head} (parent {parent})")

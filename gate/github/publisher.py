@@ -188,6 +188,8 @@ class PullInfo:
     # pulls/get ``mergeable``: None while GitHub computes the test merge (after a push), False with
     # conflicts (then refs/pull/N/merge is stale or absent). Not compared: informational.
     mergeable: bool | None = field(default=None, compare=False)
+    # pulls/get ``state``: False once closed (or merged). Not compared: informational.
+    open: bool = field(default=True, compare=False)
 
 
 @dataclass(frozen=True)
@@ -591,6 +593,7 @@ class Publisher:
                 author=pull.user.login,
                 changed_files=pull.changed_files,
                 mergeable=pull.mergeable,
+                open=pull.state == "open",
             )
 
     def commit_parents(self, sha: str) -> tuple[str, ...]:

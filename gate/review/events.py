@@ -164,6 +164,19 @@ class InstallationChanged:
 
 
 @dataclass(frozen=True)
+class AccessChanged:
+    """``member``, ``membership`` or ``team``: who may approve may have changed (a collaborator
+    added, removed or given another permission; someone added to or removed from a team; a team's
+    repositories or permission changed). An approval counts only while its approver holds write
+    access, and a team's only while they are its member (TRUST.md 12), so the bot judges again the
+    pull requests whose verdict rests on approvals. The Action is never told of these events."""
+
+    origin: Origin  # a ``membership`` or an organization's ``team`` event names no repository
+    login: str | None  # whose access changed; None: a team's (any of its members)
+    team: str | None  # ``org/slug`` of the team, when the event is about one
+
+
+@dataclass(frozen=True)
 class Ignored:
     """Nothing to do, and why."""
 
@@ -180,6 +193,7 @@ Event: TypeAlias = (
     | ReviewRelayed
     | MapRunSucceeded
     | InstallationChanged
+    | AccessChanged
     | Ignored
 )
 
@@ -337,6 +351,46 @@ def _installation(r: Reader, _: str) -> Event:
     return InstallationChanged(_origin(r), r.number("installation.id"), state)
 
 
+MEMBER_ACTIONS = frozenset({"added", "edited", "removed"})
+MEMBERSHIP_ACTIONS = frozenset({"added", "removed"})
+TEAM_ACTIONS = frozenset({"edited", "deleted", "added_to_repository", "removed_from_repository"})
+
+
+def _not_access(r: Reader, actions: frozenset[str]) -> Ignored | None:
+    if r.action in actions:
+        return None
+    return Ignored(f"{r.event} {r.action}: no one's access to a repository changed")
+
+
+def _team_of(r: Reader) -> str:
+    return f"{r.text('organization.login')}/{r.text('team.slug')}"
+
+
+def _member(r: Reader, _: str) -> Event:
+    """A repository's collaborator added, removed, or given another permission."""
+    ignored = _not_access(r, MEMBER_ACTIONS)
+    if ignored is not None:
+        return ignored
+    return AccessChanged(_origin(r), r.text("member.login"), None)
+
+
+def _membership(r: Reader, _: str) -> Event:
+    """Someone added to or removed from a team (``member`` is null for a deleted account: any)."""
+    ignored = _not_access(r, MEMBERSHIP_ACTIONS)
+    if ignored is not None:
+        return ignored
+    login = r.optional_text("member.login")
+    return AccessChanged(_origin(r), login, _team_of(r))
+
+
+def _team(r: Reader, _: str) -> Event:
+    """A team's permission, repositories or existence changed: any of its members' access."""
+    ignored = _not_access(r, TEAM_ACTIONS)
+    if ignored is not None:
+        return ignored
+    return AccessChanged(_origin(r), None, _team_of(r))
+
+
 def _ping(r: Reader, _: str) -> Event:
     return Ignored("ping: nothing to judge")
 
@@ -354,4 +408,7 @@ PARSERS: dict[str, Callable[[Reader, str], Event]] = {
     "installation": _installation,
     "installation_repositories": _installation,
     "ping": _ping,
+    "member": _member,
+    "membership": _membership,
+    "team": _team,
 }

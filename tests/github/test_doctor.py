@@ -174,6 +174,28 @@ BOT_EVENTS = list(APP_EVENTS)
 assert BOT_EVENTS[-1] == "workflow_run"
 
 
+def test_the_bot_setup_needs_the_access_events(github_fake: FakeGitHub, tmp_path: Path) -> None:
+    """Issue 29: an App that is not told of member, membership and team changes keeps an approval
+    green after its approver lost access: doctor says so."""
+    fake = github_fake
+    fake.add_repo(REPO)
+    repo = fresh_repository(tmp_path / "widgets")
+    assert (
+        run_cli("init", "--setup", "bot", "--app-slug", SLUG, "--ref", RELEASE, cwd=repo.root).returncode == 0
+    )
+    access = ("member", "membership", "team")
+    fake.settings.publish_app(SLUG, APP_ID, BOT_PERMISSIONS, [e for e in BOT_EVENTS if e not in access])
+    repo.git("add", "-A")
+    repo.commit("oracle-gate init")
+    push(fake, repo)
+    fake.settings.set_branch(REPO, "main", HEAD)
+    fake.settings.require_check(REPO, "main", "Oracle Gate", APP_ID, ruleset=True)
+    fake.add_workflow_run(REPO, ".github/workflows/oracle-gate-map.yml", HEAD)
+    status, out = doctor(fake, repo)
+    assert (status, missing_lines(out)) == (1, ["App permissions"]), out
+    assert "no events member, membership, team" in out
+
+
 def test_the_bot_setup_needs_its_events_and_a_map_run_not_an_environment(
     github_fake: FakeGitHub, tmp_path: Path
 ) -> None:
