@@ -96,7 +96,8 @@ def extra_path(name: str, cache: Path, py: Path) -> str | None:
 
 
 def with_path(env: dict[str, str], *paths: str | None) -> dict[str, str]:
-    joined = os.pathsep.join(p for p in paths if p)
+    """``env`` with ``paths`` first on ``PYTHONPATH`` (before what it held)."""
+    joined = os.pathsep.join(p for p in (*paths, env.get("PYTHONPATH")) if p)
     return {**env, "PYTHONPATH": joined} if joined else dict(env)
 
 
