@@ -71,12 +71,12 @@ def run_measured(cmd: list[str], cwd: Path, env: dict[str, str]) -> Sample:
     return Sample(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
 
 
-def baseline_gate(rev: str, tmp: Path) -> Path:
+def baseline_gate(rev: str, tmp: Path, repo: Path = ROOT) -> Path:
     """The gate of ``rev`` as an importable ``oracle_gate`` package; the directory to put on PYTHONPATH."""
     out = tmp / "baseline"
     out.mkdir()
     archive = subprocess.run(
-        ["git", "archive", rev, "gate"], cwd=ROOT, check=True, capture_output=True
+        ["git", "archive", rev, "gate"], cwd=repo, check=True, capture_output=True
     ).stdout
     subprocess.run(["tar", "-x", "-C", str(out)], input=archive, check=True)
     (out / "pkgs").mkdir()
@@ -219,10 +219,11 @@ def main() -> int:
     )
     parser.add_argument("--no-sandbox", action="store_true", help="skip the sandbox's start-up figures")
     parser.add_argument("--baseline", default="main", help="the gate to compare the watches with (a git rev)")
+    parser.add_argument("--baseline-repo", type=Path, default=ROOT, help="the repository --baseline is of")
     args = parser.parse_args()
     print(f"load average before: {os.getloadavg()}")
     with tempfile.TemporaryDirectory(prefix="oracle-gate-bench-score-") as tmp:
-        baseline = baseline_gate(args.baseline, Path(tmp))
+        baseline = baseline_gate(args.baseline, Path(tmp), args.baseline_repo)
         for name in args.suites.split(","):
             bench_suite(name.strip(), Path(tmp), args.repeat, baseline)
     if not args.no_sandbox:
