@@ -90,16 +90,18 @@ def loaded_plugins(config: Any, own: Sequence[str] = ()) -> list[dict[str, str |
     from oracle_gate.maps.plugin_origins import origins
 
     found: dict[str, str | None] = {}
-    for _plugin, dist in config.pluginmanager.list_plugin_distinfo():
+    counted: set[str] = set()  # top-level packages of the entry points' modules: their distribution is in
+    for plugin, dist in config.pluginmanager.list_plugin_distinfo():
         # One parse of the distribution's METADATA (its name and its version would each parse it again).
         metadata = dist.metadata
         found[normalize(str(metadata["name"]))] = str(metadata["version"])
+        counted.add(str(getattr(plugin, "__name__", "")).split(".", 1)[0])
     named = named_plugins(config.invocation_params.args, os.environ.get("PYTEST_PLUGINS", ""))
     for module in (m for m in named if m not in own):
         name, version = _module_distribution(module)
         found.setdefault(name, version)
     root = config.invocation_params.dir  # the checkout: ``map`` and ``score`` run pytest at its top
-    for name, version in origins(config.pluginmanager, root, _module_distribution).items():
+    for name, version in origins(config.pluginmanager, root, _module_distribution, counted).items():
         found.setdefault(name, version)
     return [{"name": name, "version": found[name]} for name in sorted(found)]
 

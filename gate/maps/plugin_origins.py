@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sys
 import types
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -54,15 +54,19 @@ def tree_path(file: str | None, root: Path) -> str | None:
         return None
 
 
-def origins(pluginmanager: Any, root: Path, distribution_of: Any) -> dict[str, str | None]:
+def origins(
+    pluginmanager: Any, root: Path, distribution_of: Any, counted: Collection[str] = ()
+) -> dict[str, str | None]:
     """``{origin: version}`` of every registered plugin: ``tree:<path>`` (no version) for a module of
-    the checkout, else ``distribution_of(module)``'s (name, version)."""
+    the checkout, else ``distribution_of(module)``'s (name, version). ``counted``: top-level packages
+    whose distribution the caller has already (an entry point's): not looked up again, since finding
+    a module's distribution reads every installed one."""
     found: dict[str, str | None] = {}
     for name, file in plugin_modules(pluginmanager):
         path = tree_path(file, root)
         if path is not None:
             found[TREE_PREFIX + path] = None
-        elif name and name != "__main__":
+        elif name and name != "__main__" and name.split(".", 1)[0] not in counted:
             dist, version = distribution_of(name)
             found.setdefault(dist, version)
     return found

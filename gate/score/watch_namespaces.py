@@ -26,11 +26,11 @@ Standard library only; nothing here may import the tested code.
 
 from __future__ import annotations
 
-import ast
 import sys
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from opcode import opmap
 from pathlib import Path
 from typing import Any
 
@@ -107,19 +107,19 @@ class NamespaceWatch:
         self.snapshots[module.__name__] = snapshot
         try:
             source = Path(origin).read_bytes()
-            tree = ast.parse(source, origin)
-            compiled = compile(tree, origin, "exec", dont_inherit=True)
+            compiled = compile(source, origin, "exec", dont_inherit=True)
         except (OSError, SyntaxError, ValueError, RecursionError):
             return  # the module ran, so it compiles; a file changed since is not this check's to judge
         namespace = vars(module)
-        for definition in definitions(tree, compiled):
+        star = any(True for _ in _names(compiled, _IMPORT_STAR, nested=False, with_arg=False))
+        for definition in definitions(compiled, source.splitlines()):
             if definition.name not in namespace:
                 self._report(snapshot, definition.name, "its own body", "the name is unbound")
                 continue
             bound = namespace[definition.name]
             snapshot.names[definition.name] = bound
             problem = _mismatch(definition, bound, origin)
-            if problem is not None:
+            if problem is not None and not (star and _imported(bound, module)):
                 self._report(snapshot, definition.name, "its own body", problem)
             if definition.is_class and isinstance(bound, type):
                 self._snapshot_methods(snapshot, definition, bound, origin)
@@ -163,82 +163,83 @@ _UNBOUND = object()
 
 
 # -- reading the file's own definitions ---------------------------------------------------------------
+#
+# From the code compiled from the file, not from its syntax tree: a module-level name is stored by
+# ``STORE_NAME`` wherever the text binds it (``def``, ``class``, ``=``, ``import``, ``for``, ``with``,
+# ``except ... as``, ``del``), and a function's ``global`` name by ``STORE_GLOBAL``; each ``def``/
+# ``class`` statement's code object is a constant of its scope's code. One compile, no parse.
+
+_STORES = frozenset({opmap["STORE_NAME"], opmap["DELETE_NAME"]})
+_GLOBAL_STORES = frozenset({opmap["STORE_GLOBAL"], opmap["DELETE_GLOBAL"]})
+_EXTENDED_ARG = opmap["EXTENDED_ARG"]
+_IMPORT_STAR = frozenset({opmap["IMPORT_STAR"]} if "IMPORT_STAR" in opmap else ())  # 3.12: an intrinsic
+_FUNCTION_FLAGS = 0x1 | 0x2  # CO_OPTIMIZED | CO_NEWLOCALS: a function's code, not a class body's
 
 
-def definitions(tree: ast.Module, compiled: types.CodeType) -> Iterator[Definition]:
-    """The module's ``def``/``class`` statements whose name the text binds exactly once."""
-    once = _bound_once(tree.body)
-    for stmt in tree.body:
-        if (
-            not isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-            or stmt.name not in once
-        ):
+def definitions(compiled: types.CodeType, lines: Sequence[bytes]) -> Iterator[Definition]:
+    """The module's ``def``/``class`` statements whose name the text binds exactly once (and no
+    function of the file declares ``global``)."""
+    declared_global = set(_names(compiled, _GLOBAL_STORES, nested=True))
+    for code in _defined_once(compiled):
+        if code.co_name in declared_global:
             continue
-        code = _code_for(compiled, stmt)
-        if isinstance(stmt, ast.ClassDef):
-            methods = tuple(_class_methods(stmt, code)) if code is not None else ()
-            yield Definition(stmt.name, code, bool(stmt.decorator_list), methods, is_class=True)
+        decorated = _decorated(code, lines)
+        if _is_function(code):
+            yield Definition(code.co_name, code, decorated)
         else:
-            yield Definition(stmt.name, code, bool(stmt.decorator_list))
+            methods = tuple(
+                Definition(m.co_name, m, _decorated(m, lines)) for m in _defined_once(code) if _is_function(m)
+            )
+            yield Definition(code.co_name, code, decorated, methods, is_class=True)
 
 
-def _class_methods(stmt: ast.ClassDef, body: types.CodeType) -> Iterator[Definition]:
-    once = _bound_once(stmt.body)
-    for node in stmt.body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in once:
-            yield Definition(node.name, _code_for(body, node), bool(node.decorator_list))
+def _defined_once(scope: types.CodeType) -> Iterator[types.CodeType]:
+    """The code constants of ``scope`` made by a ``def``/``class`` whose name the scope stores once."""
+    stores: dict[str, int] = {}
+    for name in _names(scope, _STORES, nested=False):
+        stores[name] = stores.get(name, 0) + 1
+    codes = [c for c in scope.co_consts if isinstance(c, types.CodeType) and c.co_name.isidentifier()]
+    named: dict[str, int] = {}
+    for code in codes:
+        named[code.co_name] = named.get(code.co_name, 0) + 1
+    for code in codes:
+        if stores.get(code.co_name) == 1 and named[code.co_name] == 1:
+            yield code
 
 
-def _code_for(parent: types.CodeType, stmt: ast.stmt) -> types.CodeType | None:
-    """The code object the statement compiles to, among ``parent``'s constants."""
-    name = getattr(stmt, "name", "")
-    first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", []))])
-    for const in parent.co_consts:
-        if isinstance(const, types.CodeType) and const.co_name == name and const.co_firstlineno == first:
-            return const
-    return None
+def _names(
+    code: types.CodeType, ops: frozenset[int], *, nested: bool, with_arg: bool = True
+) -> Iterator[str]:
+    """The names ``code`` stores with ``ops`` (and, ``nested``, every code inside it); ``with_arg``
+    False: an empty name for each such instruction."""
+    raw, extended = code.co_code, 0
+    for index in range(0, len(raw), 2):
+        op, arg = raw[index], raw[index + 1] | extended
+        extended = arg << 8 if op == _EXTENDED_ARG else 0
+        if op in ops:
+            if not with_arg:
+                yield ""
+            elif arg < len(code.co_names):
+                yield code.co_names[arg]
+    if nested:
+        for const in code.co_consts:
+            if isinstance(const, types.CodeType):
+                yield from _names(const, ops, nested=True)
 
 
-def _bound_once(body: list[ast.stmt]) -> set[str]:
-    """Names bound exactly once in ``body`` (its own scope), by a ``def``/``class``; names any
-    function of the file declares ``global`` count as bound again."""
-    counts: dict[str, int] = {}
-    for node in _scope_nodes(body):
-        for name in _bindings(node):
-            counts[name] = counts.get(name, 0) + 1
-    declared_global = {n for node in ast.walk(ast.Module(body=body, type_ignores=[])) for n in _globals(node)}
-    defined = {s.name for s in body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)}
-    return {n for n in defined if counts.get(n) == 1 and n not in declared_global}
+def _imported(bound: object, module: types.ModuleType) -> bool:
+    """``bound`` comes from another module (a ``from M import *`` after the statement may bind it)."""
+    return getattr(bound, "__module__", module.__name__) != module.__name__
 
 
-def _scope_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
-    """Every node of this scope, not descending into nested functions, classes or lambdas."""
-    stack: list[ast.AST] = list(body)
-    while stack:
-        node = stack.pop()
-        yield node
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            stack.extend(node.decorator_list)
-            continue
-        if isinstance(node, ast.Lambda):
-            continue
-        stack.extend(ast.iter_child_nodes(node))
+def _is_function(code: types.CodeType) -> bool:
+    return code.co_flags & _FUNCTION_FLAGS == _FUNCTION_FLAGS
 
 
-def _bindings(node: ast.AST) -> Iterator[str]:
-    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-        yield node.name
-    elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
-        yield node.id
-    elif isinstance(node, ast.alias):
-        yield (node.asname or node.name).split(".", 1)[0]
-    elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
-        yield node.name
-
-
-def _globals(node: ast.AST) -> Iterator[str]:
-    if isinstance(node, ast.Global):
-        yield from node.names
+def _decorated(code: types.CodeType, lines: Sequence[bytes]) -> bool:
+    """The statement starts with a decorator (a decorated statement's code starts on its first one)."""
+    number = code.co_firstlineno
+    return 0 < number <= len(lines) and lines[number - 1].lstrip().startswith(b"@")
 
 
 # -- comparing an object with its statement -----------------------------------------------------------

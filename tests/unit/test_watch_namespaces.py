@@ -189,3 +189,10 @@ def test_a_reloaded_module_takes_a_new_snapshot(watch: NamespaceWatch, tmp_path:
     importlib.reload(module)
     watch.checkpoint("the end of the session")
     assert watch.found == []
+
+
+def test_a_star_import_after_a_definition_may_bind_its_name(watch: NamespaceWatch, tmp_path: Path) -> None:
+    write(tmp_path, "wstar.py", "def dumps(x):\n    return x\n\n\nfrom json import *  # noqa\n")
+    importlib.import_module("wstar")
+    watch.checkpoint("the end of the session")
+    assert watch.found == []
