@@ -188,7 +188,11 @@ def print_score(path: Path) -> None:
     plugins = [
         p["name"] for p in (doc.get("plugins") or {}).get("head") or [] if p["name"].startswith("tree:")
     ]
-    print(f"  score: {doc['score']} ({codes}); rebound: {len(rebound)}; tree plugins: {plugins or 'none'}")
+    ran = len(doc["runs"][0]["outcomes"]) if doc["runs"] else 0
+    print(
+        f"  score: {doc['score']} ({codes}); tests run: {ran}; rebound: {len(rebound)};"
+        f" tree plugins: {plugins or 'none'}"
+    )
     for entry in rebound[:10]:
         print(f"    rebound: {entry['module']}.{entry['name']} at {entry['when']}: {entry['what']}")
 
