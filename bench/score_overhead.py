@@ -29,8 +29,10 @@ median of ``--repeat`` x 4). Figures are printed, never asserted::
     .venv/bin/python bench/score_overhead.py [--repeat 5] [--suites generated,more-itertools]
         [--baseline main]
 
-``itsdangerous`` (the corpus' package, 2.2.0) is a suite too: its tests need ``freezegun``, which
-the benchmark installs with pip into its cache (``--target``) and puts on ``PYTHONPATH``.
+``itsdangerous`` (the corpus' package, 2.2.0) and ``attrs`` (bench/map_real.py's) are suites too:
+their extra test dependencies (``freezegun``; ``cloudpickle``, ``Pympler``) are installed with pip
+into the benchmark's cache (``--target``) and put on ``PYTHONPATH``, and attrs' ``src`` goes first
+there (the gate's own tools install attrs).
 """
 
 from __future__ import annotations
@@ -53,7 +55,14 @@ from map_overhead import REAL, Sample, build_suite, git_env, real_suite  # noqa:
 from oracle_gate.score.sandbox import Limits, run_sandboxed  # noqa: E402
 
 REAL.setdefault("itsdangerous", ("itsdangerous==2.2.0", "testpaths = tests\n"))
-EXTRA = {"itsdangerous": ("freezegun==1.5.5", "python-dateutil==2.9.0.post0", "six==1.17.0")}
+REAL.setdefault("attrs", ("attrs==26.1.0", "addopts = -p no:randomly\ntestpaths = tests\n"))
+EXTRA = {
+    "itsdangerous": ("freezegun==1.5.5", "python-dateutil==2.9.0.post0", "six==1.17.0"),
+    "attrs": ("cloudpickle==3.1.1", "Pympler==1.1"),
+}
+# The checkout's own package first (relative: each run's working directory is its checkout), where an
+# installed copy would shadow it (attrs is a dependency of the gate's own test tools).
+FIRST = {"attrs": "src"}
 
 
 def run_measured(cmd: list[str], cwd: Path, env: dict[str, str]) -> Sample:
@@ -131,8 +140,8 @@ def bench_suite(name: str, tmp: Path, repeat: int, baseline: Path) -> None:
     tests = build_suite(root, 24, 15) if name == "generated" else real_suite(name, root, cache, py)
     maps = tmp / name / "maps"
     extra = extra_path(name, cache, py)
-    env = with_path(git_env(), extra)
-    base_env = with_path(git_env(), str(baseline), extra)
+    env = with_path(git_env(), FIRST.get(name), extra)
+    base_env = with_path(git_env(), FIRST.get(name), str(baseline), extra)
 
     def map_to(out: Path) -> list[str]:
         return [str(py), "-m", "oracle_gate", "map", "--repo", str(root), "--sha", "HEAD", "--out", str(out)]
