@@ -70,6 +70,9 @@ class CheckRequest:
     approvals: tuple[Approval, ...] | None = None
     author: str | None = None
     pr_head: str | None = None
+    # v3.9.1: when the base branch last changed; v3.9.3: the author's permission now (None: unasked).
+    base_changed_at: datetime | None = None
+    author_permission: str | None = None
     # v3.7: the date freeze expiry is judged on (None: today's UTC date).
     today: date | None = None
     # SCORING.md v2, 2.2: (path, name) of definitions the scoring run saw rebound; their parent lines
@@ -220,24 +223,34 @@ def read_addopts(git: Git, parent: str) -> str:
     return joined_addopts(git.read_blobs(parent, list(CONFIG_FILES)))
 
 
-def read_module_index(git: Git, parent: str, changes: ChangeSet, tests: GlobSet) -> ModuleIndex:
+def read_module_index(
+    git: Git, parent: str, changes: ChangeSet, tests: GlobSet, ignored: GlobSet | None = None
+) -> ModuleIndex:
     """v3.2/v3.3: the parent's ``.py`` paths, listed only when an added line needs them."""
-    if not needs_module_index(changes, tests):
+    if not needs_module_index(changes, tests, ignored or GlobSet(())):
         return ModuleIndex()
     return ModuleIndex(frozenset(git.files_ending(parent, ".py")))
 
 
 def read_dynamic_rebinding(
-    git: Git, parent: str, changes: ChangeSet, *, tests: GlobSet, modules: ModuleIndex, parents: ParsedFiles
+    git: Git,
+    parent: str,
+    changes: ChangeSet,
+    *,
+    tests: GlobSet,
+    modules: ModuleIndex,
+    parents: ParsedFiles,
+    ignored: GlobSet | None = None,
 ) -> ChangeSet:
     """v3.2: read the parent modules that added lines rebind (those small enough to parse), then let
-    the core add what they touch."""
-    wanted = modules_to_read(changes, tests, modules)
+    the core add what they touch (v3.8: not from files the policy ignores)."""
+    skipped = ignored or GlobSet(())
+    wanted = modules_to_read(changes, tests, modules, skipped)
     sizes = dict(zip(wanted, git.sizes([f"{parent}:{p}" for p in wanted]), strict=True))
     small = [p for p in wanted if (sizes[p] or 0) <= MAX_PARSE_BYTES]
     blobs: dict[str, bytes | None] = dict.fromkeys(wanted)
     blobs.update(git.read_blobs(parent, small))
-    return with_dynamic_rebinding(changes, tests, modules, blobs, parents)
+    return with_dynamic_rebinding(changes, tests, modules, blobs, parents, ignored=skipped)
 
 
 def read_runtime_rebinding(
@@ -264,8 +277,12 @@ def gather(git: Git, request: CheckRequest, early_hash: EarlyHash | None = None)
     parents = parse_parent_files(changes)  # v2: the changed .py files' parent side, parsed once
     changes = with_rebinding(changes, parents)
     ignored, tests = oracle.policy.ignored(), oracle.policy.test_files()
-    modules = read_module_index(git, parent, changes, tests)  # v3.2: rebinding the syntax cannot name
-    changes = read_dynamic_rebinding(git, parent, changes, tests=tests, modules=modules, parents=parents)
+    modules = read_module_index(
+        git, parent, changes, tests, ignored
+    )  # v3.2: rebinding the syntax cannot name
+    changes = read_dynamic_rebinding(
+        git, parent, changes, tests=tests, modules=modules, parents=parents, ignored=ignored
+    )
     if request.rebound:
         changes = read_runtime_rebinding(git, parent, changes, request.rebound)
     parents = {**parents, **parse_rebound_files(changes, parents)}
@@ -305,6 +322,8 @@ def gather(git: Git, request: CheckRequest, early_hash: EarlyHash | None = None)
         approvals=request.approvals,
         author=request.author,
         approved_head=git.commit(request.pr_head) if request.pr_head else head,
+        base_changed_at=request.base_changed_at,
+        author_permission=request.author_permission,
         today=request.today or datetime.now(UTC).date(),
     )
 

@@ -1,7 +1,8 @@
 """The server's settings, read from the environment once, checked, typed; secrets kept out of repr.
 
 Every variable (``ORACLE_GATE_<NAME>``), what it means and its one default are in the table of
-:mod:`oracle_gate.review.settings` (the README's "Every setting" lists them); nothing here writes a default.
+:mod:`oracle_gate.review.settings` (docs/bot-operations.md's "Every setting" lists them);
+nothing here writes a default.
 
 The settings both front doors share (``ORACLE_GATE_ALLOWED_BASES``, ``ORACLE_GATE_COMMENT``,
 ``ORACLE_GATE_MAX_ANNOTATIONS``) and the judgement's bounds (``ORACLE_GATE_MAX_CHANGED_BYTES``,

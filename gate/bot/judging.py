@@ -20,6 +20,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Protocol
 
@@ -63,8 +64,10 @@ from oracle_gate.review.bases import allowed_bases, check_name_for_base
 from oracle_gate.review.budget import changed_bytes
 from oracle_gate.review.commands import Command, may_command, parse_command, reaction_for, refusal
 from oracle_gate.review.freshness import fresh_merge
+from oracle_gate.review.merge_group import QueuedPull, group_approvals
 
 _log = logging.getLogger("oracle_gate.bot")
+QUEUED_HEAD = "refs/oracle-gate/group-pull"  # v3.9.2: the merge group's pull request's head
 
 
 class MapSource(Protocol):
@@ -308,7 +311,7 @@ def _judge_fresh_merge(
         if seen.head != head:
             return Outcome(SUPERSEDED, f"the pull request's head moved to {seen.head} while waiting")
         parent = seen.first_parent or ""
-        approvals = _approvals(git, publisher, pull, parent)
+        approvals = _approvals(git, publisher, pull, parent, ctx.store.base_changed_at(job.repo, pull.number))
         started = time.monotonic()
         verdict, had_map = _verdict(
             ctx, git, repo=job.repo, parent=parent, head=seen.merge or "", token=token, approvals=approvals
@@ -317,8 +320,16 @@ def _judge_fresh_merge(
         publisher.external_id = posting.external_id(job.repo, pull.number, "error", head)
         return _post_error(publisher, head, str(exc))
     publisher.external_id = posting.external_id(job.repo, pull.number, parent, head)
-    approving = tuple(a.login for a in (approvals.approvals or ())) if approvals else ()
-    return Judged(verdict, parent, head, had_map, time.monotonic() - started, approving)
+    return Judged(verdict, parent, head, had_map, time.monotonic() - started, _approving(approvals))
+
+
+def _approving(approvals: ApprovalsRead | None) -> tuple[str, ...]:
+    """Whose access a verdict may rest on: the approving reviewers and (v3.9.3) the author whose
+    permission was asked, whose own pull request may count as an approval."""
+    if approvals is None:
+        return ()
+    logins = tuple(a.login for a in (approvals.approvals or ()))
+    return (*logins, approvals.author) if approvals.author_permission is not None else logins
 
 
 def _noted(ctx: Context, job: Job, judged: Judged) -> dict[str, object]:
@@ -421,13 +432,23 @@ def _note(job: Job) -> Callable[[str], None]:
     return note
 
 
-def _approvals(git: Git, publisher: Publisher, pull: PullInfo, parent: str) -> ApprovalsRead | None:
-    """v3.5: the pull request's approvals through the API, when the parent's policy names approvers."""
+def _approvals(
+    git: Git, publisher: Publisher, pull: PullInfo, parent: str, base_changed_at: datetime | None = None
+) -> ApprovalsRead | None:
+    """v3.5: the pull request's approvals through the API, when the parent's policy names approvers;
+    ``base_changed_at``: v3.9.1, the last retarget the bot's deliveries told (the API may lag)."""
     rules = parent_rules(git, parent)
     if rules is None:
         return None
     reader = publisher.review_reader()
-    return read_approvals(reader, rules, number=pull.number, author=pull.author, head=pull.head_sha)
+    return read_approvals(
+        reader,
+        rules,
+        number=pull.number,
+        author=pull.author,
+        head=pull.head_sha,
+        base_changed_at=base_changed_at,
+    )
 
 
 def _verdict(
@@ -470,13 +491,41 @@ def _judge_group(ctx: Context, claimed: ClaimedJob) -> Outcome:
         git = mirror.open_mirror(ctx.config.mirrors, job.repo)
         mirror.fetch(git, ctx.config.clone_url(job.repo), [f"+{job.group_ref}:refs/oracle-gate/group"], token)
         head, base = git.commit(job.head), git.commit(job.base)
-        verdict, _ = _verdict(ctx, git, repo=job.repo, parent=base, head=head, token=token)
+        approvals = _group_approvals(ctx, git, publisher, token, job, base=base, head=head)
+        verdict, _ = _verdict(
+            ctx, git, repo=job.repo, parent=base, head=head, token=token, approvals=approvals
+        )
     except GateError as exc:
         publisher.external_id = posting.external_id(job.repo, job.group_ref, "error", job.head)
         return _post_error(publisher, job.head, str(exc))
     publisher.external_id = posting.external_id(job.repo, job.group_ref, base, head)
     publisher.publish_check(check_content(verdict, ctx.config.max_annotations), head)
     return Outcome(DONE, f"{verdict.verdict} on merge group {head}")
+
+
+def _group_approvals(
+    ctx: Context, git: Git, publisher: Publisher, token: str, job: Job, *, base: str, head: str
+) -> ApprovalsRead | None:
+    """v3.9.2: the approvals of the group's pull request, on its head
+    (:mod:`oracle_gate.review.merge_group`)."""
+
+    def pull(number: int) -> QueuedPull:
+        info = publisher.pull_request(number)
+        return QueuedPull(info.head_sha, info.author)
+
+    def fetch_head(number: int) -> None:
+        mirror.fetch(git, ctx.config.clone_url(job.repo), [f"+refs/pull/{number}/head:{QUEUED_HEAD}"], token)
+
+    return group_approvals(
+        git,
+        publisher.review_reader(),
+        parent_rules(git, base),
+        head_ref=job.group_ref or "",
+        base_sha=base,
+        head_sha=head,
+        pull=pull,
+        fetch_head=fetch_head,
+    )
 
 
 Runner = Callable[[Context, ClaimedJob], Outcome]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from oracle_gate.bot import events
 from oracle_gate.bot.events import Job
 from oracle_gate.bot.store import DONE, FAILED, ClaimedJob, Store
-from oracle_gate.review.events import EventError, payload_of
+from oracle_gate.review.events import Event, EventError, PullRequestChanged, payload_of
 
 PLAN = "plan"
 PLAN_KEY = "!plan"
@@ -39,6 +39,7 @@ def plan_delivery(
         planned = events.jobs_for(parsed, review_interval=review_interval)
     except EventError as exc:
         return FAILED, f"not a {event} payload: {exc}"
+    _note_base_change(store, parsed)
     installation = events.installation_change(parsed)
     jobs = [] if isinstance(planned, events.Ignored) else planned
     queued = store.enqueue(claimed.delivery, jobs, installation)
@@ -47,3 +48,10 @@ def plan_delivery(
     if queued < len(jobs):
         return DONE, f"queued {queued} job(s); {len(jobs) - queued} taken by a judgement already queued"
     return DONE, f"queued {queued} job(s)"
+
+
+def _note_base_change(store: Store, event: Event) -> None:
+    """v3.9.1: a retarget is kept per pull request before its job is queued (a later delivery may
+    supersede the job; the approvals given before the retarget stay stale all the same)."""
+    if isinstance(event, PullRequestChanged) and event.base_changed_at is not None and event.origin.repo:
+        store.note_base_change(event.origin.repo, event.number, event.base_changed_at)

@@ -106,8 +106,26 @@ def _to_6(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE posted ADD COLUMN required INTEGER")
 
 
+def _to_7(db: sqlite3.Connection) -> None:
+    """``base_changes``: per pull request, when its base branch last changed (contract v3.9.1), as the
+    ``pull_request`` ``edited`` deliveries with ``changes.base`` said (GitHub's clock, UTC seconds);
+    an approval submitted before it is stale. Kept beside the deliveries, which retention prunes."""
+    db.execute(
+        "CREATE TABLE base_changes (repo TEXT NOT NULL, pr INTEGER NOT NULL, at REAL NOT NULL, "
+        "PRIMARY KEY (repo, pr))"
+    )
+
+
 #: Step ``i`` takes a database from version ``i`` to ``i + 1``.
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_to_1, _to_2, _to_3, _to_4, _to_5, _to_6)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
+    _to_1,
+    _to_2,
+    _to_3,
+    _to_4,
+    _to_5,
+    _to_6,
+    _to_7,
+)
 VERSION = len(MIGRATIONS)
 
 

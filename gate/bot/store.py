@@ -27,6 +27,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -444,6 +445,25 @@ class Store:
         :mod:`oracle_gate.bot.trend`)."""
         with self._lock:
             return [tuple(row) for row in self._db.execute(sql, params).fetchall()]
+
+    # -- base changes (contract v3.9.1) ------------------------------------------------------------
+
+    def note_base_change(self, repo: str, pr: int, at: datetime) -> None:
+        """A delivery said the pull request's base branch changed at ``at``: keep the latest."""
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO base_changes (repo, pr, at) VALUES (?, ?, ?) "
+                "ON CONFLICT (repo, pr) DO UPDATE SET at = max(at, excluded.at)",
+                (repo, pr, at.timestamp()),
+            )
+
+    def base_changed_at(self, repo: str, pr: int) -> datetime | None:
+        """When a delivery last said the pull request's base branch changed (None: none did)."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT at FROM base_changes WHERE repo = ? AND pr = ?", (repo, pr)
+            ).fetchone()
+        return datetime.fromtimestamp(row[0], UTC) if row else None
 
     def last_verdict(self, repo: str, pr: int) -> tuple[str, str, str] | None:
         """(parent, head, verdict) of the pull request's last judgement."""

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, TypeAlias
 
 from oracle_gate.github.defaults import is_repository
@@ -81,6 +82,8 @@ class PullRequestChanged:
     head_sha: str
     base_ref: str | None
     from_fork: bool  # the head repository is another one (or is gone)
+    # v3.9.1: an ``edited`` event that changed the base: when (the pull request's ``updated_at``).
+    base_changed_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -233,7 +236,18 @@ def _pull_request(r: Reader, _: str) -> Event:
     base_repo = r.optional_text("pull_request.base.repo.full_name")
     head_repo = r.optional_text("pull_request.head.repo.full_name")
     base_ref = r.optional_text("pull_request.base.ref")
-    return PullRequestChanged(origin, action, number, head_sha, base_ref, head_repo != base_repo)
+    changed_at = _time(r, "pull_request.updated_at") if base_changed else None
+    return PullRequestChanged(origin, action, number, head_sha, base_ref, head_repo != base_repo, changed_at)
+
+
+def _time(r: Reader, path: str) -> datetime:
+    """An ISO time the payload carries (GitHub's are UTC: one without an offset is read as UTC)."""
+    text = r.text(path)
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise r.fail(f"{path} is not an ISO time: {shown(text)}") from None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def _pull_request_review(r: Reader, _: str) -> Event:

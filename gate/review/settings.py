@@ -4,7 +4,7 @@ The Action reads a setting as the input ``name`` (``INPUT_<NAME>``); the bot rea
 environment variable ``ORACLE_GATE_<NAME>`` (upper case, ``-`` as ``_``). A setting that only one
 door has says so (``action`` / ``bot``). Defaults are written here and nowhere else: the Action's
 config and the bot's config read them from :func:`default`, and tests check ``action.yml``'s
-defaults, the bot's config and the README's settings table against this one.
+defaults, the bot's config and docs/bot-operations.md's settings table against this one.
 
 Standard library only: the command line and both configs import it without PyGithub or jinja2.
 """

@@ -9,6 +9,7 @@ another exception.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any, get_args
 
 import pytest
@@ -125,6 +126,22 @@ def test_a_base_change_is_judged_and_a_title_edit_is_not() -> None:
     assert isinstance(parsed("pull_request", as_base_edit(opened, "develop", SHA)), ev.PullRequestChanged)
     retitled = dict(opened, action="edited", changes={"title": {"from": "x"}})
     assert isinstance(parsed("pull_request", retitled), ev.Ignored)
+
+
+def test_a_base_change_carries_when_it_was_made() -> None:
+    """v3.9.1: the edited event's ``pull_request.updated_at`` is when the base changed; the other
+    actions carry no base change, and a time that is not one is refused, never ignored."""
+    edit = as_base_edit(load("pull_request.opened"), "develop", SHA)
+    edit["pull_request"]["updated_at"] = "2026-11-30T12:05:00Z"
+    event = parsed("pull_request", edit)
+    assert isinstance(event, ev.PullRequestChanged)
+    assert event.base_changed_at == datetime(2026, 11, 30, 12, 5, tzinfo=UTC)
+    pushed = parsed("pull_request", load("pull_request.synchronize"))
+    assert isinstance(pushed, ev.PullRequestChanged)
+    assert pushed.base_changed_at is None
+    edit["pull_request"]["updated_at"] = "yesterday"
+    with pytest.raises(ev.EventError, match="updated_at is not an ISO time"):
+        parsed("pull_request", edit)
 
 
 @pytest.mark.parametrize(
