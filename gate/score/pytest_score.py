@@ -36,6 +36,7 @@ from oracle_gate.maps.outcomes import (
     plugins_union,
     python_version,
 )
+from oracle_gate.score.mutation.settings import ENV_LINES
 from oracle_gate.score.settings import (
     ENV_FREEZE,
     ENV_HARNESS,
@@ -198,6 +199,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
         install(config.pluginmanager, os.environ)  # v2 2.3: the second witness, a plugin of its own
         config.pluginmanager.register(ScorePlugin(config), "oracle_gate_score-session")
+        _lines_recorder_register(config)
         for name in (ENV_REPORT, ENV_FREEZE, ENV_PARENT_IDS, ENV_HARNESS, ENV_REVERSE):
             os.environ.pop(name, None)  # out of reach of a test's ``os.environ`` and its children
 
@@ -218,7 +220,17 @@ def _watch_namespaces() -> Any:
     return install(Path.cwd(), lambda path: path in globs)
 
 
+def _lines_recorder_register(config: pytest.Config) -> None:
+    from oracle_gate.score.mutation import recorder
+
+    recorder.register(config)
+
+
 WATCH: Any = None
 if os.environ.get(ENV_REPORT):
     _append_checkout()
     WATCH = _watch_namespaces()
+    if os.environ.get(ENV_LINES):  # SCORING.md 2.4: trace the touched lines from before collection
+        from oracle_gate.score.mutation import recorder as _recorder
+
+        _recorder.start(os.environ.pop(ENV_LINES))

@@ -37,6 +37,10 @@ from oracle_gate.score.decide import (
     incomplete,
     rechecked_score,
 )
+from oracle_gate.score.mutation.outcome import with_mutation
+from oracle_gate.score.mutation.run import mutation_stage, plan_for
+from oracle_gate.score.mutation.settings import ENV_LINES
+from oracle_gate.score.mutation.stage import recorder_spec
 from oracle_gate.score.parent import ParentProblem, parent_side
 from oracle_gate.score.rebound import rebound_entries, rebound_targets
 from oracle_gate.score.tampering import Witnessed
@@ -84,6 +88,7 @@ def run_score(
         return ScoreResult(incomplete(side.problem), verdict, verdict.parent, verdict.head, side.digest)
     parent_run, digest, live, oracle = side.run, side.digest, side.live, side.oracle
     freeze_bytes = git.read_blob(verdict.parent, oracle.policy.freeze)
+    plan = plan_for(git, verdict, oracle.policy, live)
     runs: list[HeadRun] = []
     seconds: dict[str, float] = {"diff": round(time.monotonic() - started, 3)}
     with tempfile.TemporaryDirectory(prefix="oracle-gate-score-") as tmp, ExitStack() as stack:
@@ -99,6 +104,8 @@ def run_score(
             deadline=started + request.wall_seconds,
             tests=tuple(oracle.policy.tests),
         )
+        if plan is not None:
+            setup = replace(setup, lines_spec=recorder_spec(plan, tree, scratch))
         for index, label in enumerate(("first", "second")):
             say(f"{label} run", 0, None)
             run_started = time.monotonic()
@@ -107,20 +114,28 @@ def run_score(
             runs.append(run)
             if run.problem or run.leaked or run.harness_stopped:
                 break  # a run that stops the score: a second one would not change it
-    say("compare", 0, None)
-    score = decide(parent_run, live, tuple(runs))
-    targets = rebound_targets(entry for run in runs for entry in run.rebound)
-    if targets:  # v2 2.2: the diff verdict again, with the rebound definitions touched
-        again = CheckRequest(
-            repo=request.repo,
-            base=verdict.parent,
-            head=verdict.head,
-            coverage=request.coverage,
-            rebound=targets,
-        )
-        score = rechecked_score(score, run_check(again))
+        say("compare", 0, None)
+        score = decide(parent_run, live, tuple(runs))
+        targets = rebound_targets(entry for run in runs for entry in run.rebound)
+        if targets:  # v2 2.2: the diff verdict again, with the rebound definitions touched
+            again = CheckRequest(
+                repo=request.repo,
+                base=verdict.parent,
+                head=verdict.head,
+                coverage=request.coverage,
+                rebound=targets,
+            )
+            score = rechecked_score(score, run_check(again))
+        mutation = None
+        if plan is not None and score.score == Outcome.PASS_CLEAN:
+            say("mutation", 0, len(plan.mutants))
+            mutation = mutation_stage(plan, setup, run_env(setup, 0, scratch / "unused.jsonl"), runs[0], live)
+            seconds["mutation"] = round(mutation.seconds, 3)
+            score = with_mutation(score, mutation)
     seconds["total"] = round(time.monotonic() - started, 3)
-    return ScoreResult(score, verdict, verdict.parent, verdict.head, digest, parent_run, tuple(runs), seconds)
+    return ScoreResult(
+        score, verdict, verdict.parent, verdict.head, digest, parent_run, tuple(runs), seconds, mutation
+    )
 
 
 def _same_pair(git: Git, request: ScoreRequest, verdict: Verdict) -> None:
@@ -147,6 +162,7 @@ class RunSetup:
     parent_ids: Path
     deadline: float
     tests: tuple[str, ...] = ()  # the policy's tests globs: modules 2.2 does not watch
+    lines_spec: Path | None = None  # 2.4: the first run records which tests execute these lines
 
 
 def run_env(
@@ -175,6 +191,8 @@ def run_env(
     )
     if setup.freeze is not None:
         env[plug.ENV_FREEZE] = str(setup.freeze)
+    if setup.lines_spec is not None and index == 0:
+        env[ENV_LINES] = str(setup.lines_spec)
     return env
 
 

@@ -50,6 +50,7 @@ class KnownFacts:
     protocol: Mapping[str, Any]  # that verdict's JSON ``protocol`` object
     parent_run: ParentRun
     live: frozenset[str]
+    mutation_mode: str = "off"  # SCORING.md 2.4: the parent's policy's [mutation] mode (trusted.py reads it)
 
 
 def rejected(problem: str) -> Score:
@@ -74,12 +75,14 @@ def check_report(doc: object, known: KnownFacts, recheck: Recheck | None = None)
     except (TypeError, ValueError, KeyError) as exc:
         return rejected(f"score.json: a run is malformed ({exc})")
     problem = completeness_problem(runs)
+    try:
+        score = with_claimed_mutation(
+            rechecked(decide(known.parent_run, known.live, runs), runs, recheck), doc, known.mutation_mode
+        )
+    except ValueError as exc:
+        problem = problem or f"score.json: {exc}"
     if problem is not None:
         return rejected(problem)
-    score = decide(known.parent_run, known.live, runs)
-    targets = rebound_targets(entry for run in runs for entry in run.rebound)
-    if targets and recheck is not None:
-        score = rechecked_score(score, recheck(targets))
     claimed = (
         doc.get("score"),
         sorted(str(r.get("code")) for r in doc.get("reasons") or [] if isinstance(r, dict)),
@@ -90,6 +93,26 @@ def check_report(doc: object, known: KnownFacts, recheck: Recheck | None = None)
             f"outcomes score {score.score.value!r} ({', '.join(score.codes)})"
         )
     return score
+
+
+def rechecked(score: Score, runs: tuple[HeadRun, ...], recheck: Recheck | None) -> Score:
+    """v2 2.2: the score with the stage's own diff verdict over the definitions the runs saw rebound."""
+    targets = rebound_targets(entry for run in runs for entry in run.rebound)
+    return rechecked_score(score, recheck(targets)) if targets and recheck is not None else score
+
+
+def with_claimed_mutation(score: Score, doc: Mapping[str, Any], mode: str) -> Score:
+    """The score with the reasons of the report's diff mutation (SCORING.md 2.4), in this stage's own
+    mode. Mutation runs only on a ``pass_clean`` comparison, so such a score needs the section;
+    :class:`ValueError` when it is missing or malformed."""
+    from oracle_gate.score.mutation.outcome import summary_from_document, with_mutation
+
+    if mode == "off" or score.score != Outcome.PASS_CLEAN:
+        return score
+    section = doc.get("mutation")
+    if not isinstance(section, dict):
+        raise ValueError("no diff mutation report, which the policy asks for")
+    return with_mutation(score, summary_from_document(section, mode))
 
 
 def binding_problem(doc: object, known: KnownFacts) -> str | None:
