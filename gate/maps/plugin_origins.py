@@ -29,9 +29,11 @@ MODULE_PREFIX = "module:"  # a plugin module outside the checkout that no distri
 _OWN_TOPS = frozenset({"_pytest", "pytest", "pluggy", "oracle_gate", "py", "builtins"})
 
 
-def plugin_modules(pluginmanager: Any) -> Iterator[tuple[str, str | None]]:
-    """(module name, file) of each registered plugin: the plugin itself when it is a module, else the
-    module its class comes from."""
+def plugin_modules(pluginmanager: Any) -> Iterator[tuple[str, list[str]]]:
+    """(module name, files) of each registered plugin: the plugin itself when it is a module, else the
+    module its class comes from. ``files`` also holds where each ``pytest_*`` hook's code was compiled:
+    a module of the checkout can rename itself (``__name__ = "_pytest.x"``) or its class
+    (``__module__ = "pytest"``), but its hooks' code still names the file it came from."""
     for plugin in pluginmanager.get_plugins():
         if isinstance(plugin, types.ModuleType):
             name, file = plugin.__name__, getattr(plugin, "__file__", None)
@@ -39,9 +41,24 @@ def plugin_modules(pluginmanager: Any) -> Iterator[tuple[str, str | None]]:
             name = getattr(type(plugin), "__module__", None) or ""
             module = sys.modules.get(name)
             file = getattr(module, "__file__", None) if module is not None else None
-        if name.split(".", 1)[0] in _OWN_TOPS:
+        yield str(name), [str(f) for f in (file, *_hook_files(plugin)) if f]
+
+
+def _hook_files(plugin: object) -> Iterator[str]:
+    """Where each ``pytest_*`` callable of ``plugin`` was compiled (an attribute that raises when read
+    is passed over: its module or class still names the plugin)."""
+    try:
+        names = [a for a in dir(plugin) if a.startswith("pytest_")]
+    except Exception:  # noqa: BLE001 - a plugin's own __dir__ may raise
+        return
+    for attribute in names:
+        try:
+            code = getattr(getattr(plugin, attribute, None), "__code__", None)
+        except Exception:  # noqa: BLE001, S112 - a property of a plugin object may raise
             continue
-        yield name, (str(file) if file else None)
+        filename = getattr(code, "co_filename", None)
+        if isinstance(filename, str):
+            yield filename
 
 
 def tree_path(file: str | None, root: Path) -> str | None:
@@ -62,10 +79,12 @@ def origins(
     whose distribution the caller has already (an entry point's): not looked up again, since finding
     a module's distribution reads every installed one."""
     found: dict[str, str | None] = {}
-    for name, file in plugin_modules(pluginmanager):
-        path = tree_path(file, root)
-        if path is not None:
-            found[TREE_PREFIX + path] = None
+    for name, files in plugin_modules(pluginmanager):
+        paths = [p for p in (tree_path(f, root) for f in files) if p is not None]
+        if paths:  # a file of the checkout, whatever name the module or its class gives itself
+            found.update(dict.fromkeys((TREE_PREFIX + p for p in paths), None))
+        elif name.split(".", 1)[0] in _OWN_TOPS:
+            continue
         elif name and name != "__main__" and name.split(".", 1)[0] not in counted:
             dist, version = distribution_of(name)
             found.setdefault(dist, version)

@@ -56,3 +56,23 @@ def test_an_installed_package_inside_the_checkout_is_not_the_tree(tmp_path: Path
     assert tree_path(str(inside), tmp_path) is None
     assert tree_path(str(tmp_path / "conftest.py"), tmp_path) == "conftest.py"
     assert tree_path(None, tmp_path) is None
+
+
+def test_a_module_of_the_checkout_cannot_hide_behind_pytests_or_the_gates_name(tmp_path: Path) -> None:
+    """A tree module that renames itself, or a class that claims pytest's module, is still the tree:
+    its hooks' code names the file it was compiled from."""
+    root = tmp_path / "repo"
+    source = root / "tests" / "evil.py"
+    source.parent.mkdir(parents=True)
+    code = "def pytest_runtest_makereport(item, call):\n    return None\n"
+    source.write_text(code)
+    renamed = types.ModuleType("_pytest.runner_extra")  # no __file__ either
+    exec(compile(code, str(source), "exec"), renamed.__dict__)  # noqa: S102
+    namespace: dict[str, object] = {}
+    class_code = "class Hooks:\n    def pytest_runtest_makereport(self, item, call):\n        return None\n"
+    exec(compile(class_code, str(source), "exec"), namespace)  # noqa: S102
+    hooks_class = namespace["Hooks"]
+    assert isinstance(hooks_class, type)
+    hooks_class.__module__ = "oracle_gate.maps.pytest_plugin"
+    found = origins(FakeManager(renamed, hooks_class()), root, lambda name: (f"module:{name}", None))
+    assert found == {"tree:tests/evil.py": None}
