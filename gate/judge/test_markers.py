@@ -80,6 +80,7 @@ DECORATOR_APIS_EXACT = frozenset({"unittest.case.expectedFailure"})
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _BLOCKS = (ast.If, ast.Try, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While)
 PYTESTMARK = "pytestmark"
+FIXTURE_NAMES = frozenset({"fixture", "yield_fixture"})
 
 Key = tuple[str, ...]  # the classes around a test and its name; a class: the classes and its name
 
@@ -253,7 +254,7 @@ def read_layout(tree: ast.Module, deselected: Collection[str] = ()) -> TestLayou
 
 def _read_scopes(body: list[ast.stmt], classes: Key, layout: TestLayout, reader: _MarkerReader) -> None:
     for stmt in _body_statements(body):
-        if isinstance(stmt, _FUNCTIONS) and _is_test_function(stmt):
+        if isinstance(stmt, _FUNCTIONS) and _is_test_function(stmt, reader.resolver):
             key = (*classes, stmt.name)
             scope = Scope(key, *_lines(stmt))
             for decorator in stmt.decorator_list:
@@ -420,8 +421,19 @@ def _is_pytestmark(stmt: ast.stmt) -> bool:
     return False
 
 
-def _is_test_function(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    return node.name.startswith("test") and not any(_last_name(d) == "fixture" for d in node.decorator_list)
+def _is_test_function(node: ast.FunctionDef | ast.AsyncFunctionDef, resolver: Resolver | None = None) -> bool:
+    """Named ``test*`` and not a fixture: no decorator named ``fixture``, or that resolves to one
+    (``fx = pytest.fixture``, ``auto = functools.partial(pytest.fixture, autouse=True)``): an
+    autouse fixture called ``test_setup`` that skips is not a new test, it skips every test."""
+    return node.name.startswith("test") and not any(_is_fixture(d, resolver) for d in node.decorator_list)
+
+
+def _is_fixture(decorator: ast.expr, resolver: Resolver | None) -> bool:
+    if _last_name(decorator) in FIXTURE_NAMES:
+        return True
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    found = resolver.resolve(target) if resolver is not None else frozenset()
+    return any(q.rsplit(".", 1)[-1] in FIXTURE_NAMES for q in found)
 
 
 def _is_test_class(node: ast.ClassDef) -> bool:

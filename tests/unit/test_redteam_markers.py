@@ -183,3 +183,35 @@ def test_a_case_mark_re_wrapped_and_a_new_tests_case_marks_do_not_count() -> Non
         """
     )
     assert "skip_marker_added" not in judge_test_file(new)
+
+
+FIXTURES = {
+    "a fixture decorator aliased": appended(
+        """
+        fx = pytest.fixture
+
+
+        @fx(autouse=True)
+        def test_setup():
+            pytest.skip("later")
+        """
+    ),
+    "a fixture decorator through functools.partial": appended(
+        """
+        import functools
+
+        auto = functools.partial(pytest.fixture, autouse=True)
+
+
+        @auto
+        def test_setup():
+            pytest.skip("later")
+        """
+    ),
+}
+
+
+@pytest.mark.parametrize("head", FIXTURES.values(), ids=FIXTURES.keys())
+def test_an_autouse_fixture_named_like_a_test_is_no_new_test(head: str) -> None:
+    """pytest runs it before every test of the file (and does not collect it): its skip skips them."""
+    assert "skip_marker_added" in judge_test_file(head)
