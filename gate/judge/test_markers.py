@@ -240,7 +240,8 @@ def _innermost(line: int, scopes: Collection[Scope]) -> Scope | None:
 
 def read_layout(tree: ast.Module, deselected: Collection[str] = ()) -> TestLayout:
     """The tests of a parsed file, the markers each carries, and the names the file refers to."""
-    reader = _MarkerReader(build_resolver(tree), frozenset(deselected), _derived_bindings(tree))
+    resolver = build_resolver(tree)
+    reader = _MarkerReader(resolver, frozenset(deselected), _derived_bindings(tree, resolver))
     layout = TestLayout(referenced=_referenced_names(tree))
     for stmt in _body_statements(tree.body):
         if _is_pytestmark(stmt):
@@ -326,7 +327,9 @@ class Derived:
         return not isinstance(node, ast.Name) or node.id in self.names
 
 
-def _derived_bindings(tree: ast.Module) -> Derived:
+def _derived_bindings(tree: ast.Module, resolver: Resolver) -> Derived:
+    """Of the names and attributes the resolver binds to a marker API's module, those some binding
+    derives (``self.skip = False`` binds nothing the resolver follows: ``pytest.skip`` stays plain)."""
     names: set[str] = set()
     attributes: set[str] = set()
     for node in ast.walk(tree):
@@ -339,7 +342,9 @@ def _derived_bindings(tree: ast.Module) -> Derived:
                     names.add(bound.id)
                 elif isinstance(bound, ast.Attribute):
                     attributes.add(bound.attr)
-    return Derived(frozenset(names), frozenset(attributes))
+    return Derived(
+        frozenset(names & resolver.names.keys()), frozenset(attributes & resolver.attributes.keys())
+    )
 
 
 def _bindings(node: ast.AST) -> Iterator[tuple[ast.expr, ast.expr | None, bool]]:

@@ -215,3 +215,14 @@ FIXTURES = {
 def test_an_autouse_fixture_named_like_a_test_is_no_new_test(head: str) -> None:
     """pytest runs it before every test of the file (and does not collect it): its skip skips them."""
     assert "skip_marker_added" in judge_test_file(head)
+
+
+def test_an_attribute_named_skip_set_to_a_value_leaves_pytest_skip_plain() -> None:
+    """Only names bound to a marker API's module are derived: ``self.skip = False`` is not one."""
+    parent = edited(
+        "    assert io.tell()",
+        "    self_skip = io.Options()\n    self_skip.skip = False\n    assert io.tell()",
+    )
+    parent = edited('pytest.skip("no seek on mac")', 'pytest.skip("no")', parent)
+    head = edited('pytest.skip("no")', 'pytest.skip(\n            "no seek here"\n        )', parent)
+    assert "skip_marker_added" not in judge_test_file(head, parent)
