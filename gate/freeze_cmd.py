@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
-import sys
 from collections.abc import Callable
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
+from oracle_gate.maps.node_ids import CollectionFailed, collect_node_ids
 from oracle_gate.errors import GateError, UsageError
 from oracle_gate.files import write_atomically
 from oracle_gate.git import Git
@@ -157,18 +156,13 @@ def _is_date(text: str) -> bool:
 
 
 def collect(repo: Path) -> list[str]:
-    """The test ids ``pytest --collect-only -q`` prints in ``repo`` (exit 3 when it cannot)."""
-    command = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
+    """Every test pytest collects in ``repo`` (selected or deselected; exit 3 when it cannot): asked of
+    pytest through a collection hook, so no ``addopts`` verbosity changes the answer
+    (:mod:`oracle_gate.maps.node_ids`)."""
     try:
-        proc = subprocess.run(
-            command, cwd=repo, capture_output=True, text=True, timeout=COLLECT_SECONDS, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise UsageError(f"cannot collect the tests in {repo}: {exc}") from exc
-    if proc.returncode not in (0, 5):  # 5: no tests collected
-        last = (proc.stdout.strip().splitlines() or proc.stderr.strip().splitlines() or ["no output"])[-1]
-        raise UsageError(f"pytest --collect-only failed in {repo} (exit {proc.returncode}): {last[:200]}")
-    return [line.strip() for line in proc.stdout.splitlines() if "::" in line and " " not in line.strip()]
+        return list(collect_node_ids(repo, timeout=COLLECT_SECONDS).all)
+    except CollectionFailed as exc:
+        raise UsageError(str(exc)) from exc
 
 
 # -- list -----------------------------------------------------------------------------------------
