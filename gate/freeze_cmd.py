@@ -19,12 +19,12 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from oracle_gate.maps.node_ids import CollectionFailed, collect_node_ids
 from oracle_gate.errors import GateError, UsageError
 from oracle_gate.files import write_atomically
 from oracle_gate.git import Git
 from oracle_gate.judge.freeze import ISO_DATE, LOGIN, nodeid_matches
 from oracle_gate.judge.policy import POLICY_PATH, parse_policy
+from oracle_gate.maps.node_ids import CollectionFailed, collect_node_ids
 
 KEY_ORDER = ("nodeid", "reason", "bound_sha", "owner", "expires")
 COLLECT_SECONDS = 600
