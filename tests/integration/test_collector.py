@@ -328,3 +328,31 @@ def test_a_command_that_never_runs_pytest_is_named_as_the_cause(py312: Path, tmp
     )
     assert autoload_off.returncode == 3, autoload_off.stderr
     assert "no map: the oracle-gate pytest plugin never started" in autoload_off.stderr
+
+
+@pytest.mark.parametrize(
+    "addopts",
+    ["--cov=. --cov-report=term-missing", "-ra -q --cov --cov-context=test --cov-report=", "-n 2 --cov=."],
+)
+def test_pytest_cov_in_addopts_beside_the_collector_leaves_its_map_alone(
+    py312: Path, tmp_path: Path, addopts: str
+) -> None:
+    """pytest-cov from ``addopts`` combines and deletes every ``COVERAGE_FILE.*`` at the end of the
+    session: the collector's data file was among them, and ``map`` exited 3 ("isn't a coverage data
+    file"). The collector's file is out of its reach now, and the map is the plain run's (issue 28)."""
+    repo = make_repo(tmp_path)
+    plain = map_with(py312, repo, tmp_path / "plain.coverage")
+    repo.write("pytest.ini", f"[pytest]\naddopts = {addopts}\n")
+    repo.commit("pytest-cov in addopts")
+
+    manifest = map_with(py312, repo, tmp_path / "cov.coverage")
+
+    assert manifest["collector"] == "sysmon"
+    assert manifest["tests_passed"] is True
+    assert manifest["tests_ran"] == plain["tests_ran"]
+    got = contexts_of([tmp_path / "cov.coverage"], repo.root)
+    expected = contexts_of([tmp_path / "plain.coverage"], repo.root)
+    if "-n" in addopts:  # which test's teardown runs a module's finalizers is the xdist schedule's
+        got, expected = ({c: v for c, v in d.items() if not c.endswith("|teardown")} for d in (got, expected))
+    assert len(expected) >= 10
+    assert got == expected

@@ -118,6 +118,8 @@ def test_a_git_ignored_version_file_is_copied_into_the_worktree_when_named(
 
     assert without.returncode == 3
     assert "No module named '_version'" in without.stderr
+    assert "pass --copy-ignored _version.py" in without.stderr
+    assert "src layout" not in without.stderr
     assert named.returncode == 0, named.stderr
     assert repo.git("status", "--porcelain") == ""
 
@@ -193,3 +195,28 @@ def test_map_repeat_refuses_a_count_out_of_range(repo: Repo, tmp_path: Path, val
 
     assert proc.returncode != 0
     assert f"--repeat {value!r}: give a whole number of runs from 1 to 20" in proc.stderr
+
+
+@pytest.mark.parametrize("built", [True, False])
+def test_a_missing_git_ignored_version_file_of_a_src_layout_is_named_not_the_src_layout(
+    repo: Repo, tmp_path: Path, built: bool
+) -> None:
+    """The hint blamed the src layout ("a src layout needs src/ on the path?") for a package that
+    imports fine but whose build-written ``_version.py`` the worktree lacks (issue 28): it names the
+    file and ``--copy-ignored`` now, and says to build it first when the checkout lacks it too."""
+    repo.write(".gitignore", "src/pkg/_version.py\n")
+    repo.write("src/pkg/__init__.py", "from pkg._version import version\n")
+    repo.write("tests/test_pkg.py", "import pkg\n\n\ndef test_version():\n    assert pkg.version\n")
+    repo.write("pyproject.toml", '[tool.pytest.ini_options]\npythonpath = ["src"]\n')
+    repo.commit("a src layout with a version file the build writes")
+    if built:
+        repo.write("src/pkg/_version.py", "version = '1.0'\n")
+
+    proc = run_cli(*map_args(repo, tmp_path / "map.coverage"))
+
+    assert proc.returncode == 3
+    line = next(x for x in proc.stderr.splitlines() if "no map:" in x)
+    assert "src/pkg/_version.py is ignored by git" in line
+    assert line.endswith("pass --copy-ignored src/pkg/_version.py")
+    assert ("build it in the checkout" in line) is not built
+    assert "src layout" not in proc.stderr
