@@ -74,6 +74,7 @@ from oracle_gate.maps.runner import (
 )
 from oracle_gate.maps.shards import COVERAGE_COLLECTOR, ENV_FREEZE, GATE_COLLECTORS
 from oracle_gate.maps.sqlite_map import SqliteCoverageMap
+from oracle_gate.maps.testpaths import DefaultPaths, default_test_paths
 from oracle_gate.oracle_files import read_oracle
 
 # Importers (the Action, the CLI) name these through this module.
@@ -118,7 +119,10 @@ def build_map(
     why = coverage_py_reason(command)
     if why is not None:
         note(f"measuring with coverage.py: {why}")
-    argv = map_command(command, collector)
+    default_paths = DefaultPaths() if command else default_test_paths(git, sha)
+    if default_paths.note is not None:
+        note(default_paths.note)
+    argv = [*map_command(command, collector), *default_paths.paths]
     oracle = read_oracle(git, sha, check_bound=False)  # which tests are frozen; check judges bindings
     freeze, freeze_path = oracle.freeze, oracle.policy.freeze
     started = time.monotonic()
@@ -140,7 +144,8 @@ def build_map(
             run = runner.run()
             if collector != COVERAGE_COLLECTOR and run.report.refused is not None:
                 note(f"measuring with coverage.py: the collector cannot follow {run.report.refused}")
-                collector, argv = COVERAGE_COLLECTOR, map_command(command, COVERAGE_COLLECTOR)
+                collector = COVERAGE_COLLECTOR
+                argv = [*map_command(command, COVERAGE_COLLECTOR), *default_paths.paths]
                 (scratch / REPORT_FILE).unlink()
                 env = measurer_env(env, scratch, collector)
                 run = replace(runner, argv=argv, env=env).run()
