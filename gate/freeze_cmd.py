@@ -25,6 +25,7 @@ from oracle_gate.git import Git
 from oracle_gate.judge.freeze import ISO_DATE, LOGIN, nodeid_matches
 from oracle_gate.judge.policy import POLICY_PATH, parse_policy
 from oracle_gate.maps.node_ids import CollectionFailed, collect_node_ids
+from oracle_gate.maps.testpaths import default_test_paths_in
 
 KEY_ORDER = ("nodeid", "reason", "bound_sha", "owner", "expires")
 COLLECT_SECONDS = 600
@@ -160,7 +161,8 @@ def collect(repo: Path) -> list[str]:
     pytest through a collection hook, so no ``addopts`` verbosity changes the answer
     (:mod:`oracle_gate.maps.node_ids`)."""
     try:
-        return list(collect_node_ids(repo, timeout=COLLECT_SECONDS).all)
+        paths = default_test_paths_in(repo).paths  # the tests the default map command runs
+        return list(collect_node_ids(repo, paths, timeout=COLLECT_SECONDS).all)
     except CollectionFailed as exc:
         raise UsageError(str(exc)) from exc
 

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from oracle_gate.maps.layout import src_layout_env
+
 ENV_NODEIDS = "ORACLE_GATE_NODEIDS"  # where the plugin writes the collected node ids (JSON)
 PLUGIN_MODULE = "oracle_gate.maps.node_ids"
 COLLECT_SECONDS = 600
@@ -65,7 +67,9 @@ def collect_node_ids(
             "no:cacheprovider",
             *args,
         ]
-        env = {**os.environ, ENV_NODEIDS: str(out)}
+        # A pytest-cov from addopts measures the collection too: its data goes here, not into the checkout.
+        coverage_file = str(Path(tmp) / ".coverage")
+        env = src_layout_env({**os.environ, ENV_NODEIDS: str(out), "COVERAGE_FILE": coverage_file}, repo)
         try:
             proc = subprocess.run(
                 command, cwd=repo, env=env, capture_output=True, text=True, timeout=timeout, check=False

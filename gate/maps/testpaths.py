@@ -24,8 +24,9 @@ as pytest applies them, under the directories passed.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from oracle_gate.git import Git
@@ -55,18 +56,35 @@ class DefaultPaths:
 
 def default_test_paths(git: Git, sha: str) -> DefaultPaths:
     """The default command's test paths for ``sha`` (read with git: no worktree needed)."""
-    blobs = git.read_blobs(sha, list(CONFIG_ORDER))
+    top = git.list_directory(sha, "")
+    dirs = [d for d in CONVENTIONAL_DIRS if top.get(d, ("",))[0] == TREE_MODE]
+    return choose_paths(git.read_blobs(sha, list(CONFIG_ORDER)), dirs)
+
+
+def default_test_paths_in(tree: Path) -> DefaultPaths:
+    """:func:`default_test_paths` for a working tree as it is on disk (``freeze add`` collects there)."""
+    blobs = {name: _read(tree / name) for name in CONFIG_ORDER}
+    return choose_paths(blobs, [d for d in CONVENTIONAL_DIRS if (tree / d).is_dir()])
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes() if path.is_file() else None
+    except OSError:
+        return None
+
+
+def choose_paths(blobs: Mapping[str, bytes | None], dirs: Sequence[str]) -> DefaultPaths:
+    """The configuration files' bytes and the conventional test directories present -> the choice."""
     config = pytest_table(blobs)
     if config is not None and (config[1].get("testpaths") or _doctest_modules(config[1])):
         return DefaultPaths()
-    top = git.list_directory(sha, "")
-    dirs = tuple(d for d in CONVENTIONAL_DIRS if top.get(d, ("",))[0] == TREE_MODE)
     if not dirs:
         return DefaultPaths()
     where = config[0] if config is not None else "the project's pytest configuration (there is none)"
     shown = " ".join(f"{d}/" for d in dirs)
     return DefaultPaths(
-        dirs,
+        tuple(dirs),
         f"no testpaths in {where}: the map runs pytest on {shown} (the conventional test directories, as "
         "`pytest tests` runs); set testpaths, or give the test command after --, to choose",
     )

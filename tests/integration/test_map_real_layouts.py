@@ -252,7 +252,8 @@ def test_without_testpaths_the_default_runs_the_conventional_test_directory_and_
     assert proc.returncode == 0, proc.stderr
     notes = [line for line in proc.stderr.splitlines() if "no testpaths in" in line]
     assert len(notes) == 1
-    assert "the map runs pytest on tests/" in notes[0] and "set testpaths" in notes[0]
+    assert "the map runs pytest on tests/" in notes[0]
+    assert "set testpaths" in notes[0]
     manifest = json.loads(out.with_name(out.name + ".manifest.json").read_text())
     assert manifest["tests_ran"] == ["tests/test_calc.py::test_pos"]
     assert manifest["command"][-1] == "tests"
