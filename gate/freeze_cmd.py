@@ -23,7 +23,7 @@ from oracle_gate.errors import GateError, UsageError
 from oracle_gate.files import write_atomically
 from oracle_gate.git import Git
 from oracle_gate.judge.freeze import ISO_DATE, LOGIN, nodeid_matches
-from oracle_gate.judge.policy import POLICY_PATH, parse_policy
+from oracle_gate.judge.policy import POLICY_PATH, Policy, parse_policy
 from oracle_gate.maps.node_ids import CollectionFailed, collect_node_ids
 from oracle_gate.maps.testpaths import default_test_paths_in
 
@@ -69,9 +69,12 @@ def _add_repo(p: argparse.ArgumentParser) -> None:
 
 def freeze_path(repo: Path) -> Path:
     """The freeze manifest the working tree's policy names."""
+    return repo / working_policy(repo).freeze
+
+
+def working_policy(repo: Path) -> Policy:
     policy_file = repo / POLICY_PATH
-    data = policy_file.read_bytes() if policy_file.is_file() else None
-    return repo / parse_policy(data).freeze
+    return parse_policy(policy_file.read_bytes() if policy_file.is_file() else None)
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -161,7 +164,8 @@ def collect(repo: Path) -> list[str]:
     pytest through a collection hook, so no ``addopts`` verbosity changes the answer
     (:mod:`oracle_gate.maps.node_ids`)."""
     try:
-        paths = default_test_paths_in(repo).paths  # the tests the default map command runs
+        # the tests the default map command runs (oracle_gate.maps.testpaths)
+        paths = default_test_paths_in(repo, working_policy(repo).harness).paths
         return list(collect_node_ids(repo, paths, timeout=COLLECT_SECONDS).all)
     except CollectionFailed as exc:
         raise UsageError(str(exc)) from exc

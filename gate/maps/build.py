@@ -119,11 +119,11 @@ def build_map(
     why = coverage_py_reason(command)
     if why is not None:
         note(f"measuring with coverage.py: {why}")
-    default_paths = DefaultPaths() if command else default_test_paths(git, sha)
+    oracle = read_oracle(git, sha, check_bound=False)  # which tests are frozen; check judges bindings
+    default_paths = DefaultPaths() if command else default_test_paths(git, sha, oracle.policy.harness)
     if default_paths.note is not None:
         note(default_paths.note)
     argv = [*map_command(command, collector), *default_paths.paths]
-    oracle = read_oracle(git, sha, check_bound=False)  # which tests are frozen; check judges bindings
     freeze, freeze_path = oracle.freeze, oracle.policy.freeze
     started = time.monotonic()
     unstable: dict[str, dict[str, list[int]]] | None = None

@@ -12,8 +12,10 @@ runs. So, for the default command only:
   ``[tool.pytest]`` or ``[tool.pytest.ini_options]`` table, ``tox.ini`` with ``[pytest]``,
   ``setup.cfg`` with ``[tool:pytest]``) sets ``testpaths``: pytest's choice, nothing added;
 * it does not, and the top of the repository has the conventional test directories (``tests``,
-  ``test``, ``testing``): those are passed to pytest, as ``pytest tests`` would be run, and ``map``
-  says so in one line (set ``testpaths``, or give the command after ``--``, to choose otherwise);
+  ``test``, ``testing``): those are passed to pytest, as ``pytest tests`` would be run, with the
+  oracle's harness (the top-level directory of the policy's ``harness`` globs, ``harness/``: the
+  scoring run runs it first, so the map must measure it), and ``map`` says so in one line (set
+  ``testpaths``, or give the command after ``--``, to choose otherwise);
 * its ``addopts`` ask for doctests of modules (``--doctest-modules``): the modules are tests too,
   so pytest's own collection from the rootdir stands.
 
@@ -54,17 +56,27 @@ class DefaultPaths:
     note: str | None = None
 
 
-def default_test_paths(git: Git, sha: str) -> DefaultPaths:
-    """The default command's test paths for ``sha`` (read with git: no worktree needed)."""
+def default_test_paths(git: Git, sha: str, harness: Sequence[str] = ()) -> DefaultPaths:
+    """The default command's test paths for ``sha`` (read with git: no worktree needed). ``harness``:
+    the policy's harness globs, whose top-level directory (``harness/``) is run too."""
     top = git.list_directory(sha, "")
     dirs = [d for d in CONVENTIONAL_DIRS if top.get(d, ("",))[0] == TREE_MODE]
+    dirs += [d for d in harness_roots(harness) if d in top and d not in dirs]
     return choose_paths(git.read_blobs(sha, list(CONFIG_ORDER)), dirs)
 
 
-def default_test_paths_in(tree: Path) -> DefaultPaths:
+def default_test_paths_in(tree: Path, harness: Sequence[str] = ()) -> DefaultPaths:
     """:func:`default_test_paths` for a working tree as it is on disk (``freeze add`` collects there)."""
     blobs = {name: _read(tree / name) for name in CONFIG_ORDER}
-    return choose_paths(blobs, [d for d in CONVENTIONAL_DIRS if (tree / d).is_dir()])
+    dirs = [d for d in CONVENTIONAL_DIRS if (tree / d).is_dir()]
+    dirs += [d for d in harness_roots(harness) if (tree / d).exists() and d not in dirs]
+    return choose_paths(blobs, dirs)
+
+
+def harness_roots(globs: Sequence[str]) -> list[str]:
+    """The top-level names the harness globs start with (``harness/**`` -> ``harness``), wildcards not."""
+    roots = [glob.split("/", 1)[0] for glob in globs]
+    return [r for r in dict.fromkeys(roots) if r and not any(c in r for c in "*?[") and r not in ("..", ".")]
 
 
 def _read(path: Path) -> bytes | None:
@@ -75,18 +87,20 @@ def _read(path: Path) -> bytes | None:
 
 
 def choose_paths(blobs: Mapping[str, bytes | None], dirs: Sequence[str]) -> DefaultPaths:
-    """The configuration files' bytes and the conventional test directories present -> the choice."""
+    """The configuration files' bytes and the test directories present -> the choice (none without a
+    conventional test directory: the harness alone is no reason to leave pytest's choice)."""
     config = pytest_table(blobs)
     if config is not None and (config[1].get("testpaths") or _doctest_modules(config[1])):
         return DefaultPaths()
-    if not dirs:
+    if not any(d in CONVENTIONAL_DIRS for d in dirs):
         return DefaultPaths()
     where = config[0] if config is not None else "the project's pytest configuration (there is none)"
     shown = " ".join(f"{d}/" for d in dirs)
     return DefaultPaths(
         tuple(dirs),
-        f"no testpaths in {where}: the map runs pytest on {shown} (the conventional test directories, as "
-        "`pytest tests` runs); set testpaths, or give the test command after --, to choose",
+        f"no testpaths in {where}: the map runs pytest on {shown} (the conventional test directories and "
+        "the oracle's harness, as `pytest tests` runs); set testpaths, or give the test command after --, "
+        "to choose",
     )
 
 

@@ -98,7 +98,7 @@ def run_score(
             freeze=_write(scratch / "freeze.json", freeze_bytes) if freeze_bytes is not None else None,
             parent_ids=_write(scratch / "parent_ids.json", json.dumps(sorted(parent_run.outcomes)).encode()),
             deadline=started + request.wall_seconds,
-            paths=default_test_paths(git, verdict.parent).paths,
+            paths=default_test_paths(git, verdict.parent, oracle.policy.harness).paths,
         )
         for index, label in enumerate(("first", "second")):
             say(f"{label} run", 0, None)

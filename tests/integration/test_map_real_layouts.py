@@ -230,6 +230,7 @@ def no_testpaths_project(repo: Repo, config: dict[str, str]) -> None:
     repo.write(
         "benchmarks/test_speed.py", "import pytest_benchmark_plugin_absent\n\n\ndef test_speed():\n    pass\n"
     )
+    repo.write("harness/test_harness.py", "def test_harness():\n    pass\n")  # the oracle's: run too
     for rel, text in config.items():
         repo.write(rel, text)
     repo.commit("tests, and benchmarks run elsewhere")
@@ -255,8 +256,8 @@ def test_without_testpaths_the_default_runs_the_conventional_test_directory_and_
     assert "the map runs pytest on tests/" in notes[0]
     assert "set testpaths" in notes[0]
     manifest = json.loads(out.with_name(out.name + ".manifest.json").read_text())
-    assert manifest["tests_ran"] == ["tests/test_calc.py::test_pos"]
-    assert manifest["command"][-1] == "tests"
+    assert manifest["tests_ran"] == ["harness/test_harness.py::test_harness", "tests/test_calc.py::test_pos"]
+    assert manifest["command"][-2:] == ["tests", "harness"]
 
 
 @pytest.mark.parametrize(
