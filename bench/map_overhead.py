@@ -234,9 +234,10 @@ def bench_venv(python: str, cache: Path) -> Path:
         return home / "bin" / "python"
     shutil.rmtree(home, ignore_errors=True)
     py = str(home / "bin" / "python")
+    requirements = ROOT / "requirements" / "test.txt"
     for step in (
         [python, "-m", "venv", str(home)],
-        [py, "-m", "pip", "install", "-q", "--no-deps", "--require-hashes", "-r", str(ROOT / "requirements" / "test.txt")],
+        [py, "-m", "pip", "install", "-q", "--no-deps", "--require-hashes", "-r", str(requirements)],
         [py, "-m", "pip", "install", "-q", "--no-deps", str(ROOT)],
     ):
         subprocess.run(step, check=True, capture_output=True)

@@ -1,14 +1,18 @@
 """``check --approvals FILE``: the approving reviews, as the API described them, read from a file.
 
-The file is JSON, a list of ``{"login", "commit", "teams", "permission"}`` objects (contract v3.5).
-Anything else is a usage error (exit 3) with one line naming the file: a file the gate cannot read
-as approvals must never be judged as "no approvals", silently.
+The file is JSON, a list of ``{"login", "commit", "teams", "permission"}`` objects (contract v3.5),
+each of which may carry ``"submitted_at"`` (v3.9.1: the review's ISO time; with
+``--base-changed-at``, an entry without it or submitted before it is stale). Anything else is a
+usage error (exit 3) with one line naming the file: a file the gate cannot read as approvals must
+never be judged as "no approvals", silently. ``--author-permission`` (v3.9.3) is the author's
+permission, for a policy whose ``[approvals] authors`` names them.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +50,28 @@ def _approval(path: Path, index: int, entry: object) -> Approval:
         raise UsageError(f"{where}: 'login', 'commit' and 'permission' must be strings")
     if not isinstance(teams, list) or not all(isinstance(t, str) for t in teams):
         raise UsageError(f"{where}: 'teams' must be a list of strings (org/team slugs)")
-    return Approval(login=login, commit=commit, teams=tuple(teams), permission=permission)
+    submitted = entry.get("submitted_at")
+    if submitted is not None and not isinstance(submitted, str):
+        raise UsageError(f"{where}: 'submitted_at' must be an ISO time string")
+    return Approval(
+        login=login,
+        commit=commit,
+        teams=tuple(teams),
+        permission=permission,
+        submitted_at=None if submitted is None else iso_time(submitted, f"{where}: 'submitted_at'"),
+    )
+
+
+def iso_time(text: str, where: str) -> datetime:
+    """An ISO 8601 time with its offset (GitHub's ``2026-11-30T12:00:00Z``); UsageError otherwise:
+    a time without an offset cannot be compared with GitHub's."""
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError as exc:
+        raise UsageError(f"{where} is not an ISO time: {text[:80]!r}") from exc
+    if moment.tzinfo is None:
+        raise UsageError(f"{where} has no UTC offset (write it as GitHub does: 2026-11-30T12:00:00Z)")
+    return moment
 
 
 def _one_line(exc: Exception) -> str:
@@ -66,6 +91,18 @@ def add_approval_arguments(p: argparse.ArgumentParser) -> None:
         "--author", metavar="LOGIN", help="the pull request's author (never counts as an approver)"
     )
     p.add_argument(
+        "--base-changed-at",
+        metavar="ISO-TIME",
+        help="when the pull request's base branch last changed (contract v3.9.1): an approval submitted "
+        "before it, or without 'submitted_at', is stale",
+    )
+    p.add_argument(
+        "--author-permission",
+        metavar="PERM",
+        help="the author's permission now (contract v3.9.3: with maintain or admin, an author named in "
+        "[approvals] authors approves their own pull request); needs --author",
+    )
+    p.add_argument(
         "--pr-head",
         metavar="REV",
         help="the pull request's head, whose full SHA an approval must name (default: --head)",
@@ -73,9 +110,20 @@ def add_approval_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def approval_request(args: argparse.Namespace) -> dict[str, Any]:
-    """The CheckRequest fields for ``check``'s v3.5 options (UsageError when they do not fit)."""
-    if args.approvals is None:
+    """The CheckRequest fields for ``check``'s v3.5 and v3.9 options (UsageError when they do not fit)."""
+    base_changed = getattr(args, "base_changed_at", None)
+    permission = getattr(args, "author_permission", None)
+    if args.approvals is None and permission is None:
+        if base_changed is not None:
+            raise UsageError("--base-changed-at needs --approvals FILE (it makes earlier approvals stale)")
         return {}
     if not args.author or not args.author.strip():
-        raise UsageError("--approvals needs --author LOGIN (an author never approves their own change)")
-    return {"approvals": read_approvals(args.approvals), "author": args.author, "pr_head": args.pr_head}
+        given = "--approvals" if args.approvals is not None else "--author-permission"
+        raise UsageError(f"{given} needs --author LOGIN (an author never approves their own change)")
+    return {
+        "approvals": read_approvals(args.approvals) if args.approvals is not None else (),
+        "author": args.author,
+        "pr_head": args.pr_head,
+        "base_changed_at": None if base_changed is None else iso_time(base_changed, "--base-changed-at"),
+        "author_permission": permission,
+    }

@@ -65,6 +65,9 @@ class CheckRequest:
     approvals: tuple[Approval, ...] | None = None
     author: str | None = None
     pr_head: str | None = None
+    # v3.9.1: when the base branch last changed; v3.9.3: the author's permission now (None: unasked).
+    base_changed_at: datetime | None = None
+    author_permission: str | None = None
     # v3.7: the date freeze expiry is judged on (None: today's UTC date).
     today: date | None = None
 
@@ -138,42 +141,57 @@ def read_shadowed(git: Git, parent: str, changes: ChangeSet) -> dict[str, tuple[
     return found
 
 
+class _Entry:
+    """One name of head's tree: its kind, a link's target, and (for a listed directory) its names."""
+
+    __slots__ = ("kind", "names", "target")
+
+    def __init__(self, kind: EntryKind, target: str | None = None) -> None:
+        self.kind, self.target = kind, target
+        self.names: dict[str, _Entry] | None = None
+
+
+_MISSING = _Entry(EntryKind.MISSING)
+
+
 class HeadTree:
     """Answers "what is PATH in head?" for the symlink resolver, one directory listing at a time.
 
-    Only the directories along the targets are listed (cached), and only links' blobs are read.
+    Only the directories along the targets are listed (cached, as a tree of names), and only links'
+    blobs are read. A lookup walks the path's segments once, so it costs time linear in the path's
+    length: a target of thousands of segments (under the 4,096-byte cap) cannot make it quadratic or
+    worse per added link (TRUST 8).
     """
 
     def __init__(self, git: Git, head: str) -> None:
         self.git, self.head = git, head
-        self.kinds: dict[str, tuple[EntryKind, str | None]] = {"": (EntryKind.TREE, None)}
+        self.root = _Entry(EntryKind.TREE)
 
     def lookup(self, path: str) -> tuple[EntryKind, str | None]:
-        if path in self.kinds:
-            return self.kinds[path]
-        parts = path.split("/")
-        for depth in range(1, len(parts) + 1):  # iterative: a 3000-segment path must not recurse
-            prefix, parent = "/".join(parts[:depth]), "/".join(parts[: depth - 1])
-            if prefix in self.kinds:
-                continue
-            if self.kinds.get(parent, (EntryKind.MISSING, None))[0] != EntryKind.TREE:
-                self.kinds[prefix] = (EntryKind.MISSING, None)
-                continue
-            self._list(parent)
-            self.kinds.setdefault(prefix, (EntryKind.MISSING, None))
-        return self.kinds[path]
+        entry, walked = self.root, list[str]()
+        for name in path.split("/") if path else []:
+            if entry.kind != EntryKind.TREE:
+                return (EntryKind.MISSING, None)
+            if entry.names is None:
+                entry.names = self._list("/".join(walked))
+            walked.append(name)
+            entry = entry.names.get(name, _MISSING)
+        return (entry.kind, entry.target)
 
-    def _list(self, directory: str) -> None:
+    def _list(self, directory: str) -> dict[str, _Entry]:
         entries = self.git.list_directory(self.head, directory)
         links = {name: sha for name, (mode, sha) in entries.items() if kind_of(mode) == Kind.SYMLINK}
         targets = dict(zip(links, self.git.read(list(links.values())), strict=True))
-        for name, (mode, _sha) in entries.items():
-            if name in links:
-                obj = targets[name]
+        names: dict[str, _Entry] = {}
+        for path, (mode, _sha) in entries.items():
+            name = path.rpartition("/")[2]
+            if path in links:
+                obj = targets[path]
                 target = obj.data.decode("utf-8", "surrogateescape") if obj is not None else ""
-                self.kinds[name] = (EntryKind.LINK, target)
+                names[name] = _Entry(EntryKind.LINK, target)
             else:
-                self.kinds[name] = (EntryKind.TREE if mode == "040000" else EntryKind.OTHER, None)
+                names[name] = _Entry(EntryKind.TREE if mode == "040000" else EntryKind.OTHER)
+        return names
 
 
 def read_links(git: Git, head: str, changes: ChangeSet) -> dict[str, LinkResolution]:
@@ -197,24 +215,34 @@ def read_addopts(git: Git, parent: str) -> str:
     return joined_addopts(git.read_blobs(parent, list(CONFIG_FILES)))
 
 
-def read_module_index(git: Git, parent: str, changes: ChangeSet, tests: GlobSet) -> ModuleIndex:
+def read_module_index(
+    git: Git, parent: str, changes: ChangeSet, tests: GlobSet, ignored: GlobSet | None = None
+) -> ModuleIndex:
     """v3.2/v3.3: the parent's ``.py`` paths, listed only when an added line needs them."""
-    if not needs_module_index(changes, tests):
+    if not needs_module_index(changes, tests, ignored or GlobSet(())):
         return ModuleIndex()
     return ModuleIndex(frozenset(git.files_ending(parent, ".py")))
 
 
 def read_dynamic_rebinding(
-    git: Git, parent: str, changes: ChangeSet, *, tests: GlobSet, modules: ModuleIndex, parents: ParsedFiles
+    git: Git,
+    parent: str,
+    changes: ChangeSet,
+    *,
+    tests: GlobSet,
+    modules: ModuleIndex,
+    parents: ParsedFiles,
+    ignored: GlobSet | None = None,
 ) -> ChangeSet:
     """v3.2: read the parent modules that added lines rebind (those small enough to parse), then let
-    the core add what they touch."""
-    wanted = modules_to_read(changes, tests, modules)
+    the core add what they touch (v3.8: not from files the policy ignores)."""
+    skipped = ignored or GlobSet(())
+    wanted = modules_to_read(changes, tests, modules, skipped)
     sizes = dict(zip(wanted, git.sizes([f"{parent}:{p}" for p in wanted]), strict=True))
     small = [p for p in wanted if (sizes[p] or 0) <= MAX_PARSE_BYTES]
     blobs: dict[str, bytes | None] = dict.fromkeys(wanted)
     blobs.update(git.read_blobs(parent, small))
-    return with_dynamic_rebinding(changes, tests, modules, blobs, parents)
+    return with_dynamic_rebinding(changes, tests, modules, blobs, parents, ignored=skipped)
 
 
 def gather(git: Git, request: CheckRequest, early_hash: EarlyHash | None = None) -> Evidence:
@@ -228,8 +256,12 @@ def gather(git: Git, request: CheckRequest, early_hash: EarlyHash | None = None)
     parents = parse_parent_files(changes)  # v2: the changed .py files' parent side, parsed once
     changes = with_rebinding(changes, parents)
     ignored, tests = oracle.policy.ignored(), oracle.policy.test_files()
-    modules = read_module_index(git, parent, changes, tests)  # v3.2: rebinding the syntax cannot name
-    changes = read_dynamic_rebinding(git, parent, changes, tests=tests, modules=modules, parents=parents)
+    modules = read_module_index(
+        git, parent, changes, tests, ignored
+    )  # v3.2: rebinding the syntax cannot name
+    changes = read_dynamic_rebinding(
+        git, parent, changes, tests=tests, modules=modules, parents=parents, ignored=ignored
+    )
     parents = {**parents, **parse_rebound_files(changes, parents)}
     scored = {path: lines for path, lines in changes.touched().items() if path not in ignored}
     test_inner = {c.path: inner_touched(c, parents.get(c.path)) for c in changes.files if c.path in tests}
@@ -267,6 +299,8 @@ def gather(git: Git, request: CheckRequest, early_hash: EarlyHash | None = None)
         approvals=request.approvals,
         author=request.author,
         approved_head=git.commit(request.pr_head) if request.pr_head else head,
+        base_changed_at=request.base_changed_at,
+        author_permission=request.author_permission,
         today=request.today or datetime.now(UTC).date(),
     )
 

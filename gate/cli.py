@@ -348,8 +348,8 @@ def add_serve(sub: argparse._SubParsersAction[Parser]) -> None:
         description="Serve GitHub App webhooks: verify each delivery's signature, queue it, judge pull "
         "requests in a bounded worker pool and post the verdict as the App. Configured from the "
         "environment only (ORACLE_GATE_APP_ID, ORACLE_GATE_PRIVATE_KEY_FILE, ORACLE_GATE_WEBHOOK_SECRET, "
-        "ORACLE_GATE_API_URL, ORACLE_GATE_STATE_DIR, ORACLE_GATE_CONCURRENCY, ...; see the README's "
-        "'Run the bot'): no secret is ever a flag.",
+        "ORACLE_GATE_API_URL, ORACLE_GATE_STATE_DIR, ORACLE_GATE_CONCURRENCY, ...; every setting is in "
+        "docs/bot-operations.md): no secret is ever a flag.",
     )
     p.set_defaults(func=run_serve_command)
 
@@ -433,11 +433,28 @@ def chosen_command(argv: Sequence[str]) -> str | None:
     return argv[0] if argv and argv[0] in COMMAND_NAMES else None
 
 
+def closed_pipe() -> int:
+    """The reader of standard output went away (``oracle-gate demo | head``): stop quietly, as
+    other commands do, with the status a shell reports for SIGPIPE. Standard output is pointed at
+    /dev/null so that the interpreter's last flush does not raise again."""
+    import signal
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no file descriptor behind sys.stdout (run in process)
+        pass
+    return 128 + signal.SIGPIPE
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else list(argv)
     args = build_parser(chosen_command(words)).parse_args(words)
     try:
         return int(args.func(args))
+    except BrokenPipeError:
+        return closed_pipe()
     except GateError as exc:
         say(f"error: {exc}")
         return ExitStatus.CANNOT_RUN

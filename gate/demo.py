@@ -274,6 +274,9 @@ def measure(repo: DemoRepo, out: Path) -> None:
 
 def run_demo(keep: Path | None = None, fmt: str = "text") -> int:
     if keep is not None:
+        # Absolute: the coverage is measured from inside the example repository, so a relative
+        # DIR would put the map under the repository instead (every verdict then came out wrong).
+        keep = keep.resolve()
         keep.mkdir(parents=True, exist_ok=True)
         return _demo_in(keep, fmt)
     with tempfile.TemporaryDirectory(prefix="oracle-gate-demo-") as tmp:

@@ -10,6 +10,7 @@ its event carries, is :func:`oracle_gate.review.events.parse_event`'s (the bot's
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TypeAlias
 
 from oracle_gate.review import events as ev
@@ -21,6 +22,7 @@ class PullRequestRef:
     head_sha: str | None  # the PR's head commit: where the check run goes (None: ask the API)
     from_fork: bool = False
     base_ref: str | None = None  # the base branch (None: ask the API)
+    base_changed_at: datetime | None = None  # v3.9.1: this event changed the base, then
 
     @property
     def merge_ref(self) -> str:
@@ -71,7 +73,9 @@ def plan_for(event: ev.Event, check_name: str) -> Plan:
     plan: Plan
     match event:
         case ev.PullRequestChanged():
-            ref = PullRequestRef(event.number, event.head_sha, event.from_fork, event.base_ref)
+            ref = PullRequestRef(
+                event.number, event.head_sha, event.from_fork, event.base_ref, event.base_changed_at
+            )
             # Only under pull_request is GITHUB_SHA the test merge itself.
             plan = Judge(ref, use_event_sha=event.origin.event == "pull_request")
         case ev.CommandGiven():
@@ -91,7 +95,13 @@ def plan_for(event: ev.Event, check_name: str) -> Plan:
             plan = Ignore("only a completed pull_request_review run asks for a new judgement")
         case ev.Ignored(why=why):
             plan = Ignore(why)
-        case ev.ChecksRerequested() | ev.ReviewChanged() | ev.BaseMoved() | ev.InstallationChanged():
+        case (
+            ev.ChecksRerequested()
+            | ev.ReviewChanged()
+            | ev.BaseMoved()
+            | ev.InstallationChanged()
+            | ev.AccessChanged()
+        ):
             plan = Ignore(
                 f"event '{event.origin.event}' is not one the Action handles (pull_request, "
                 "pull_request_target, merge_group, issue_comment, check_run, workflow_run)"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import shlex
 import tempfile
 from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 
 from oracle_gate import __version__
@@ -43,11 +44,15 @@ def judge_pull_request(ctx: Context, pr: PullRequestRef, head_sha: str, *, use_e
         f"oracle-gate: judging pull request #{pr.number}: test merge {commits.merge[:12]} against its "
         f"first parent {commits.parent[:12]} (head {head_sha[:12]})"
     )
-    return judge_commits(ctx, commits, approvals_of(ctx, commits, pr.number, head_sha))
+    approvals = approvals_of(ctx, commits, pr.number, head_sha, base_changed_at=pr.base_changed_at)
+    return judge_commits(ctx, commits, approvals)
 
 
-def approvals_of(ctx: Context, commits: Commits, number: int, head_sha: str) -> ApprovalsRead | None:
-    """v3.5: the pull request's approvals through the API, when the parent's policy names approvers."""
+def approvals_of(
+    ctx: Context, commits: Commits, number: int, head_sha: str, *, base_changed_at: datetime | None = None
+) -> ApprovalsRead | None:
+    """v3.5: the pull request's approvals through the API, when the parent's policy names approvers;
+    ``base_changed_at``: v3.9.1, the base change this run's own event made (the API may lag behind)."""
     rules = parent_rules(ctx.git, commits.parent)
     if rules is None:
         return None
@@ -57,7 +62,12 @@ def approvals_of(ctx: Context, commits: Commits, number: int, head_sha: str) -> 
         read = unreadable(head_sha, str(exc))
     else:
         read = read_approvals(
-            ctx.publisher.review_reader(), rules, number=number, author=author, head=head_sha
+            ctx.publisher.review_reader(),
+            rules,
+            number=number,
+            author=author,
+            head=head_sha,
+            base_changed_at=base_changed_at,
         )
     if read.seen.unreadable:
         ctx.log.line(f"oracle-gate: the approvals could not be read: {read.seen.unreadable}")

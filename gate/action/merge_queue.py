@@ -4,7 +4,8 @@ GitHub requires every required check to report on ``merge_group`` too, or the qu
 The queue builds its own merge commit (``merge_group.head_sha``, on ``head_ref``) on top of the base
 tip it will land on (``base_sha``): that is exactly the (parent, head) pair the verdict is about, so
 a verdict from the queue never outlives its parent. The check is posted on ``head_sha``, the commit
-the queue waits on. Only git objects are fetched; nothing is checked out.
+the queue waits on. Only git objects are fetched; nothing is checked out. v3.9.2: the group carries
+the approvals of its pull request, on that pull request's head (:mod:`oracle_gate.review.merge_group`).
 """
 
 from __future__ import annotations
@@ -16,9 +17,12 @@ from oracle_gate.action.merge_commit import Commits, MergeFinder, MergeUnavailab
 from oracle_gate.action.outcome import cannot_run, publish_verdict
 from oracle_gate.errors import GateError
 from oracle_gate.exit_status import ExitStatus
+from oracle_gate.review.approvals import ApprovalsRead, parent_rules
 from oracle_gate.review.bases import allowed_bases, check_name_for_base
+from oracle_gate.review.merge_group import QueuedPull, group_approvals
 
 QUEUE_REF = "refs/oracle-gate/merge-group"
+QUEUED_HEAD_REF = "refs/oracle-gate/merge-group-pull"  # v3.9.2: the group's pull request's head
 BRANCH_PREFIX = "refs/heads/"
 
 
@@ -34,10 +38,37 @@ def judge_merge_group(ctx: Context, group: MergeGroup) -> ExitStatus:
             f"oracle-gate: judging the merge queue's commit {commits.merge[:12]} against its base "
             f"{commits.parent[:12]} ({base})"
         )
-        verdict = judge_commits(ctx, commits)
+        verdict = judge_commits(ctx, commits, queue_approvals(ctx, group, commits))
     except GateError as exc:
         return cannot_run(ctx, str(exc), head_sha=group.head_sha)
     return publish_verdict(ctx, verdict, None, group.head_sha)
+
+
+def queue_approvals(ctx: Context, group: MergeGroup, commits: Commits) -> ApprovalsRead | None:
+    """v3.9.2: the approvals of the group's pull request, on its head
+    (:mod:`oracle_gate.review.merge_group`)."""
+
+    def pull(number: int) -> QueuedPull:
+        info = ctx.publisher.pull_request(number)
+        return QueuedPull(info.head_sha, info.author)
+
+    def fetch_head(number: int) -> None:
+        source, env = MergeFinder(ctx.config, ctx.git, ctx.log, ctx.sleep).fetch_source()
+        ctx.git.fetch(source, [f"+refs/pull/{number}/head:{QUEUED_HEAD_REF}"], extra_env=env)
+
+    read = group_approvals(
+        ctx.git,
+        ctx.publisher.review_reader(),
+        parent_rules(ctx.git, commits.parent),
+        head_ref=group.head_ref,
+        base_sha=commits.parent,
+        head_sha=commits.merge,
+        pull=pull,
+        fetch_head=fetch_head,
+    )
+    if read is not None and read.seen.unreadable:
+        ctx.log.line(f"oracle-gate: the merge group carries no approvals: {read.seen.unreadable}")
+    return read
 
 
 def queue_commits(ctx: Context, group: MergeGroup) -> Commits:

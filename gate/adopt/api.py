@@ -1,7 +1,8 @@
 """The few GETs ``oracle-gate doctor`` makes, with ``requests``: read-only, bounded, one answer each.
 
-Doctor never writes. An answer it cannot use (403, 5xx, not JSON, too large) is reported as a finding
-by the caller, never a traceback; the token is sent only to the API URL it was given.
+Doctor reads; only ``doctor --fix`` writes, and only settings (an environment, its branch policy, a
+ruleset), never a secret. An answer it cannot use (403, 5xx, not JSON, too large) is reported as a
+finding by the caller, never a traceback; the token is sent only to the API URL it was given.
 """
 
 from __future__ import annotations
@@ -43,9 +44,24 @@ class Api:
         )
 
     def get(self, path: str, **query: str | int) -> Answer:
+        return self.send("GET", path, query=query)
+
+    def write(self, method: str, path: str, body: dict[str, Any]) -> Answer:
+        """A PUT or POST of ``body`` (``doctor --fix`` only)."""
+        return self.send(method, path, body=body)
+
+    def send(
+        self, method: str, path: str, *, query: dict[str, str | int] | None = None, body: Any = None
+    ) -> Answer:
         try:
-            with self.session.get(
-                f"{self.api_url}{path}", params=query, timeout=TIMEOUT, stream=True, allow_redirects=False
+            with self.session.request(
+                method,
+                f"{self.api_url}{path}",
+                params=query,
+                json=body,
+                timeout=TIMEOUT,
+                stream=True,
+                allow_redirects=False,
             ) as response:
                 data = response.raw.read(MAX_ANSWER + 1, decode_content=True)
                 status = response.status_code
@@ -58,7 +74,8 @@ class Api:
         except ValueError:
             return Answer(0, None, f"an answer that is not JSON (HTTP {status})")
         message = body.get("message", "") if isinstance(body, dict) else ""
-        return Answer(status, body, f"HTTP {status} {message}".strip() if status != 200 else "")
+        ok = status == 200 or (method != "GET" and status == 201)
+        return Answer(200 if ok else status, body, "" if ok else f"HTTP {status} {message}".strip())
 
     def repo(self, full_name: str, rest: str = "") -> str:
         """``/repos/OWNER/NAME`` + ``rest``, each segment of ``rest`` percent-encoded but ``/``."""

@@ -17,7 +17,9 @@ def add_init(sub: argparse._SubParsersAction[Any]) -> None:
         "defaults spelled out, from the repository's default branch, Python version, test "
         "requirements and layout; then print the steps left to do by hand, numbered. Running it "
         "again changes nothing; a file init did not write (or one edited since) is kept unless "
-        "--force. Exit 0 done, 1 a file was kept, 3 could not run.",
+        "--force. With no release commit to pin (--ref, or the commit this gate was installed from) "
+        "it writes nothing and exits 3: a placeholder pin is no check. Exit 0 done, 1 a file was "
+        "kept, 3 could not run.",
     )
     p.add_argument("--repo", type=Path, default=Path("."), help="the repository's root (default: .)")
     p.add_argument("--setup", choices=list(SETUPS), default="primary", help="which setup (default: primary)")
@@ -28,6 +30,7 @@ def add_init(sub: argparse._SubParsersAction[Any]) -> None:
         help="the gate's release commit to pin (default: the commit this gate was installed from, if any)",
     )
     p.add_argument("--force", action="store_true", help="replace files init did not write, or edited ones")
+    p.add_argument("--format", choices=["text", "json"], default="text", help="output (default: text)")
     p.add_argument(
         "--map-repeat",
         type=int,
@@ -51,6 +54,7 @@ def run_init_command(args: argparse.Namespace) -> int:
         force=args.force,
         out=print,
         map_repeat=args.map_repeat,
+        output_format=args.format,
     )
 
 
@@ -74,6 +78,13 @@ def add_doctor(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--app-slug", metavar="SLUG", help="your App's slug (default: the one init wrote)")
     p.add_argument("--check-name", default=DEFAULT_CHECK_NAME, help=f"default: {DEFAULT_CHECK_NAME}")
     p.add_argument("--api-url", help=f"GitHub's API URL (default: $GITHUB_API_URL, else {DEFAULT_API_URL})")
+    p.add_argument("--format", choices=["text", "json"], default="text", help="output (default: text)")
+    p.add_argument(
+        "--fix",
+        action="store_true",
+        help="make what the API can: the environment (default branch only; never its secrets) and a "
+        "ruleset requiring the check with your App as its source, where the token may",
+    )
     p.set_defaults(func=run_doctor_command)
 
 
@@ -91,4 +102,6 @@ def run_doctor_command(args: argparse.Namespace) -> int:
         app_slug=args.app_slug,
         check_name=args.check_name,
         out=print,
+        output_format=args.format,
+        fix=args.fix,
     )

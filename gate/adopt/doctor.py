@@ -7,6 +7,7 @@ something is, 3 when doctor could not run (no token, no such repository).
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from collections.abc import Callable
@@ -45,6 +46,8 @@ def run_doctor(
     app_slug: str | None,
     check_name: str = DEFAULT_CHECK_NAME,
     out: Callable[[str], None],
+    output_format: str = "text",
+    fix: bool = False,
 ) -> int:
     if not token:
         raise UsageError("GITHUB_TOKEN is not set (the token is read from the environment, never a flag)")
@@ -67,17 +70,36 @@ def run_doctor(
     ctx.expected = {
         p.path: p.text
         for p in plan(detect(checkout), ctx.setup, ctx.app_slug, ref, repeat)
-        if p.path != POLICY
+        if p.path.startswith(f"{WORKFLOWS}/")
     }
+    findings = [check(ctx) for check in CHECKS]
+    fixed: list[str] = []
+    if fix:
+        from oracle_gate.adopt.doctor_fix import FIXES
+
+        fixed = [FIXES[f.what](ctx) for f in findings if not f.ok and f.what in FIXES]
+        if fixed:
+            findings = [check(ctx) for check in CHECKS]  # read again: what the fixes left
+    missing = sum(not finding.ok for finding in findings)
+    if output_format == "json":
+        report = {
+            "repository": full_name,
+            "default_branch": branch,
+            "setup": ctx.setup,
+            "findings": [{"what": f.what, "ok": f.ok, "detail": f.detail, "fix": f.fix} for f in findings],
+            "missing": missing,
+            "fixed": fixed,
+        }
+        out(json.dumps(report, indent=2))
+        return 0 if missing == 0 else 1
     out(f"oracle-gate doctor: {full_name}, default branch {branch!r}, setup {ctx.setup}")
-    missing = 0
-    for check in CHECKS:
-        finding = check(ctx)
+    for line in fixed:
+        out(f"  fix      {line}")
+    for finding in findings:
         first_line, _, rest = finding.detail.partition("\n")
         if finding.ok:
             out(f"  ok       {finding.what}: {first_line}")
         else:
-            missing += 1
             out(f"  MISSING  {finding.what}: {first_line} -> fix: {finding.fix}")
             if rest:
                 out("\n".join(f"           {line}" for line in rest.splitlines()))

@@ -14,11 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from oracle_gate.adopt.api import Answer, Api
-from oracle_gate.adopt.render import PLACEHOLDER, strip_header
+from oracle_gate.adopt.render import PLACEHOLDER, REVIEW_WORKFLOWS, WORKFLOWS, strip_header
 from oracle_gate.github.defaults import APP_EVENTS, APP_PERMISSIONS
 
 ENVIRONMENT = "oracle-gate"
-SECRETS = ("ORACLE_GATE_APP_ID", "ORACLE_GATE_APP_KEY")
+SECRETS = ("ORACLE_GATE_APP_KEY",)
+#: the App's client id (not a secret: it is on the App's public page); doctor --fix sets it
+CLIENT_ID_VARIABLE = "ORACLE_GATE_APP_CLIENT_ID"
 RANK = {"read": 1, "write": 2, "admin": 3}
 PERMISSIONS = {
     "action": {"checks": "write", "contents": "read", "pull_requests": "write"},
@@ -150,9 +152,27 @@ def _environment_secrets(ctx: Context, what: str) -> Finding:
         return _cannot_read(what, secrets, "secrets: read on the repository")
     present = {s.get("name") for s in secrets.body.get("secrets") or [] if isinstance(s, dict)}
     missing = [name for name in SECRETS if name not in present]
-    if missing:
-        return Finding(False, what, f"no secret {', '.join(missing)}", f"add {', '.join(missing)} to it")
-    return Finding(True, what, f"only {ctx.branch} may use it; it holds {', '.join(SECRETS)}")
+    variables = ctx.api.get(ctx.api.repo(ctx.repo, f"/environments/{ENVIRONMENT}/variables"))
+    if not variables.ok or not isinstance(variables.body, dict):
+        return _cannot_read(what, variables, "environments: read on the repository")
+    named = {
+        str(v.get("name")): str(v.get("value"))
+        for v in variables.body.get("variables") or []
+        if isinstance(v, dict)
+    }
+    app = ctx.app()
+    expected = app.body.get("client_id") if app and app.ok and isinstance(app.body, dict) else None
+    problems = [f"no secret {', '.join(missing)}"] if missing else []
+    if CLIENT_ID_VARIABLE not in named:
+        problems.append(f"no variable {CLIENT_ID_VARIABLE}")
+    elif expected and named[CLIENT_ID_VARIABLE] != expected:
+        problems.append(f"{CLIENT_ID_VARIABLE} is not {ctx.app_slug}'s client id")
+    if problems:
+        fix = f"add the secret {', '.join(missing)} (gh secret set --env {ENVIRONMENT}); " if missing else ""
+        return Finding(False, what, "; ".join(problems), fix + f"doctor --fix sets {CLIENT_ID_VARIABLE}")
+    return Finding(
+        True, what, f"only {ctx.branch} may use it; it holds {', '.join(SECRETS)} and {CLIENT_ID_VARIABLE}"
+    )
 
 
 def app_permissions(ctx: Context) -> Finding:
@@ -254,6 +274,50 @@ def workflows(ctx: Context) -> Finding:
     return Finding(False, what, summary + diffs, "run oracle-gate init (--force for a file you edited), push")
 
 
+PLACEHOLDER_PIN = re.compile(rf"(?:oracle-gate/oracle-gate@|ORACLE_GATE_REF:\s*){PLACEHOLDER}")
+
+
+def release_pin(ctx: Context) -> Finding:
+    """A workflow that pins the all-zero placeholder cannot run the gate: no check would come."""
+    what = "release pin"
+    placeholders = []
+    for path in ctx.expected:
+        data, problem = ctx.file(path)
+        if problem:
+            return Finding(False, what, f"{path}: {problem}", "give the token contents: read")
+        if data is not None and PLACEHOLDER_PIN.search(data.decode("utf-8", "replace")):
+            placeholders.append(path)
+    if placeholders:
+        return Finding(
+            False,
+            what,
+            f"{', '.join(placeholders)} pin the placeholder {PLACEHOLDER[:7]}...: the gate cannot run",
+            "run oracle-gate init --ref <the full SHA of the gate's release commit you reviewed>, push",
+        )
+    return Finding(True, what, "every workflow pins a release commit")
+
+
+def approvals_table(ctx: Context) -> Finding:
+    """With the review workflows installed, the policy's ``[approvals]`` table is what they are for."""
+    from oracle_gate.judge.policy import POLICY_PATH, parse_policy
+
+    what = "approvals"
+    reviews = [f"{WORKFLOWS}/{name}" for name in REVIEW_WORKFLOWS if f"{WORKFLOWS}/{name}" in ctx.expected]
+    if not reviews:
+        return Finding(True, what, f"the {ctx.setup} setup judges reviews without workflows of its own")
+    data, problem = ctx.file(POLICY_PATH)
+    if problem:
+        return Finding(False, what, f"{POLICY_PATH}: {problem}", "give the token contents: read")
+    if parse_policy(data).approvals is None:
+        return Finding(
+            False,
+            what,
+            f"{POLICY_PATH} has no [approvals] table: the review workflows can lift no oracle reason",
+            f"uncomment [approvals] in {POLICY_PATH} and name who may approve oracle changes, push",
+        )
+    return Finding(True, what, f"{POLICY_PATH} names who may approve oracle changes")
+
+
 def pinned_ref(text: str) -> str | None:
     found = re.search(r"oracle-gate/oracle-gate@([0-9a-f]{40})", text) or re.search(
         r"ORACLE_GATE_REF: ([0-9a-f]{40})", text
@@ -261,4 +325,13 @@ def pinned_ref(text: str) -> str | None:
     return found[1] if found and found[1] != PLACEHOLDER else None
 
 
-CHECKS = (required_check, environment, app_permissions, parent_map, policy_and_freeze, workflows)
+CHECKS = (
+    required_check,
+    environment,
+    app_permissions,
+    parent_map,
+    policy_and_freeze,
+    workflows,
+    release_pin,
+    approvals_table,
+)

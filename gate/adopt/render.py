@@ -22,17 +22,22 @@ from pathlib import Path
 from oracle_gate import __version__
 from oracle_gate.adopt.detect import Detected, install_line
 
+#: The review workflows re-judge a pull request when a review changes (contract v3.5, ``[approvals]``);
+#: the bot listens to reviews itself.
+REVIEW_WORKFLOWS = ("oracle-gate-review.yml", "oracle-gate-review-judge.yml")
 SETUPS: dict[str, tuple[str, ...]] = {
-    "primary": ("oracle-gate.yml", "oracle-gate-commands.yml"),
+    "primary": ("oracle-gate.yml", "oracle-gate-commands.yml", *REVIEW_WORKFLOWS),
     "fork-safe": (
         "oracle-gate-fork-safe.yml",
         "oracle-gate-fork-safe-publish.yml",
         "oracle-gate-sharded-map.yml",
+        *REVIEW_WORKFLOWS,
     ),
     "bot": ("oracle-gate-map.yml",),
 }
 WORKFLOWS = ".github/workflows"
 POLICY = "oracle-gate.toml"
+DEPENDABOT = ".github/dependabot.yml"
 PLACEHOLDER = "0" * 40
 HEADER = re.compile(
     r"# oracle-gate init (?P<version>\S+) setup=(?P<setup>[a-z-]+)(?: app-slug=(?P<slug>[a-z0-9-]+))?"
@@ -99,7 +104,7 @@ def render_policy() -> str:
     return (
         "# Oracle Gate's policy: which paths are the oracle. The gate reads this file from the PARENT\n"
         "# commit, and it is always protected itself (as is .github/workflows/**): a pull request that\n"
-        "# edits it fails. Every key below is at its default; see the README's 'The verdict'.\n"
+        "# edits it fails. Every key below is at its default; see the gate's docs/contract.md.\n"
         f"protected = {strings(policy.protected)}\n"
         f'freeze = "{policy.freeze}"\n'
         f'fixture_lock = "{policy.fixture_lock}"\n'
@@ -108,6 +113,32 @@ def render_policy() -> str:
         f"forbid_skip_markers = {str(policy.forbid_skip_markers).lower()}\n"
         f"protect_runner_config = {str(policy.protect_runner_config).lower()}\n"
         f'edited_observers = "{policy.edited_observers}"\n'
+        "\n"
+        "# Approved oracle changes (contract v3.5). Without this table no review can lift a reason of\n"
+        "# an oracle edit: a person must make the change. With it, an oracle edit counts as approved\n"
+        "# once `count` of the people named in `oracle` (logins, or org/team slugs; never the author;\n"
+        "# holding write access when judged) approve the pull request's current head. The review\n"
+        "# workflows init wrote (oracle-gate-review.yml, oracle-gate-review-judge.yml) judge again\n"
+        "# after each review; `oracle-gate doctor` reports this table missing while they are installed.\n"
+        "# [approvals]\n"
+        '# oracle = ["your-login", "your-org/oracle-owners"]\n'
+        "# count = 1\n"
+    )
+
+
+def render_dependabot() -> str:
+    """Dependabot for the actions the workflows pin by full SHA (written only where none exists)."""
+    return (
+        "# Dependabot moves the actions Oracle Gate's workflows pin by full SHA to their new releases\n"
+        "# (each update is a pull request, judged like any other; a release is taken once a week old).\n"
+        "version: 2\n"
+        "updates:\n"
+        "  - package-ecosystem: github-actions\n"
+        "    directory: /\n"
+        "    schedule:\n"
+        "      interval: weekly\n"
+        "    cooldown:\n"
+        "      default-days: 7\n"
     )
 
 

@@ -1,7 +1,8 @@
 """The server's settings, read from the environment once, checked, typed; secrets kept out of repr.
 
 Every variable (``ORACLE_GATE_<NAME>``), what it means and its one default are in the table of
-:mod:`oracle_gate.review.settings` (the README's "Every setting" lists them); nothing here writes a default.
+:mod:`oracle_gate.review.settings` (docs/bot-operations.md's "Every setting" lists them);
+nothing here writes a default.
 
 The settings both front doors share (``ORACLE_GATE_ALLOWED_BASES``, ``ORACLE_GATE_COMMENT``,
 ``ORACLE_GATE_MAX_ANNOTATIONS``) and the judgement's bounds (``ORACLE_GATE_MAX_CHANGED_BYTES``,
@@ -74,7 +75,9 @@ class BotConfig:
     max_annotations: int = int(default("max-annotations"))
     max_changed_bytes: int = int(default("max-changed-bytes"))
     merge_wait: float = int(default("merge-wait-ms")) / 1000  # seconds between looks at a test merge
+    review_interval: float = int(default("review-interval-ms")) / 1000  # oracle_gate.bot.events
     status: access.StatusAccess = field(default_factory=access.StatusAccess)  # off by default
+    forwarded_allow_ips: tuple[str, ...] = ()  # proxies whose X-Forwarded-For is believed: none
     score: scoring.ScoreSettings = field(default_factory=scoring.ScoreSettings)  # off by default
 
     @property
@@ -189,7 +192,9 @@ def from_environment(env: Mapping[str, str]) -> BotConfig:
         prune_minutes=_int(env, "PRUNE_MINUTES", 1, 7 * 24 * 60),
         max_recoveries=_int(env, "MAX_RECOVERIES", 0, 100),
         job_memory_mb=_int(env, "JOB_MEMORY_MB", 0, 1_048_576),
+        review_interval=_int(env, "REVIEW_INTERVAL_MS", 0, 3_600_000) / 1000,
         status=access.from_environment(env),
+        forwarded_allow_ips=access.trusted_proxies(env),
         score=scoring.settings_from_environment(env),
         **_judgement_settings(env),
     )

@@ -20,34 +20,54 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Protocol
 
 import github
 
 from oracle_gate import __version__
-from oracle_gate.bot import bounded, merges, mirror, planning, posting, scoring, stale, surface, trend
+from oracle_gate.bot import (
+    approvers,
+    bounded,
+    merges,
+    mirror,
+    planning,
+    posting,
+    scoring,
+    stale,
+    surface,
+    trend,
+)
 from oracle_gate.bot.auth import AppAuth, installation_client
 from oracle_gate.bot.config import BotConfig
-from oracle_gate.bot.events import COMMAND, DEFAULT_PUSH, EXPLAIN, JUDGE, MAP_READY, Job
+from oracle_gate.bot.events import ACCESS, COMMAND, DEFAULT_PUSH, EXPLAIN, JUDGE, MAP_READY, Job
 from oracle_gate.bot.mapstore import MapLookup
 from oracle_gate.bot.ratelimit import Budgets
 from oracle_gate.bot.store import DONE, FAILED, NO_MAP, SUPERSEDED, ClaimedJob, Store
 from oracle_gate.check import CheckRequest
 from oracle_gate.errors import GateError, RetryLater
 from oracle_gate.git import Git
-from oracle_gate.github.client import GitHubUnavailable, PublishError, RateLimited, RetrySettings
+from oracle_gate.github.client import (
+    GitHubUnavailable,
+    PublishError,
+    RateLimited,
+    RetrySettings,
+    github_call,
+)
 from oracle_gate.github.content import check_content, error_check, explain_reply, sticky_comment
 from oracle_gate.github.publisher import CheckContent, Publisher, PullInfo, open_repo
-from oracle_gate.judge.verdict import Verdict
+from oracle_gate.judge.verdict import ReasonCode, Verdict
 from oracle_gate.judge.withheld import change_too_large, map_unavailable
 from oracle_gate.review.approvals import ApprovalsRead, parent_rules, read_approvals, request_fields, shown
 from oracle_gate.review.bases import allowed_bases, check_name_for_base
 from oracle_gate.review.budget import changed_bytes
 from oracle_gate.review.commands import Command, may_command, parse_command, reaction_for, refusal
 from oracle_gate.review.freshness import fresh_merge
+from oracle_gate.review.merge_group import QueuedPull, group_approvals
 
 _log = logging.getLogger("oracle_gate.bot")
+QUEUED_HEAD = "refs/oracle-gate/group-pull"  # v3.9.2: the merge group's pull request's head
 
 
 class MapSource(Protocol):
@@ -135,9 +155,17 @@ def _run(ctx: Context, claimed: ClaimedJob) -> Outcome:  # noqa: PLR0911 - one r
     job = claimed.job
     try:
         if job.kind == planning.PLAN:
-            return Outcome(*planning.plan_delivery(ctx.store, claimed, ctx.config.map_workflow))
+            return Outcome(
+                *planning.plan_delivery(
+                    ctx.store, claimed, ctx.config.map_workflow, ctx.config.review_interval
+                )
+            )
         if job.kind == COMMAND:
             return _answer_command(ctx, claimed)
+        if job.kind == ACCESS:
+            jobs = approvers.rejudge_jobs(ctx.store, job, lambda repo: _default_branch(ctx, job, repo))
+            ctx.store.enqueue(claimed.delivery, jobs)
+            return Outcome(DONE, f"queued {len(jobs)} pull request(s) resting on approvals again")
         if job.kind == MAP_READY:
             return _requeue_pulls(ctx, claimed, ctx.store.pulls_waiting_for_map(job.repo, job.base or ""))
         if job.kind == DEFAULT_PUSH:
@@ -203,6 +231,16 @@ def _answer_command(ctx: Context, claimed: ClaimedJob) -> Outcome:
     return _judge(ctx, claimed, job.pr, explain=True)
 
 
+def _default_branch(ctx: Context, job: Job, repo: str) -> str | None:
+    """``repos/get``'s default branch of ``repo``, read with the job's installation token."""
+    client = installation_client(
+        ctx.auth.token(job.installation), ctx.config.api_url, retry=ctx.retry, pacing=ctx.pacing
+    )
+    ctx.track(job.installation, client)
+    with github_call(f"read repository {repo}"):
+        return str(open_repo(client, repo).default_branch) or None
+
+
 def _publisher(ctx: Context, job: Job) -> tuple[Publisher, str]:
     token = ctx.auth.token(job.installation)
     client = installation_client(token, ctx.config.api_url, retry=ctx.retry, pacing=ctx.pacing)
@@ -220,8 +258,9 @@ def _judge(ctx: Context, claimed: ClaimedJob, number: int, *, explain: bool = Fa
     if job.commenter is not None and job.kind != COMMAND and not _may_command(publisher, job):
         return Outcome(DONE, f"{job.commenter} may not command the bot (needs write access)")
     pull = publisher.pull_request(number)
-    if job.head is not None and pull.head_sha != job.head:
-        return Outcome(SUPERSEDED, f"the pull request's head is now {pull.head_sha}, not {job.head}")
+    passed_over = _passed_over(ctx, job, pull)
+    if passed_over is not None:
+        return passed_over
     publisher.check_name = _check_name(ctx, job, pull.base_ref)
     _mark_stale_if_moved(ctx, job, publisher, pull)
     judged = _judge_fresh_merge(ctx, job, publisher, token, pull)
@@ -238,6 +277,17 @@ def _judge(ctx: Context, claimed: ClaimedJob, number: int, *, explain: bool = Fa
     return outcome
 
 
+def _passed_over(ctx: Context, job: Job, pull: PullInfo) -> Outcome | None:
+    """Why the pull request is not judged by this job: its head moved past the event's, or an
+    access change asked about a pull request closed since (forgotten: it is not asked again)."""
+    if approvers.is_access_rejudgement(job) and not pull.open:
+        ctx.store.forget_approvals(job.repo, pull.number)
+        return Outcome(DONE, "the pull request is closed: not judged again")
+    if job.head is not None and pull.head_sha != job.head:
+        return Outcome(SUPERSEDED, f"the pull request's head is now {pull.head_sha}, not {job.head}")
+    return None
+
+
 @dataclass(frozen=True)
 class Judged:
     verdict: Verdict
@@ -245,6 +295,7 @@ class Judged:
     head: str  # the pull request's head: where the check goes
     had_map: bool
     seconds: float = 0.0  # spent judging (the status page's /metrics histogram)
+    approvers: tuple[str, ...] = ()  # who approved the head (an access change of theirs re-judges)
 
 
 def _judge_fresh_merge(
@@ -260,7 +311,7 @@ def _judge_fresh_merge(
         if seen.head != head:
             return Outcome(SUPERSEDED, f"the pull request's head moved to {seen.head} while waiting")
         parent = seen.first_parent or ""
-        approvals = _approvals(git, publisher, pull, parent)
+        approvals = _approvals(git, publisher, pull, parent, ctx.store.base_changed_at(job.repo, pull.number))
         started = time.monotonic()
         verdict, had_map = _verdict(
             ctx, git, repo=job.repo, parent=parent, head=seen.merge or "", token=token, approvals=approvals
@@ -269,7 +320,16 @@ def _judge_fresh_merge(
         publisher.external_id = posting.external_id(job.repo, pull.number, "error", head)
         return _post_error(publisher, head, str(exc))
     publisher.external_id = posting.external_id(job.repo, pull.number, parent, head)
-    return Judged(verdict, parent, head, had_map, time.monotonic() - started)
+    return Judged(verdict, parent, head, had_map, time.monotonic() - started, _approving(approvals))
+
+
+def _approving(approvals: ApprovalsRead | None) -> tuple[str, ...]:
+    """Whose access a verdict may rest on: the approving reviewers and (v3.9.3) the author whose
+    permission was asked, whose own pull request may count as an approval."""
+    if approvals is None:
+        return ()
+    logins = tuple(a.login for a in (approvals.approvals or ()))
+    return (*logins, approvals.author) if approvals.author_permission is not None else logins
 
 
 def _noted(ctx: Context, job: Job, judged: Judged) -> dict[str, object]:
@@ -301,7 +361,16 @@ def _post_verdict(ctx: Context, job: Job, publisher: Publisher, judged: Judged) 
     )
     recorded = verdict.verdict if judged.had_map else NO_MAP
     noted = _noted(ctx, job, judged)
-    ctx.store.record_verdict(job, parent, judged.head, recorded, result.check.check_run_id, noted=noted)
+    ctx.store.record_verdict(
+        job,
+        parent,
+        judged.head,
+        recorded,
+        result.check.check_run_id,
+        noted=noted,
+        required=publisher.check_name == ctx.config.check_name,
+        approved_by=judged.approvers if ReasonCode.ORACLE_CHANGE_APPROVED in verdict.codes else None,
+    )
     if not result.check.posted:
         raise Transient("; ".join(n.why for n in result.check.not_posted) or "the check was not posted")
     return Outcome(DONE, f"{verdict.verdict} on {judged.head} (parent {parent})")
@@ -363,13 +432,23 @@ def _note(job: Job) -> Callable[[str], None]:
     return note
 
 
-def _approvals(git: Git, publisher: Publisher, pull: PullInfo, parent: str) -> ApprovalsRead | None:
-    """v3.5: the pull request's approvals through the API, when the parent's policy names approvers."""
+def _approvals(
+    git: Git, publisher: Publisher, pull: PullInfo, parent: str, base_changed_at: datetime | None = None
+) -> ApprovalsRead | None:
+    """v3.5: the pull request's approvals through the API, when the parent's policy names approvers;
+    ``base_changed_at``: v3.9.1, the last retarget the bot's deliveries told (the API may lag)."""
     rules = parent_rules(git, parent)
     if rules is None:
         return None
     reader = publisher.review_reader()
-    return read_approvals(reader, rules, number=pull.number, author=pull.author, head=pull.head_sha)
+    return read_approvals(
+        reader,
+        rules,
+        number=pull.number,
+        author=pull.author,
+        head=pull.head_sha,
+        base_changed_at=base_changed_at,
+    )
 
 
 def _verdict(
@@ -412,13 +491,41 @@ def _judge_group(ctx: Context, claimed: ClaimedJob) -> Outcome:
         git = mirror.open_mirror(ctx.config.mirrors, job.repo)
         mirror.fetch(git, ctx.config.clone_url(job.repo), [f"+{job.group_ref}:refs/oracle-gate/group"], token)
         head, base = git.commit(job.head), git.commit(job.base)
-        verdict, _ = _verdict(ctx, git, repo=job.repo, parent=base, head=head, token=token)
+        approvals = _group_approvals(ctx, git, publisher, token, job, base=base, head=head)
+        verdict, _ = _verdict(
+            ctx, git, repo=job.repo, parent=base, head=head, token=token, approvals=approvals
+        )
     except GateError as exc:
         publisher.external_id = posting.external_id(job.repo, job.group_ref, "error", job.head)
         return _post_error(publisher, job.head, str(exc))
     publisher.external_id = posting.external_id(job.repo, job.group_ref, base, head)
     publisher.publish_check(check_content(verdict, ctx.config.max_annotations), head)
     return Outcome(DONE, f"{verdict.verdict} on merge group {head}")
+
+
+def _group_approvals(
+    ctx: Context, git: Git, publisher: Publisher, token: str, job: Job, *, base: str, head: str
+) -> ApprovalsRead | None:
+    """v3.9.2: the approvals of the group's pull request, on its head
+    (:mod:`oracle_gate.review.merge_group`)."""
+
+    def pull(number: int) -> QueuedPull:
+        info = publisher.pull_request(number)
+        return QueuedPull(info.head_sha, info.author)
+
+    def fetch_head(number: int) -> None:
+        mirror.fetch(git, ctx.config.clone_url(job.repo), [f"+refs/pull/{number}/head:{QUEUED_HEAD}"], token)
+
+    return group_approvals(
+        git,
+        publisher.review_reader(),
+        parent_rules(git, base),
+        head_ref=job.group_ref or "",
+        base_sha=base,
+        head_sha=head,
+        pull=pull,
+        fetch_head=fetch_head,
+    )
 
 
 Runner = Callable[[Context, ClaimedJob], Outcome]

@@ -2,8 +2,9 @@
 
 Everything is read from the database when scraped, so the numbers survive a restart and two
 processes sharing the file agree: deliveries received (per event), jobs per state, the queue's depth,
-verdicts posted per outcome (every posting, from the append-only ``posted`` table, so the
-counters never go down) (``no_map``: posted as unscored, the parent had no map yet), and how long
+verdicts posted as the required check per outcome (every posting, from the append-only ``posted``
+table, so the counters never go down; those posted under another name, bases not allowed, in a
+counter of their own) (``no_map``: posted as unscored, the parent had no map yet), and how long
 judging took (a histogram over the verdicts that recorded it). No repository, pull request, path or
 test id appears in it: the label values are event names, job states and verdict words only.
 """
@@ -14,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from oracle_gate.bot.store import QUEUED, JobState, Store
+from oracle_gate.bot.trend import REQUIRED
 
 #: Upper bounds (seconds) of the judging time histogram's buckets; ``+Inf`` is added.
 BUCKETS = (0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
@@ -25,6 +27,8 @@ class Snapshot:
     deliveries: Mapping[str, int] = field(default_factory=dict)
     jobs: Mapping[str, int] = field(default_factory=dict)
     verdicts: Mapping[str, int] = field(default_factory=dict)
+    #: verdicts posted under ``<name> (base: <branch>)``, bases not allowed: counted apart
+    other_base_verdicts: Mapping[str, int] = field(default_factory=dict)
     #: cumulative count per bucket bound of :data:`BUCKETS`, then +Inf
     judging_buckets: Sequence[int] = ()
     judging_sum: float = 0.0
@@ -70,8 +74,14 @@ def render(snap: Snapshot) -> str:
         *_family(
             "oracle_gate_verdicts_total",
             "counter",
-            "Verdicts posted on pull requests, by outcome (no_map: unscored, no map of the parent).",
+            "Verdicts posted as the required check, by outcome (no_map: unscored, no map of the parent).",
             _by("oracle_gate_verdicts_total", "outcome", snap.verdicts),
+        ),
+        *_family(
+            "oracle_gate_other_base_verdicts_total",
+            "counter",
+            "Verdicts posted under '<check name> (base: <branch>)', bases not allowed, by outcome.",
+            _by("oracle_gate_other_base_verdicts_total", "outcome", snap.other_base_verdicts),
         ),
         *_family(
             "oracle_gate_judging_seconds",
@@ -100,9 +110,12 @@ def snapshot(store: Store) -> Snapshot:
             "UNION ALL SELECT event, count FROM deliveries_pruned) GROUP BY event"
         )
     }
-    verdicts = {
-        str(v): int(n) for v, n in store.read("SELECT verdict, COUNT(*) FROM posted GROUP BY verdict")
-    }
+    verdicts: dict[str, int] = {}
+    others: dict[str, int] = {}
+    for verdict, required, n in store.read(
+        f"SELECT verdict, {REQUIRED}, COUNT(*) FROM posted GROUP BY verdict, {REQUIRED}"  # noqa: S608 - a constant
+    ):
+        (verdicts if required else others)[str(verdict)] = int(n)
     sums = ", ".join(f"COALESCE(SUM(seconds <= {b!r}), 0)" for b in BUCKETS)
     row = store.read(
         f"SELECT {sums}, COUNT(seconds), COALESCE(SUM(seconds), 0) FROM posted WHERE seconds IS NOT NULL"  # noqa: S608 - the bounds are this module's constants
@@ -111,6 +124,7 @@ def snapshot(store: Store) -> Snapshot:
         deliveries=deliveries,
         jobs={str(k): int(v) for k, v in store.counts().items()},
         verdicts=verdicts,
+        other_base_verdicts=others,
         judging_buckets=[int(n) for n in row[:-1]],
         judging_sum=float(row[-1]),
     )

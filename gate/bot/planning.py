@@ -13,7 +13,7 @@ from __future__ import annotations
 from oracle_gate.bot import events
 from oracle_gate.bot.events import Job
 from oracle_gate.bot.store import DONE, FAILED, ClaimedJob, Store
-from oracle_gate.review.events import EventError, payload_of
+from oracle_gate.review.events import Event, EventError, PullRequestChanged, payload_of
 
 PLAN = "plan"
 PLAN_KEY = "!plan"
@@ -24,7 +24,9 @@ def delivery_job(event: str, body: bytes) -> Job:
     return Job(PLAN, "", 0, PLAN_KEY, event=event, payload=body.decode("utf-8", errors="replace"))
 
 
-def plan_delivery(store: Store, claimed: ClaimedJob, map_workflow: str) -> tuple[str, str]:
+def plan_delivery(
+    store: Store, claimed: ClaimedJob, map_workflow: str, review_interval: float = 0.0
+) -> tuple[str, str]:
     """Queue the jobs of the stored delivery; (state, detail) of the plan job itself."""
     job = claimed.job
     event = job.event or ""
@@ -33,12 +35,23 @@ def plan_delivery(store: Store, claimed: ClaimedJob, map_workflow: str) -> tuple
         parsed = events.parsed(
             event, payload_of((job.payload or "").encode(), source), source, map_workflow=map_workflow
         )
-        planned = events.jobs_for(parsed)  # the one parse of the delivery, for both answers below
+        # the one parse of the delivery, for both answers below
+        planned = events.jobs_for(parsed, review_interval=review_interval)
     except EventError as exc:
         return FAILED, f"not a {event} payload: {exc}"
+    _note_base_change(store, parsed)
     installation = events.installation_change(parsed)
     jobs = [] if isinstance(planned, events.Ignored) else planned
-    store.enqueue(claimed.delivery, jobs, installation)
+    queued = store.enqueue(claimed.delivery, jobs, installation)
     if isinstance(planned, events.Ignored):
         return DONE, f"ignored: {planned.why}"
-    return DONE, f"queued {len(jobs)} job(s)"
+    if queued < len(jobs):
+        return DONE, f"queued {queued} job(s); {len(jobs) - queued} taken by a judgement already queued"
+    return DONE, f"queued {queued} job(s)"
+
+
+def _note_base_change(store: Store, event: Event) -> None:
+    """v3.9.1: a retarget is kept per pull request before its job is queued (a later delivery may
+    supersede the job; the approvals given before the retarget stay stale all the same)."""
+    if isinstance(event, PullRequestChanged) and event.base_changed_at is not None and event.origin.repo:
+        store.note_base_change(event.origin.repo, event.number, event.base_changed_at)

@@ -95,8 +95,37 @@ def _to_5(db: sqlite3.Connection) -> None:
     db.execute("CREATE TABLE handover (token TEXT PRIMARY KEY, position INTEGER NOT NULL)")
 
 
+def _to_6(db: sqlite3.Connection) -> None:
+    """Issue 29. ``verdicts.required`` and ``posted.required``: 1 when the verdict was posted as the
+    required check (an allowed base), 0 when under ``<name> (base: <branch>)``; the status page and
+    ``/metrics`` count the two apart (NULL, a verdict recorded before: counted as required, as it was).
+    ``verdicts.approved_by``: the logins (JSON list, lower case) of the approvals a verdict with
+    ``oracle_change_approved`` rests on, so an access change judges it again (NULL: it rests on none)."""
+    db.execute("ALTER TABLE verdicts ADD COLUMN required INTEGER")
+    db.execute("ALTER TABLE verdicts ADD COLUMN approved_by TEXT")
+    db.execute("ALTER TABLE posted ADD COLUMN required INTEGER")
+
+
+def _to_7(db: sqlite3.Connection) -> None:
+    """``base_changes``: per pull request, when its base branch last changed (contract v3.9.1), as the
+    ``pull_request`` ``edited`` deliveries with ``changes.base`` said (GitHub's clock, UTC seconds);
+    an approval submitted before it is stale. Kept beside the deliveries, which retention prunes."""
+    db.execute(
+        "CREATE TABLE base_changes (repo TEXT NOT NULL, pr INTEGER NOT NULL, at REAL NOT NULL, "
+        "PRIMARY KEY (repo, pr))"
+    )
+
+
 #: Step ``i`` takes a database from version ``i`` to ``i + 1``.
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_to_1, _to_2, _to_3, _to_4, _to_5)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
+    _to_1,
+    _to_2,
+    _to_3,
+    _to_4,
+    _to_5,
+    _to_6,
+    _to_7,
+)
 VERSION = len(MIGRATIONS)
 
 

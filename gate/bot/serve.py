@@ -83,6 +83,9 @@ def serve(config: BotConfig, *, grace: float | None = None) -> int:
             log_config=None,
             access_log=False,
             timeout_graceful_shutdown=int(grace),
+            # TRUST.md 16: uvicorn believes X-Forwarded-For from 127.0.0.1 unless told otherwise.
+            proxy_headers=bool(config.forwarded_allow_ips),
+            forwarded_allow_ips=list(config.forwarded_allow_ips),
         )
     )
     stopping = threading.Event()

@@ -15,7 +15,7 @@ import datetime as dt
 import hashlib
 from collections.abc import Callable
 from functools import cache
-from urllib.parse import quote, urlencode
+from urllib.parse import quote
 
 import jinja2
 from markupsafe import Markup
@@ -24,7 +24,7 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from oracle_gate.bot import chart, metrics, trend
-from oracle_gate.bot.access import Decision, StatusAccess, bearer_of
+from oracle_gate.bot.access import COOKIE, Decision, StatusAccess, bearer_of
 from oracle_gate.bot.store import Store
 
 STYLE = (
@@ -64,12 +64,7 @@ def environment() -> jinja2.Environment:
 
 def page(data: trend.RepoTrend, now: float) -> str:
     """The repository's status page as HTML text (pure, given the data and the time)."""
-    totals = trend.Week(
-        "total",
-        sum(w.pass_clean for w in data.weeks),
-        sum(w.fail for w in data.weeks),
-        sum(w.unscored for w in data.weeks),
-    )
+    totals = trend.total("total", data.weeks)
     return (
         environment()
         .get_template("status.html.j2")
@@ -83,9 +78,9 @@ def page(data: trend.RepoTrend, now: float) -> str:
     )
 
 
-def index(repos: list[str], query_token: str | None) -> str:
-    suffix = "?" + urlencode({"token": query_token}) if query_token else ""
-    links = [(r, "/status/" + quote(r, safe="/") + suffix) for r in repos]
+def index(repos: list[str]) -> str:
+    """The list of repositories; the links carry no token (the cookie set with the page does)."""
+    links = [(r, "/status/" + quote(r, safe="/")) for r in repos]
     return environment().get_template("status_index.html.j2").render(repos=links, style=Markup(STYLE))  # noqa: S704
 
 
@@ -110,9 +105,29 @@ def routes(store: Store, access: StatusAccess, clock: Callable[[], float]) -> li
         peer = request.client.host if request.client else None
         return _refusal(
             access.decide(
-                peer, bearer_of(request.headers.get("authorization")), request.query_params.get("token")
+                peer,
+                bearer_of(request.headers.get("authorization")),
+                request.query_params.get("token"),
+                request.cookies.get(COOKIE),
             )
         )
+
+    def html(request: Request, text: str) -> HTMLResponse:
+        """The page, with the session cookie when the request carried the token (it was let in,
+        so a token it carried was the right one; one let in by its network gets no cookie)."""
+        response = HTMLResponse(text, headers=HEADERS)
+        value = access.cookie_value()
+        carried = bearer_of(request.headers.get("authorization")) or request.query_params.get("token")
+        if value is not None and carried is not None:
+            response.set_cookie(
+                COOKIE,
+                value,
+                path="/",
+                httponly=True,
+                samesite="strict",
+                secure=request.url.scheme == "https",
+            )
+        return response
 
     # Plain functions: Starlette runs them in its thread pool, so their queries and rendering never
     # hold up the event loop that acknowledges deliveries (a scraper reads /metrics every few seconds).
@@ -120,9 +135,7 @@ def routes(store: Store, access: StatusAccess, clock: Callable[[], float]) -> li
         refused = decide(request)
         if refused is not None:
             return refused
-        return HTMLResponse(
-            index(trend.repositories(store), request.query_params.get("token")), headers=HEADERS
-        )
+        return html(request, index(trend.repositories(store)))
 
     def status_page(request: Request) -> Response:
         refused = decide(request)
@@ -134,7 +147,7 @@ def routes(store: Store, access: StatusAccess, clock: Callable[[], float]) -> li
             return Response(
                 "no verdicts recorded for that repository\n", status_code=404, media_type="text/plain"
             )
-        return HTMLResponse(page(data, clock()), headers=HEADERS)
+        return html(request, page(data, clock()))
 
     def metrics_page(request: Request) -> Response:
         refused = decide(request)

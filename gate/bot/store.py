@@ -19,6 +19,7 @@ One connection, guarded by a lock (calls are short); WAL so readers do not block
 
 from __future__ import annotations
 
+import json
 import secrets
 import sqlite3
 import threading
@@ -26,6 +27,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -245,21 +247,30 @@ class Store:
             row = self._db.execute("SELECT 1 FROM deliveries WHERE id = ?", (delivery,)).fetchone()
         return row is not None
 
-    def enqueue(
-        self, delivery: str, jobs: Iterable[Job], installation: tuple[int, str] | None = None
-    ) -> None:
+    def enqueue(self, delivery: str, jobs: Iterable[Job], installation: tuple[int, str] | None = None) -> int:
         """Queue follow-up jobs a running job found (no delivery record: it is not a delivery), and
-        an installation's new state a planned delivery told (in the same transaction)."""
+        an installation's new state a planned delivery told (in the same transaction); how many
+        jobs were queued (a review's judgement may be taken by one already queued)."""
         now = time.time()
+        queued = 0
         with self._transaction():
             for job in jobs:
-                self._enqueue(delivery, job, now)
+                queued += self._enqueue(delivery, job, now)
             if installation is not None:
                 self._record_installation(*installation, now)
+        return queued
 
-    def _enqueue(self, delivery: str, job: Job, now: float) -> None:
-        """A newer job for a key supersedes the queued ones (a newer head makes them pointless)."""
+    def _enqueue(self, delivery: str, job: Job, now: float) -> bool:
+        """A newer job for a key supersedes the queued ones (a newer head makes them pointless).
+
+        A review's judgement (``job.coalesce`` set) is the other way round: a judgement of that
+        pull request already queued reads the reviews when it runs, after this review, so it takes
+        this one and nothing is queued (False); else it is queued to run ``coalesce`` seconds from
+        now, and every review until then is taken by it. So a pull request's reviews are read at
+        most once per interval for reviews, however many come (TRUST.md 8)."""
         spec = job.to_json()
+        if job.kind == "judge" and job.coalesce is not None:
+            return self._enqueue_coalesced(delivery, job, spec, now)
         self._db.execute(
             "UPDATE jobs SET state = ?, detail = ?, updated = ? WHERE key = ? AND state = ? AND spec = ?",
             (SUPERSEDED, "the same job was queued again", now, job.key, QUEUED, spec),
@@ -274,6 +285,22 @@ class Store:
             "INSERT INTO jobs (delivery, key, spec, state, created, updated) VALUES (?, ?, ?, ?, ?, ?)",
             (delivery, job.key, spec, QUEUED, now, now),
         )
+        return True
+
+    def _enqueue_coalesced(self, delivery: str, job: Job, spec: str, now: float) -> bool:
+        waiting = self._db.execute(
+            "SELECT 1 FROM jobs WHERE key = ? AND state = ? "
+            "AND json_extract(spec, '$.kind') = 'judge' LIMIT 1",
+            (job.key, QUEUED),
+        ).fetchone()
+        if waiting is not None:
+            return False
+        self._db.execute(
+            "INSERT INTO jobs (delivery, key, spec, state, created, updated, due) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (delivery, job.key, spec, QUEUED, now, now, self._clock() + (job.coalesce or 0.0)),
+        )
+        return True
 
     # -- the queue -----------------------------------------------------------------------------
 
@@ -335,12 +362,15 @@ class Store:
             return cur.rowcount
 
     def is_newest(self, job_id: int, key: str) -> bool:
-        """No judge job for ``key`` was queued after this one (else posting it would be stale)."""
+        """No judge job for ``key`` due now was queued after this one (else posting it would be
+        stale). A review's judgement waiting for its time does not count: this one read the reviews
+        after the check it replaces did, so it posts, and the waiting one posts again after it (a
+        review every few seconds must not keep every judgement from posting)."""
         with self._lock:
             row = self._db.execute(
-                "SELECT 1 FROM jobs WHERE key = ? AND id > ? AND state = ? "
+                "SELECT 1 FROM jobs WHERE key = ? AND id > ? AND state = ? AND due <= ? "
                 "AND json_extract(spec, '$.kind') = 'judge' LIMIT 1",
-                (key, job_id, QUEUED),
+                (key, job_id, QUEUED, self._clock()),
             ).fetchone()
         return row is None
 
@@ -372,28 +402,68 @@ class Store:
         check_run_id: int | None,
         *,
         noted: Mapping[str, object] | None = None,
+        required: bool = True,
+        approved_by: Sequence[str] | None = None,
     ) -> None:
         """The latest verdict per (repository, pull request, parent, head), and one more row in
         ``posted`` (never replaced: /metrics counts it). ``noted``: the trend's columns (``seconds``,
-        ``triage``, ``surface_share``; see :mod:`oracle_gate.bot.trend`), NULL when not given."""
+        ``triage``, ``surface_share``; see :mod:`oracle_gate.bot.trend`), NULL when not given.
+        ``required``: posted as the required check (an allowed base), else under another name.
+        ``approved_by``: the approvers the verdict rests on (``oracle_change_approved``), or None."""
         if job.pr is None:
             return
         extra = dict(noted or {})
         trend = tuple(extra.get(k) for k in ("seconds", "triage", "surface_share"))
+        approvers = None if approved_by is None else json.dumps(sorted({a.casefold() for a in approved_by}))
         now = time.time()
         with self._transaction() as db:
             db.execute(
                 "INSERT OR REPLACE INTO verdicts (repo, pr, parent, head, verdict, check_run_id, "
-                "installation, at, seconds, triage, surface_share) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (job.repo, job.pr, parent, head, verdict, check_run_id, job.installation, now, *trend),
+                "installation, at, seconds, triage, surface_share, required, approved_by) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    job.repo,
+                    job.pr,
+                    parent,
+                    head,
+                    verdict,
+                    check_run_id,
+                    job.installation,
+                    now,
+                    *trend,
+                    int(required),
+                    approvers,
+                ),
             )
-            db.execute("INSERT INTO posted VALUES (?, ?, ?, ?)", (now, job.repo, verdict, trend[0]))
+            db.execute(
+                "INSERT INTO posted (at, repo, verdict, seconds, required) VALUES (?, ?, ?, ?, ?)",
+                (now, job.repo, verdict, trend[0], int(required)),
+            )
 
     def read(self, sql: str, params: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
         """Rows of one read-only query (the status page's and ``/metrics``' queries, in
         :mod:`oracle_gate.bot.trend`)."""
         with self._lock:
             return [tuple(row) for row in self._db.execute(sql, params).fetchall()]
+
+    # -- base changes (contract v3.9.1) ------------------------------------------------------------
+
+    def note_base_change(self, repo: str, pr: int, at: datetime) -> None:
+        """A delivery said the pull request's base branch changed at ``at``: keep the latest."""
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO base_changes (repo, pr, at) VALUES (?, ?, ?) "
+                "ON CONFLICT (repo, pr) DO UPDATE SET at = max(at, excluded.at)",
+                (repo, pr, at.timestamp()),
+            )
+
+    def base_changed_at(self, repo: str, pr: int) -> datetime | None:
+        """When a delivery last said the pull request's base branch changed (None: none did)."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT at FROM base_changes WHERE repo = ? AND pr = ?", (repo, pr)
+            ).fetchone()
+        return datetime.fromtimestamp(row[0], UTC) if row else None
 
     def last_verdict(self, repo: str, pr: int) -> tuple[str, str, str] | None:
         """(parent, head, verdict) of the pull request's last judgement."""
@@ -413,6 +483,27 @@ class Store:
         """(pr, installation) of pull requests whose last judgement found no map of ``parent``."""
         return [(pr, inst) for pr, inst, p, v in self._latest(repo) if p == parent and v == NO_MAP]
 
+    def pulls_resting_on_approvals(
+        self, installation: int, repo: str | None, login: str | None
+    ) -> list[tuple[str, int]]:
+        """(repo, pr) of the pull requests of ``installation`` (in ``repo`` when given) whose last
+        judgement rests on approvals (``oracle_change_approved``), by ``login`` when given."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT repo, pr, approved_by FROM verdicts AS v WHERE installation = ? "
+                "AND (? IS NULL OR repo = ?) AND at = "
+                "(SELECT MAX(at) FROM verdicts WHERE repo = v.repo AND pr = v.pr) "
+                "AND approved_by IS NOT NULL ORDER BY repo, pr",
+                (installation, repo, repo),
+            ).fetchall()
+        wanted = None if login is None else login.casefold()
+        return [(str(r[0]), int(r[1])) for r in rows if wanted is None or wanted in _logins(str(r[2]))]
+
+    def forget_approvals(self, repo: str, pr: int) -> None:
+        """The pull request is closed: no access change needs to judge it again."""
+        with self._transaction() as db:
+            db.execute("UPDATE verdicts SET approved_by = NULL WHERE repo = ? AND pr = ?", (repo, pr))
+
     def _latest(self, repo: str) -> list[tuple[int, int, str, str]]:
         """(pr, installation, parent, verdict) of each pull request's last judgement in ``repo``."""
         with self._lock:
@@ -422,3 +513,12 @@ class Store:
                 (repo,),
             ).fetchall()
         return [(r[0], r[1], r[2], r[3]) for r in rows]
+
+
+def _logins(text: str) -> list[str]:
+    """The logins of a verdict's ``approved_by`` (a JSON list; anything else: none)."""
+    try:
+        found = json.loads(text)
+    except ValueError:
+        return []
+    return [str(x) for x in found] if isinstance(found, list) else []

@@ -6,6 +6,10 @@ or a file: it shows counts, dates, test ids and logins, never file contents.
 
 * A verdict recorded as ``no_map`` was posted as ``unscored`` (the parent had no map yet), so it
   counts as unscored here.
+* **Only the required check** (issue 29): the weeks, the maps and the triage list read the verdicts
+  posted as the required check, on an allowed base. A pull request to a branch of the author's own
+  is judged and posted under ``<name> (base: <branch>)``: its verdicts are counted apart
+  (:attr:`RepoTrend.other_bases`), so they cannot skew the trend or fill the triage list.
 * **Triage** (contract v3.7): the verdict's own ``triage``, the parent's freeze entries past their
   ``expires`` date (UTC) or without an ``owner``, as the core listed them.
 * **Surface share**: the share of the map's measured lines only frozen tests observe
@@ -26,6 +30,9 @@ from oracle_gate.judge.verdict import Verdict
 
 MAX_TRIAGE = 200  # entries kept per verdict: a freeze of thousands does not bloat every row
 WEEKS_SHOWN = 26
+#: The verdicts posted as the required check (a row recorded before the column existed was counted
+#: as one, and still is); the SQL of every query of the trend and of /metrics.
+REQUIRED = "COALESCE(required, 1) = 1"
 
 
 @dataclass(frozen=True)
@@ -103,6 +110,8 @@ class RepoTrend:
     maps: list[MapShare]
     triage: list[TriageEntry] | None  # None: not known (no verdict recorded it)
     triage_parent: str | None
+    #: verdicts posted under another name than the required check's (bases not allowed): counted apart
+    other_bases: Week = Week("other bases")
 
 
 def repositories(store: Store) -> list[str]:
@@ -121,25 +130,42 @@ def known_share(store: Store, repo: str, parent: str) -> float | None:
 
 def repo_trend(store: Store, repo: str, weeks_shown: int = WEEKS_SHOWN) -> RepoTrend | None:
     """The page's data for ``repo``; None when the bot recorded no verdict there."""
-    rows = store.read("SELECT at, verdict FROM verdicts WHERE repo = ? ORDER BY at", (repo,))
+    rows = store.read(
+        f"SELECT at, verdict, {REQUIRED} FROM verdicts WHERE repo = ? ORDER BY at",  # noqa: S608 - a constant
+        (repo,),
+    )
     if not rows:
         return None
     maps = store.read(
-        "SELECT parent, surface_share, MAX(at) FROM verdicts WHERE repo = ? AND verdict != ? "
-        "GROUP BY parent ORDER BY MAX(at) DESC LIMIT 10",
+        "SELECT parent, surface_share, MAX(at) FROM verdicts WHERE repo = ? AND verdict != ? "  # noqa: S608
+        f"AND {REQUIRED} GROUP BY parent ORDER BY MAX(at) DESC LIMIT 10",
         (repo, NO_MAP),
     )
     last = store.read(
-        "SELECT parent, triage FROM verdicts WHERE repo = ? AND triage IS NOT NULL ORDER BY at DESC LIMIT 1",
+        "SELECT parent, triage FROM verdicts WHERE repo = ? AND triage IS NOT NULL "  # noqa: S608
+        f"AND {REQUIRED} ORDER BY at DESC LIMIT 1",
         (repo,),
     )
     triage = None if not last else _triage_of(str(last[0][1]))
+    others = weekly((float(at), str(v)) for at, v, required in rows if not required)
     return RepoTrend(
         repo=repo,
-        weeks=weekly((float(at), str(v)) for at, v in rows)[-weeks_shown:],
+        weeks=weekly((float(at), str(v)) for at, v, required in rows if required)[-weeks_shown:],
         maps=[MapShare(str(p), None if s is None else float(s), float(at)) for p, s, at in maps],
         triage=triage,
         triage_parent=str(last[0][0]) if last else None,
+        other_bases=total("other bases", others),
+    )
+
+
+def total(label: str, weeks: Iterable[Week]) -> Week:
+    """The counts of ``weeks`` added up, under ``label``."""
+    listed = list(weeks)
+    return Week(
+        label,
+        sum(w.pass_clean for w in listed),
+        sum(w.fail for w in listed),
+        sum(w.unscored for w in listed),
     )
 
 

@@ -61,5 +61,11 @@ APP_EVENTS = [
     "merge_group",
     "issue_comment",
     "push",
+    # Issue 29: an approval counts only while its approver holds write access (and, for a team the
+    # policy names, its membership): a collaborator's permission, a team's members or a team's
+    # repositories changing re-judges the pull requests whose verdict rests on approvals.
+    "member",
+    "membership",
+    "team",
     "workflow_run",
 ]

@@ -188,6 +188,8 @@ class PullInfo:
     # pulls/get ``mergeable``: None while GitHub computes the test merge (after a push), False with
     # conflicts (then refs/pull/N/merge is stale or absent). Not compared: informational.
     mergeable: bool | None = field(default=None, compare=False)
+    # pulls/get ``state``: False once closed (or merged). Not compared: informational.
+    open: bool = field(default=True, compare=False)
 
 
 @dataclass(frozen=True)
@@ -407,20 +409,28 @@ class Publisher:
         Only with a stable ``external_id``. A run of another App is never adopted (a pull request's
         workflow can post a run with any ``external_id``; and it could not be updated). A run of a
         different verdict is not adopted either: annotations cannot be removed from a run, so a new
-        verdict gets a new run (the newest run of a name is the one GitHub shows)."""
+        verdict gets a new run (the newest run of a name is the one GitHub shows); nor is any run
+        but our newest of the name."""
         if self.external_id is None:
             return None
         with github_call(f"list the check runs of {head_sha[:12]}"):
-            for run in self._repo.get_commit(head_sha).get_check_runs(
-                check_name=self.check_name, filter="all"
+            ours = [
+                run
+                for run in self._repo.get_commit(head_sha).get_check_runs(
+                    check_name=self.check_name, filter="all"
+                )
+                if self._posted_by_us(run)
+            ]
+            # Only our newest run of the name: adopting an older one (success, then failure, then
+            # success again) would leave the newer run, the one GitHub shows, as it was.
+            newest = max(ours, key=lambda run: run.id, default=None)
+            if (
+                newest is not None
+                and newest.external_id == self.external_id
+                and newest.conclusion == content.conclusion
+                and newest.output.title == content.title
             ):
-                if (
-                    run.external_id == self.external_id
-                    and self._posted_by_us(run)
-                    and run.conclusion == content.conclusion
-                    and run.output.title == content.title
-                ):
-                    return run, int(run.output.annotations_count or 0)
+                return newest, int(newest.output.annotations_count or 0)
         return None
 
     def _finish_adopted(self, run: CheckRun, content: CheckContent, already: int) -> CheckResult:
@@ -591,6 +601,7 @@ class Publisher:
                 author=pull.user.login,
                 changed_files=pull.changed_files,
                 mergeable=pull.mergeable,
+                open=pull.state == "open",
             )
 
     def commit_parents(self, sha: str) -> tuple[str, ...]:

@@ -1,5 +1,7 @@
 """What contract v3.5 approvals need from the API: a pull request's reviews (every page), whether a
-user is an active member of an organization's team, and a user's permission on the repository.
+user is an active member of an organization's team, and a user's permission on the repository; and
+v3.9.1, when the pull request's base branch last changed (its issue events: GitHub's "Issue event
+types" lists ``base_ref_changed`` in the REST API for issue events, not in the timeline's).
 
 Each call raises :class:`oracle_gate.github.client.PublishError` on an API error; a team that does not
 answer for the user (404) is "not a member", never an error. :mod:`oracle_gate.review.approvals` decides
@@ -9,11 +11,21 @@ what counts (and the core, what an approval is).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from urllib.parse import quote
 
+from github.IssueEvent import IssueEvent
+from github.PaginatedList import PaginatedList
 from github.Repository import Repository
 
-from oracle_gate.github.client import NotFound, github_call
+from oracle_gate.github.client import NotFound, PublishError, github_call
+
+
+def _aware(moment: datetime | None) -> datetime | None:
+    """GitHub's times are UTC; one without an offset is read as such (comparable with the others)."""
+    if moment is None:
+        return None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 @dataclass(frozen=True)
@@ -23,6 +35,12 @@ class Review:
     login: str
     state: str  # APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED, PENDING
     commit: str
+    submitted_at: datetime | None = None  # None: GitHub gave none (a pending review)
+
+
+#: Issue events that change a pull request's base branch (a person's retarget, or GitHub's after the
+#: base branch was merged and deleted).
+BASE_CHANGE_EVENTS = frozenset({"base_ref_changed", "automatic_base_change_succeeded"})
 
 
 class ReviewReader:
@@ -39,9 +57,30 @@ class ReviewReader:
                     login=review.user.login if review.user is not None else "",
                     state=str(review.state or ""),
                     commit=str(review.commit_id or ""),
+                    submitted_at=_aware(review.submitted_at),
                 )
                 for review in self._repo.get_pull(number).get_reviews()
             ]
+
+    def base_changed_at(self, number: int) -> datetime | None:
+        """``issues/list-events``, every page: when the pull request's base branch last changed (None:
+        never). An event whose time cannot be read is an error, never "no change"."""
+        latest: datetime | None = None
+        with github_call(f"list the events of pull request #{number}"):
+            for event in self._events(number):
+                if str(event.event or "") not in BASE_CHANGE_EVENTS:
+                    continue
+                at = _aware(event.created_at)
+                if at is None:
+                    why = f"a {event.event} event has no time"
+                    raise PublishError(f"read the events of pull request #{number}", why)
+                latest = at if latest is None else max(latest, at)
+        return latest
+
+    def _events(self, number: int) -> PaginatedList[IssueEvent]:
+        """The pull request's issue events, paged (built here: ``get_issue`` would ``issues/get`` first)."""
+        url = f"{self._repo.url}/issues/{number}/events"
+        return PaginatedList(IssueEvent, self._repo.requester, url, None)
 
     def active_member(self, team: str, login: str) -> bool:
         """``teams/get-membership-for-user-in-org``: whether ``login`` is an active member of ``org/team``."""

@@ -6,6 +6,11 @@ approved is an **input** (the Action and the bot ask GitHub; the CLI reads ``--a
 the core never calls out, it only applies every rule of the contract to what it is given, so a
 caller that passes everything it heard cannot make an approval count that the rules refuse.
 
+v3.9 binds an approval to what the approver saw: the base branch (a retarget after the review makes
+it stale, as a push does), and lets a repository opt in to its maintainers' own pull requests
+(``authors``: the author's own pull request is one approval of its head while the author holds
+maintain or admin permission).
+
 Pure: values in, values out.
 """
 
@@ -14,11 +19,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 #: The permissions (GitHub's collaborator permission, or its role name) that may approve.
 APPROVING_PERMISSIONS = frozenset({"write", "maintain", "admin"})
+#: v3.9.3: the permissions with which an author named in ``authors`` approves their own pull request.
+AUTHOR_PERMISSIONS = frozenset({"maintain", "admin"})
 BOT_SUFFIX = "[bot]"
-_KEYS = frozenset({"oracle", "count"})
+BY_THE_AUTHOR = "by the author"
+_KEYS = frozenset({"oracle", "count", "authors"})
 _SLUG = re.compile(r"[A-Za-z0-9_.\-]+(\[bot\])?", re.ASCII)
 
 
@@ -28,6 +37,7 @@ class ApprovalRules:
 
     oracle: tuple[str, ...] = ()
     count: int = 1
+    authors: tuple[str, ...] = ()  # v3.9.3: logins whose own pull request counts as one approval
 
     @property
     def logins(self) -> frozenset[str]:
@@ -37,24 +47,32 @@ class ApprovalRules:
     def teams(self) -> frozenset[str]:
         return frozenset(name.casefold() for name in self.oracle if "/" in name)
 
+    @property
+    def own_pull_requests(self) -> frozenset[str]:
+        return frozenset(name.casefold() for name in self.authors)
+
 
 @dataclass(frozen=True)
 class Approval:
-    """What the API said about one approving review: who, on which commit, their teams (``org/team``)
-    and their permission on the repository when the gate runs."""
+    """What the API said about one approving review: who, on which commit, their teams (``org/team``),
+    their permission on the repository when the gate runs, and when the review was submitted
+    (v3.9.1; None: not known, which is stale once the base has changed)."""
 
     login: str
     commit: str
     teams: tuple[str, ...] = ()
     permission: str = ""
+    submitted_at: datetime | None = None
 
 
 @dataclass(frozen=True)
 class Approver:
-    """One approver that counts, with the head SHA they approved."""
+    """One approver that counts, with the head SHA they approved (``by_author``: v3.9.3, the author's
+    own pull request)."""
 
     login: str
     commit: str
+    by_author: bool = False
 
 
 @dataclass(frozen=True)
@@ -65,8 +83,18 @@ class ApprovalsSeen:
 
     head: str = ""  # the pull request's head SHA the approvals were compared with
     stale: tuple[Approver, ...] = ()
+    # v3.9.1: approvals of the current head submitted before the base branch last changed (then).
+    stale_base: tuple[Approver, ...] = ()
+    base_changed_at: datetime | None = None
     unreadable: str = ""
     unknown_teams: tuple[str, ...] = ()  # named teams that do not exist (or cannot be seen)
+
+    @property
+    def base_changed_utc(self) -> str:
+        """When the base last changed, as a person reads it (empty: not known)."""
+        if self.base_changed_at is None:
+            return ""
+        return self.base_changed_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def parse_approvals(value: object) -> tuple[ApprovalRules | None, list[str]]:
@@ -88,12 +116,33 @@ def parse_approvals(value: object) -> tuple[ApprovalRules | None, list[str]]:
                 problems.append(f"'approvals.oracle' entry {index} {problem}")
             else:
                 names.append(str(entry).removeprefix("@"))
+    authors, author_problems = _authors(value.get("authors", []))
+    problems += author_problems
     count = value.get("count", 1)
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
         problems.append(f"'approvals.count' must be an integer >= 1, got {count!r}")
     if problems:
         return None, problems
-    return ApprovalRules(tuple(names), int(count)), []
+    return ApprovalRules(tuple(names), int(count), authors), []
+
+
+def _authors(value: object) -> tuple[tuple[str, ...], list[str]]:
+    """v3.9.3 ``authors``: logins only (never a team, never a ``[bot]`` login)."""
+    if not isinstance(value, list):
+        return (), [f"'approvals.authors' must be a list of logins, got {type(value).__name__}"]
+    names: list[str] = []
+    problems: list[str] = []
+    for index, entry in enumerate(value):
+        problem = _name_problem(entry)
+        if problem is None and "/" in str(entry):
+            problem = f"{entry!r} names a team: only logins may approve their own pull request"
+        if problem is None and str(entry).casefold().endswith(BOT_SUFFIX):
+            problem = f"{entry!r} is a bot: a bot never approves its own pull request"
+        if problem:
+            problems.append(f"'approvals.authors' entry {index} {problem}")
+        else:
+            names.append(str(entry).removeprefix("@"))
+    return tuple(names), problems
 
 
 def _name_problem(entry: object) -> str | None:
@@ -106,23 +155,60 @@ def _name_problem(entry: object) -> str | None:
 
 
 def counting_approvers(
-    rules: ApprovalRules, approvals: Iterable[Approval], *, author: str, head_sha: str
+    rules: ApprovalRules,
+    approvals: Iterable[Approval],
+    *,
+    author: str,
+    head_sha: str,
+    base_changed_at: datetime | None = None,
+    author_permission: str | None = None,
 ) -> list[Approver]:
-    """The distinct approvers that count under every rule of v3.5, sorted by login."""
+    """The distinct approvers that count under every rule of v3.5 and v3.9, sorted by login: the
+    author among them (``by_author``) when :func:`author_approves`."""
     found: dict[str, Approver] = {}
+    if author_approves(rules, author=author, permission=author_permission, head_sha=head_sha):
+        found[author.casefold()] = Approver(author, head_sha.lower(), by_author=True)
     for approval in approvals:
         key = approval.login.casefold()
-        if key not in found and counts(rules, approval, author=author, head_sha=head_sha):
+        if key not in found and counts(
+            rules, approval, author=author, head_sha=head_sha, base_changed_at=base_changed_at
+        ):
             found[key] = Approver(approval.login, approval.commit.lower())
     return [found[key] for key in sorted(found)]
 
 
-def counts(rules: ApprovalRules, approval: Approval, *, author: str, head_sha: str) -> bool:
-    """Whether one approving review counts: on the current head, not the author's, not a bot's
-    unless the bot is named exactly, by someone named (directly or through a named team) who can
-    write to the repository."""
+def author_approves(rules: ApprovalRules, *, author: str, permission: str | None, head_sha: str) -> bool:
+    """v3.9.3: the author's own pull request counts as one approval of its head when the policy names
+    the author in ``authors`` (never a bot) and the author holds maintain or admin permission now."""
+    login = author.casefold()
+    if not login or not head_sha or login.endswith(BOT_SUFFIX) or login not in rules.own_pull_requests:
+        return False
+    return (permission or "").casefold() in AUTHOR_PERMISSIONS
+
+
+def before_base_change(approval: Approval, base_changed_at: datetime | None) -> bool:
+    """v3.9.1: whether the review was submitted before the base branch last changed (not after it:
+    a time GitHub gives to the second does not tell which came first), or at no known time."""
+    if base_changed_at is None:
+        return False
+    return approval.submitted_at is None or approval.submitted_at <= base_changed_at
+
+
+def counts(
+    rules: ApprovalRules,
+    approval: Approval,
+    *,
+    author: str,
+    head_sha: str,
+    base_changed_at: datetime | None = None,
+) -> bool:
+    """Whether one approving review counts: on the current head, since the base last changed, not
+    the author's, not a bot's unless the bot is named exactly, by someone named (directly or through
+    a named team) who can write to the repository."""
     login = approval.login.casefold()
     if not login or approval.commit.lower() != head_sha.lower() or not head_sha:
+        return False
+    if before_base_change(approval, base_changed_at):
         return False
     if login == author.casefold():
         return False

@@ -1,12 +1,14 @@
 """Contract v3.2: what rebinding the syntax cannot name touches, and the ``dynamic_rebinding`` sites.
 
-The sites come from :mod:`oracle_gate.judge.rebinding_sites` (added lines of ``.py`` files *not* matched by
-the policy's ``tests`` globs: a test monkeypatching is ordinary). A :class:`ModuleWrite` whose module
-resolves to a parent file (:class:`~oracle_gate.judge.modules.ModuleIndex`) that defines the name at module
-level with ``def``/``class`` touches that definition; an :class:`OpaqueWrite` touches every
-module-level definition of the writing file's own parent version, and is reported. The touched
-lines go into the change set (:class:`~oracle_gate.judge.changes.Rebound`) *before* the map is asked, so
-they are scored like any touched line (and inherit their function's observers).
+The sites come from :mod:`oracle_gate.judge.rebinding_sites` (added lines of ``.py`` files *not*
+matched by the policy's ``tests`` globs: a test monkeypatching is ordinary; v3.8: nor by its
+``ignore`` globs, whose files are not scored: ``exec(line)`` in an ignored ``docs/conf.py``).
+A :class:`ModuleWrite` whose module resolves to a parent file
+(:class:`~oracle_gate.judge.modules.ModuleIndex`) that defines the name at module level with
+``def``/``class`` touches that definition; an :class:`OpaqueWrite` touches every module-level
+definition of the writing file's own parent version, and is reported. The touched lines go into the
+change set (:class:`~oracle_gate.judge.changes.Rebound`) *before* the map is asked, so they are
+scored like any touched line (and inherit their function's observers).
 
 The read side calls :func:`modules_to_read` (which parent files it must read) and then
 :func:`with_dynamic_rebinding`; the verdict calls :func:`dynamic_rebinding_sites`.
@@ -24,23 +26,31 @@ from oracle_gate.judge.pyscope import PythonFile, parse_python
 from oracle_gate.judge.python_facts import python_facts
 from oracle_gate.judge.rebinding_sites import OpaqueWrite, Sites
 
+#: No file: the default of ``ignored`` (every non-test file is judged).
+NO_FILES = GlobSet(())
 
-def _judged_files(changes: ChangeSet, tests: GlobSet) -> Iterator[tuple[FileChange, Sites]]:
-    """Each changed non-test ``.py`` file with added lines, and its rebinding sites."""
+
+def _judged_files(
+    changes: ChangeSet, tests: GlobSet, ignored: GlobSet = NO_FILES
+) -> Iterator[tuple[FileChange, Sites]]:
+    """Each changed ``.py`` file with added lines, not a test file and (v3.8) not matched by the
+    policy's ``ignore``, and its rebinding sites."""
     for change in changes.files:
         path = change.new_path
         if path is None or not path.lower().endswith(".py") or path in tests or not change.added:
+            continue
+        if path in ignored:  # v3.8 rule 2: v3.2 does not apply inside ignored files
             continue
         facts = python_facts(change.new_blob, frozenset(a.number for a in change.added))
         if facts is not None and (facts.sites.writes or facts.sites.opaque or facts.sites.globals):
             yield change, facts.sites
 
 
-def needs_module_index(changes: ChangeSet, tests: GlobSet) -> bool:
+def needs_module_index(changes: ChangeSet, tests: GlobSet, ignored: GlobSet = NO_FILES) -> bool:
     """Whether any v3 rule must know the parent's modules: a module write, a write through a module
     (``setattr(M, name, ...)``, ``M.__dict__``), or an import of the gate's own package (v3.3: the
     project's own when the parent has it). Spares listing a large tree for every other change."""
-    if any(s.writes or any(o.module for o in s.opaque) for _, s in _judged_files(changes, tests)):
+    if any(s.writes or any(o.module for o in s.opaque) for _, s in _judged_files(changes, tests, ignored)):
         return True
     for change in changes.files:
         if change.new_path and change.new_path.lower().endswith(".py") and change.added:
@@ -50,11 +60,13 @@ def needs_module_index(changes: ChangeSet, tests: GlobSet) -> bool:
     return False
 
 
-def modules_to_read(changes: ChangeSet, tests: GlobSet, index: ModuleIndex) -> list[str]:
+def modules_to_read(
+    changes: ChangeSet, tests: GlobSet, index: ModuleIndex, ignored: GlobSet = NO_FILES
+) -> list[str]:
     """The parent files whose definitions a module write may touch (the read side reads them)."""
     wanted = {
         resolved
-        for change, sites in _judged_files(changes, tests)
+        for change, sites in _judged_files(changes, tests, ignored)
         for write in sites.writes
         if (resolved := index.resolve(write.module, change.new_path or "")) is not None
     }
@@ -73,6 +85,8 @@ def with_dynamic_rebinding(
     index: ModuleIndex,
     module_blobs: Mapping[str, bytes | None],
     parents: Mapping[str, PythonFile],
+    *,
+    ignored: GlobSet = NO_FILES,
 ) -> ChangeSet:
     """The change set with v3.2's touched definitions added as :class:`Rebound` entries.
 
@@ -81,7 +95,7 @@ def with_dynamic_rebinding(
     """
     parsed = {path: parse_python(blob) for path, blob in module_blobs.items()}
     found: dict[str, set[int]] = {}
-    for change, sites in _judged_files(changes, tests):
+    for change, sites in _judged_files(changes, tests, ignored):
         for write in sites.writes:
             path = index.resolve(write.module, change.new_path or "")
             module = parsed.get(path) if path else None
@@ -102,11 +116,11 @@ def with_dynamic_rebinding(
 
 
 def dynamic_rebinding_sites(
-    changes: ChangeSet, tests: GlobSet, index: ModuleIndex
+    changes: ChangeSet, tests: GlobSet, index: ModuleIndex, ignored: GlobSet = NO_FILES
 ) -> list[tuple[str, int, str]]:
     """(path, line, what) for each added line that rebinds code the gate cannot name."""
     found = []
-    for change, sites in _judged_files(changes, tests):
+    for change, sites in _judged_files(changes, tests, ignored):
         by_line: dict[int, str] = {}
         for opaque in counted_opaque(change, sites, index):
             by_line.setdefault(opaque.line, opaque.what)

@@ -12,6 +12,10 @@ contains ``pytest_plugins`` counts too: a plugin list loads code into the run.
 v3.3 adds test dependency declarations (:mod:`oracle_gate.judge.test_dependencies`: requirements files
 for tests, pyproject's test groups, ``Pipfile``'s ``[dev-packages]``, compared as parsed values)
 and code that reaches the measurement machinery (:mod:`oracle_gate.judge.measurement`).
+
+v3.8 narrows and widens: a ``setup.py`` whose edit only bumps its version strings is not counted
+(:mod:`oracle_gate.judge.version_bump`), while the test tools of *any* requirements file and the
+test extras of ``setup.cfg``'s ``[options.extras_require]`` are.
 """
 
 from __future__ import annotations
@@ -29,10 +33,14 @@ from oracle_gate.judge.python_facts import python_facts
 from oracle_gate.judge.test_dependencies import (
     PIPFILE,
     is_declaration_file,
+    is_requirements_file,
     pipfile_declarations,
     pyproject_declarations,
     requirement_lines,
+    setup_cfg_test_extras,
+    test_tool_lines,
 )
+from oracle_gate.judge.version_bump import only_version_bump
 
 HOOK_FILES = frozenset(
     {
@@ -53,6 +61,7 @@ HOOK_FILES = frozenset(
 COMPILED_SUFFIXES = (".pyc", ".pyo", ".so", ".pyd", ".pth")  # .pth: not compiled, but a hook by suffix
 TABLE_FILES = frozenset({"pyproject.toml", "setup.cfg", PIPFILE})  # v3.3: Pipfile
 ACTIONS_GLOB = ".github/actions/**"
+SETUP_PY = "setup.py"
 PLUGIN_LIST = "pytest_plugins"
 
 
@@ -86,13 +95,16 @@ def runner_config_changes(change: FileChange, parent_has: Collection[str] = ()) 
         if is_hook_file(path):
             if before_exists != after_exists:
                 found.append((path, "removed" if before_exists else "added"))
-            elif change.content_changed:
+            elif change.content_changed and not _version_bump(path, change):
                 found.append((path, "edited"))
-        elif (is_table_file(path) or is_declaration_file(path)) and change.oversized:  # not read (v2)
+        elif (is_table_file(path) or is_requirements_file(path)) and change.oversized:  # not read (v2)
             found.append((path, "changes (a side larger than the blob cap, not parsed)"))
         elif is_declaration_file(path):  # v3.3
             if changed_requirements(before, after):
                 found.append((path, "changes test dependency declarations"))
+        elif is_requirements_file(path):  # v3.8
+            if changed_test_tools(before, after):
+                found.append((path, "changes test tools (pytest, coverage or a pytest-* plugin)"))
         elif is_table_file(path):
             tables = changed_tables(path, before, after)
             if tables:
@@ -106,6 +118,21 @@ def changed_requirements(before: bytes | None, after: bytes | None) -> bool:
         return False
     old, new = requirement_lines(before), requirement_lines(after)
     return old is None or new is None or old != new
+
+
+def changed_test_tools(before: bytes | None, after: bytes | None) -> bool:
+    """v3.8: whether two versions of any requirements file declare different test tools."""
+    if before == after:
+        return False
+    old, new = test_tool_lines(before), test_tool_lines(after)
+    return old is None or new is None or old != new
+
+
+def _version_bump(path: str, change: FileChange) -> bool:
+    """v3.8: a ``setup.py`` edited in place whose two sides differ only in version strings."""
+    if posixpath.basename(path).lower() != SETUP_PY or change.old_path != change.new_path:
+        return False
+    return not change.oversized and only_version_bump(change.old_blob, change.new_blob)
 
 
 def added_measurement(change: FileChange, parent_has: Collection[str] = ()) -> list[tuple[str, str]]:
@@ -190,6 +217,8 @@ def _setup_cfg_tables(text: str) -> dict[str, Any]:
         for name in parser.sections()
         if name == "tool:pytest" or name.startswith("coverage:")
     }
+    if parser.has_section("options.extras_require"):  # v3.8: the test extras
+        tables.update(setup_cfg_test_extras(dict(parser.items("options.extras_require", raw=True))))
     if parser.has_option("options.entry_points", "pytest11"):
         raw = parser.get("options.entry_points", "pytest11", raw=True)
         tables["[options.entry_points] pytest11"] = entry_point_lines(raw)

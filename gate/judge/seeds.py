@@ -6,6 +6,11 @@ of head's; for any other file, the parent's bytes must be the first bytes of hea
 rename away, a type change or any other edit rewrites the corpus (``seed_rewritten``), and no
 approval lifts that: a rewrite needs the policy changed first.
 
+v3.9.4, records: in a text file (UTF-8, no NUL) that is not a JSON array and whose parent does not
+end with a newline, the parent's last line is a record head could still extend (``2,4`` to
+``2,40`` keeps every parent byte as a prefix): the first byte head adds must be a newline. An empty
+parent has no record to extend; a binary file keeps the byte-prefix rule.
+
 Pure: the change set carries both blobs of every changed file (the read side reads them).
 """
 
@@ -44,8 +49,15 @@ def _rewrite(change: FileChange) -> str | None:
         return "type changed" if change.old_kind != change.new_kind else "not a regular file"
     if change.old_blob is None or change.new_blob is None:
         return "edited, and too large to check that it only grows"
-    if not appends(change.old_blob, change.new_blob):
+    return _edit_rewrite(change.old_blob, change.new_blob)
+
+
+def _edit_rewrite(old: bytes, new: bytes) -> str | None:
+    """Why an edit of a regular file is not an append (None when it is one)."""
+    if not appends(old, new):
         return "edited: the parent's content is not kept as a prefix"
+    if extends_last_record(old, new):
+        return "edited: extends the parent's last record (it ends with no newline, and head adds none first)"
     return None
 
 
@@ -60,6 +72,20 @@ def appends(old: bytes, new: bytes) -> bool:
         except (ValueError, RecursionError):  # too deep to compare as values: compare the bytes
             pass
     return new.startswith(old)
+
+
+def extends_last_record(old: bytes, new: bytes) -> bool:
+    """v3.9.4: whether ``new`` (which keeps ``old`` as a prefix) continues the last line of a text
+    file ``old`` that is not a JSON array and does not end with a newline."""
+    if not old or old.endswith(b"\n") or len(new) <= len(old) or b"\0" in old:
+        return False
+    if isinstance(_json_array(old), list):
+        return False
+    try:
+        old.decode("utf-8")
+    except UnicodeDecodeError:  # binary: the byte-prefix rule of v3.6 only
+        return False
+    return new[len(old) : len(old) + 1] != b"\n"
 
 
 def _json_array(data: bytes) -> object:

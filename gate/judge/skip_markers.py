@@ -13,6 +13,10 @@ In a test file (the policy's ``tests`` globs) every token counts; in any other
 
 v3.1 adds what the syntax tree says (:mod:`oracle_gate.judge.syntax_markers`) on every ``.py`` file: a
 reference resolving to a skip/exit API on an added line the text rule let through.
+
+v3.8 judges a test file's marker lines per test (:mod:`oracle_gate.judge.test_markers`): one on a
+test the parent has counts only when that test carried no equal marker there; one on a new test
+does not count; one outside every test counts as before.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from dataclasses import dataclass
 from oracle_gate.judge.changes import FileChange
 from oracle_gate.judge.globs import GlobSet
 from oracle_gate.judge.python_facts import python_facts
+from oracle_gate.judge.test_markers import counting_marker_lines
 
 # Order matters only for which token is named in the report: longer first.
 MARKERS = (
@@ -129,7 +134,18 @@ def added_skip_markers(
         marker = finder(added.text, deselected)
         if marker:
             found.append(SkipMarker(path, added.number, marker, added.text.strip()))
-    return found + _syntax_markers(change, {m.line for m in found})
+    found += _syntax_markers(change, {m.line for m in found})
+    if not found or path not in test_files:
+        return found
+    # v3.8 rule 1: in a test file, a marker on a test is judged against that test on the parent
+    counting = counting_marker_lines(
+        change.new_blob,
+        change.old_blob,
+        change.old_path is not None,
+        {m.line for m in found},
+        deselected,
+    )
+    return [m for m in found if m.line in counting]
 
 
 def _syntax_markers(change: FileChange, flagged: Collection[int]) -> list[SkipMarker]:

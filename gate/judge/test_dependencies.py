@@ -12,6 +12,12 @@ count; a side that cannot be parsed counts as changed whenever its bytes differ)
   do), those groups of ``[tool.poetry.group.*]``, ``[tool.poetry.dev-dependencies]``,
   ``[tool.hatch.envs]`` and ``[tool.pdm.dev-dependencies]``;
 - ``Pipfile``'s ``[dev-packages]``.
+
+v3.8 adds the test tools of **any** requirements file (:func:`is_requirements_file`: a plain
+``requirements.txt``, ``docs/requirements.txt``, ``requirements/base.txt``, ...): the requirements
+whose project name is ``pytest``, ``coverage`` or ``pytest-*`` (:func:`test_tool_lines`; a pytest
+plugin added there loads code into the run whatever the file is called), and the test extras of
+``setup.cfg``'s ``[options.extras_require]`` (:func:`setup_cfg_test_extras`).
 """
 
 from __future__ import annotations
@@ -27,6 +33,17 @@ DECLARATION_PATTERNS = ("*requirements*.txt", "*requirements*.in", "*constraints
 REQUIREMENTS_DIR = "requirements"
 PIPFILE = "pipfile"
 
+#: v3.8: a project name (PEP 503 normalized) that is a test tool.
+TEST_TOOLS = frozenset({"pytest", "coverage"})
+TEST_TOOL_PREFIX = "pytest-"
+#: Options of a requirements line that bring in another file: what it holds is not visible here.
+INCLUDE_OPTIONS = ("-r", "--requirement", "-c", "--constraint")
+EDITABLE_OPTIONS = ("-e", "--editable")
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+_AFTER_NAME = frozenset("[=<>!~;@(,")  # what may follow a project name in a requirement
+_ARCHIVE = re.compile(r"([A-Za-z0-9][A-Za-z0-9._-]*?)-\d[^/]*\.(?:whl|tar\.gz|zip|tar\.bz2)$")
+_EGG = re.compile(r"#egg=([A-Za-z0-9._-]+)")
 _COMMENT = re.compile(r"(^|\s)#.*$")
 _CONTINUATION = re.compile(r"\\\r?\n")
 _SEPARATORS = re.compile(r"[-_.]+")
@@ -39,6 +56,68 @@ def is_declaration_file(path: str) -> bool:
     if not any(word in name for word in NAME_WORDS):
         return False
     return REQUIREMENTS_DIR in directories or any(fnmatch.fnmatchcase(name, p) for p in DECLARATION_PATTERNS)
+
+
+def is_requirements_file(path: str) -> bool:
+    """v3.8: any requirements or constraints file by name, or any file under a ``requirements``
+    directory, whatever else its name holds (names compared case-insensitively, at any depth)."""
+    lowered = path.lower()
+    directories, name = lowered.split("/")[:-1], posixpath.basename(lowered)
+    return REQUIREMENTS_DIR in directories or any(fnmatch.fnmatchcase(name, p) for p in DECLARATION_PATTERNS)
+
+
+def test_tool_lines(data: bytes | None) -> list[str] | None:
+    """v3.8: the requirement lines of a requirements file that name a test tool (or may: an include
+    of another file, an editable or URL requirement whose project name cannot be read), compared as
+    :func:`requirement_lines` compares them. None: not UTF-8."""
+    found = requirement_lines(data)
+    return None if found is None else [line for line in found if _may_be_test_tool(line)]
+
+
+def is_test_tool(name: str) -> bool:
+    """A project name (any spelling) that is ``pytest``, ``coverage`` or ``pytest-*`` (PEP 503)."""
+    normalized = group_name(name)
+    return normalized in TEST_TOOLS or normalized.startswith(TEST_TOOL_PREFIX)
+
+
+def _may_be_test_tool(line: str) -> bool:
+    """``line`` is compact (whitespace removed): ``pytest-cov==5.0``, ``-rtest.txt``, ``-e.#egg=x``."""
+    if line.startswith(INCLUDE_OPTIONS):
+        return True
+    editable = next((line.removeprefix(o) for o in EDITABLE_OPTIONS if line.startswith(o)), None)
+    if editable is None and line.startswith("-"):
+        return False  # --index-url, --hash on its own line, ...: no project
+    name = _project_name(editable if editable is not None else line)
+    return name is None or is_test_tool(name)
+
+
+def _project_name(spec: str) -> str | None:
+    """The project a requirement names; None when it cannot be read (a path or URL with no
+    ``#egg=``, whose file name is no distribution's); empty for the project itself (``-e .[docs]``,
+    whose extras its own packaging declares)."""
+    egg = _EGG.search(spec)
+    if egg:
+        return egg.group(1)
+    if spec.split("[", 1)[0] in (".", "./"):
+        return ""
+    match = _NAME.match(spec)
+    if match and (match.end() == len(spec) or spec[match.end()] in _AFTER_NAME):
+        return match.group(0)
+    base = posixpath.basename(spec.split("#", 1)[0].split("?", 1)[0].rstrip("/"))
+    archive = _ARCHIVE.match(
+        base
+    )  # a wheel's or sdist's file name: the project name, then '-' and its version
+    return archive.group(1) if archive else None
+
+
+def setup_cfg_test_extras(extras: dict[str, str]) -> dict[str, list[str]]:
+    """v3.8: the test entries of ``setup.cfg``'s ``[options.extras_require]`` (named as v3.3's
+    pyproject entries), each as its sorted requirement lines."""
+    return {
+        f"[options.extras_require] {name}": requirement_lines(value.encode()) or []
+        for name, value in extras.items()
+        if group_name(name) in TEST_GROUPS
+    }
 
 
 def requirement_lines(data: bytes | None) -> list[str] | None:

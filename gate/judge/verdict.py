@@ -8,13 +8,14 @@ reported; the verdict is the most severe one present
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 from enum import StrEnum
 
 from oracle_gate.exit_status import ExitStatus
-from oracle_gate.judge.approvals import Approval, ApprovalsSeen, counting_approvers
+from oracle_gate.judge.approvals import BY_THE_AUTHOR, Approval, ApprovalsSeen, Approver, counting_approvers
 from oracle_gate.judge.changes import ChangeSet, FileChange, FileStatus, Kind
 from oracle_gate.judge.freeze import Freeze
 from oracle_gate.judge.globs import GlobSet
@@ -29,6 +30,7 @@ from oracle_gate.judge.observer_rules import (
     parse_parent_files,
 )
 from oracle_gate.judge.observers import ParentCoverage, without_unstable
+from oracle_gate.judge.paths import normalize_path
 from oracle_gate.judge.policy import Policy
 from oracle_gate.judge.problems import Problem
 from oracle_gate.judge.rebinding import dynamic_rebinding_sites
@@ -203,6 +205,10 @@ class Evidence:
     approvals: tuple[Approval, ...] | None = None
     author: str | None = None
     approved_head: str | None = None
+    # v3.9.1: when the pull request's base branch last changed (None: never, or not known to change);
+    # v3.9.3: the author's permission on the repository now (None: not asked).
+    base_changed_at: datetime | None = None
+    author_permission: str | None = None
     # v3.7: the UTC date of the run, for freeze expiry (None: expiry is not checked).
     today: date | None = None
 
@@ -358,7 +364,8 @@ def runner_config_changed(
 
 
 def dynamic_rebinding(changes: ChangeSet, policy: Policy, modules: ModuleIndex) -> list[Reason]:
-    """v3.2: added lines of non-test files that rebind code the gate cannot name."""
+    """v3.2: added lines of non-test files that rebind code the gate cannot name (v3.8: not in files
+    the policy's ``ignore`` matches)."""
     return [
         Reason(
             ReasonCode.DYNAMIC_REBINDING,
@@ -366,7 +373,9 @@ def dynamic_rebinding(changes: ChangeSet, policy: Policy, modules: ModuleIndex) 
             path=path,
             line=line,
         )
-        for path, line, what in dynamic_rebinding_sites(changes, policy.test_files(), modules)
+        for path, line, what in dynamic_rebinding_sites(
+            changes, policy.test_files(), modules, policy.ignored()
+        )
     ]
 
 
@@ -401,18 +410,32 @@ def oracle_change_approved(reasons: list[Reason], ev: Evidence) -> list[Reason]:
     """v3.5: with enough approvers, every approvable reason is replaced by one informational reason
     per approver; otherwise (or with nothing to replace) ``reasons`` unchanged."""
     rules = ev.policy.approvals
-    if rules is None or ev.approvals is None or ev.author is None:
+    if rules is None or ev.author is None:
+        return reasons
+    if ev.approvals is None and ev.author_permission is None:
         return reasons
     if not any(r.code in APPROVABLE for r in reasons):
         return reasons
     head = ev.approved_head or ev.changes.head
-    approvers = counting_approvers(rules, ev.approvals, author=ev.author, head_sha=head)
+    approvers = counting_approvers(
+        rules,
+        ev.approvals or (),
+        author=ev.author,
+        head_sha=head,
+        base_changed_at=ev.base_changed_at,
+        author_permission=ev.author_permission,
+    )
     if len(approvers) < rules.count:
         return reasons
     kept = [r for r in reasons if r.code not in APPROVABLE]
-    return kept + [
-        Reason(ReasonCode.ORACLE_CHANGE_APPROVED, f"approved by {a.login} at {a.commit}") for a in approvers
-    ]
+    return kept + [Reason(ReasonCode.ORACLE_CHANGE_APPROVED, approved_detail(a)) for a in approvers]
+
+
+def approved_detail(approver: Approver) -> str:
+    """``oracle_change_approved``'s detail: who approved which SHA (v3.9.3: or that it is the author's
+    own pull request)."""
+    detail = f"approved by {approver.login} at {approver.commit}"
+    return f"{detail} ({BY_THE_AUTHOR})" if approver.by_author else detail
 
 
 def oracle_incomplete(
@@ -426,10 +449,22 @@ def oracle_incomplete(
         (ORACLE_INPUT_FREEZE, freeze_visibility_problems(freeze, coverage)),
     )
     return [
-        Reason(ReasonCode.ORACLE_INCOMPLETE, str(p), path=p.source, oracle_input=kind)
+        Reason(ReasonCode.ORACLE_INCOMPLETE, str(p), path=_repository_path(p.source), oracle_input=kind)
         for kind, problems in groups
         for p in problems
     ]
+
+
+_WINDOWS_DRIVE = re.compile(r"[A-Za-z]:[\\/]")
+
+
+def _repository_path(source: str | None) -> str | None:
+    """A problem's file as a reason's ``path``, which the JSON and the annotations read as a path of
+    the repository: a file outside it (a coverage map elsewhere on the machine) has none, and is
+    named by the reason's text alone (issue 28)."""
+    if source is None or source.startswith(("/", "\\")) or _WINDOWS_DRIVE.match(source):
+        return None
+    return source if normalize_path(source) is not None else None
 
 
 def no_added_lines(changes: ChangeSet, policy: Policy) -> list[Reason]:

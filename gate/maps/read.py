@@ -17,6 +17,7 @@ explicit ``--coverage-sha``. A map bound to anything but the parent is not used.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import json
 import os
 import sqlite3
@@ -28,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from oracle_gate.errors import InputError, UnknownRevision
+from oracle_gate.errors import GitError, InputError, UnknownRevision
 from oracle_gate.files import MAX_MANIFEST_BYTES, MAX_MAP_BYTES, open_regular, read_bounded
 from oracle_gate.git import Git
 from oracle_gate.judge.freeze import nodeid_matches
@@ -611,7 +612,7 @@ def load_parent_coverage(
         reader, digest = open_map(data_path, read)
         claimed = _resolve_claim(git, coverage_sha, str(coverage))
     except InputError as exc:
-        return ParentCoverage(problems=(Problem(exc.source, exc.problem),))
+        return ParentCoverage(problems=in_repository(git, [Problem(exc.source, exc.problem)]))
     problems = binding_problems(
         parent=parent,
         claimed_sha=claimed,
@@ -621,7 +622,7 @@ def load_parent_coverage(
         source=str(data_path),
     )
     if problems:
-        return ParentCoverage(digest=digest, problems=tuple(problems))
+        return ParentCoverage(digest=digest, problems=in_repository(git, problems))
     unreadable: tuple[type[Exception], ...] = (*_read_errors(), TypeError, ValueError)  # wrong-typed rows
     try:
         parent_files = lambda paths: git.existing_files(parent, paths)  # noqa: E731
@@ -631,11 +632,31 @@ def load_parent_coverage(
             unstable_observers(manifest.extra, manifest.path, touched, parent_files) if manifest else {}
         )
     except InputError as exc:
-        return ParentCoverage(digest=digest, problems=(Problem(exc.source, exc.problem),))
+        return ParentCoverage(digest=digest, problems=in_repository(git, [Problem(exc.source, exc.problem)]))
     except unreadable as exc:
         problem = Problem(str(data_path), f"cannot read coverage rows ({exc})")
-        return ParentCoverage(digest=digest, problems=(problem,))
+        return ParentCoverage(digest=digest, problems=in_repository(git, [problem]))
     return ParentCoverage(observers=observers, digest=digest, unseen_frozen=unseen, unstable=unstable)
+
+
+def in_repository(git: Git, problems: Sequence[Problem]) -> tuple[Problem, ...]:
+    """The map's problems, a file inside the checkout named by its repository path, as every other
+    path of a verdict is (issue 28: the map's reason carried its absolute path). A file outside the
+    checkout keeps the path it was given: the core reports it in the text, as no repository path."""
+    try:
+        top = Path(os.fsdecode(git.run(["rev-parse", "--show-toplevel"]).stdout.strip())).resolve()
+    except GitError:
+        return tuple(problems)
+    return tuple(dataclasses.replace(p, source=_relative_to(p.source, top)) for p in problems)
+
+
+def _relative_to(source: str | None, top: Path) -> str | None:
+    if source is None:
+        return None
+    try:
+        return Path(source).resolve().relative_to(top).as_posix()
+    except (ValueError, OSError):
+        return source
 
 
 def _resolve_claim(git: Git, coverage_sha: str | None, source: str) -> str | None:

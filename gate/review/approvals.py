@@ -11,6 +11,11 @@ what the API says, in a shape the core takes:
 - a latest review ``APPROVED`` on the current head is passed in with the reviewer's permission now
   and the named teams they are an active member of; one ``APPROVED`` on another commit is
   **stale** (display only);
+- v3.9.1: when some approval of the current head could count, the pull request's issue events say
+  when its base branch last changed; the later of that and what the front door heard itself (the
+  bot's stored ``edited`` deliveries, the Action's own event) goes to the core with each review's
+  ``submitted_at``, and an approval submitted before it is stale (display: ``stale_base``);
+- v3.9.3: when the policy's ``authors`` names the author, the author's permission now;
 - an API error never reads as "no approvals": the verdict is judged without approvals and its
   check and comment say the approvals could not be read (:class:`oracle_gate.judge.approvals.ApprovalsSeen`).
   Fail closed: an unreadable answer can only make the verdict stricter.
@@ -20,11 +25,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from oracle_gate.errors import GateError, PublishError
 from oracle_gate.github.reviews import Review
-from oracle_gate.judge.approvals import BOT_SUFFIX, Approval, ApprovalRules, ApprovalsSeen, Approver
+from oracle_gate.judge.approvals import (
+    BOT_SUFFIX,
+    Approval,
+    ApprovalRules,
+    ApprovalsSeen,
+    Approver,
+    before_base_change,
+)
 
 if TYPE_CHECKING:
     from oracle_gate.git import Git
@@ -40,6 +53,8 @@ class ReviewSource(Protocol):
 
     def permission(self, login: str) -> str: ...
 
+    def base_changed_at(self, number: int) -> datetime | None: ...
+
 
 @dataclass(frozen=True)
 class ApprovalsRead:
@@ -50,6 +65,8 @@ class ApprovalsRead:
     author: str
     head: str
     seen: ApprovalsSeen
+    base_changed_at: datetime | None = None  # v3.9.1
+    author_permission: str | None = None  # v3.9.3: asked only when ``authors`` names the author
 
 
 def latest_reviews(reviews: Iterable[Review]) -> list[Review]:
@@ -77,6 +94,12 @@ def split_approved(reviews: Sequence[Review], head: str) -> tuple[list[Review], 
     return current, stale
 
 
+def latest(*times: datetime | None) -> datetime | None:
+    """The latest of the known times (None: none known)."""
+    known = [t for t in times if t is not None]
+    return max(known) if known else None
+
+
 def teams_to_ask(rules: ApprovalRules, login: str) -> list[str]:
     """The named teams whose membership could make ``login`` count: none for a login named directly
     or a bot (a bot counts only where named exactly)."""
@@ -87,17 +110,36 @@ def teams_to_ask(rules: ApprovalRules, login: str) -> list[str]:
 
 
 def read_approvals(
-    source: ReviewSource, rules: ApprovalRules, *, number: int, author: str, head: str
+    source: ReviewSource,
+    rules: ApprovalRules,
+    *,
+    number: int,
+    author: str,
+    head: str,
+    base_changed_at: datetime | None = None,
 ) -> ApprovalsRead:
-    """The approving reviews of pull request ``number`` on ``head``, as the core takes them."""
+    """The approving reviews of pull request ``number`` on ``head``, as the core takes them;
+    ``base_changed_at``: the last base change the front door heard of itself (v3.9.1)."""
     try:
         current, stale = split_approved(source.reviews(number), head)
         approvals = tuple(_approval(source, rules, review, author) for review in current)
+        if any(a.login.casefold() != author.casefold() for a in approvals):  # one could count
+            base_changed_at = latest(base_changed_at, source.base_changed_at(number))
         unknown = _unknown_teams(source, rules, approvals)
+        permission = source.permission(author) if author.casefold() in rules.own_pull_requests else None
     except (PublishError, GateError) as exc:
         return unreadable(head, str(exc), author)
-    seen = ApprovalsSeen(head=head, stale=tuple(stale), unknown_teams=unknown)
-    return ApprovalsRead(approvals, author, head, seen)
+    before = tuple(
+        Approver(a.login, a.commit.lower()) for a in approvals if before_base_change(a, base_changed_at)
+    )
+    seen = ApprovalsSeen(
+        head=head,
+        stale=tuple(stale),
+        unknown_teams=unknown,
+        stale_base=before,
+        base_changed_at=base_changed_at if before else None,
+    )
+    return ApprovalsRead(approvals, author, head, seen, base_changed_at, permission)
 
 
 def _unknown_teams(
@@ -117,11 +159,12 @@ def unreadable(head: str, why: str, author: str = "") -> ApprovalsRead:
 
 def _approval(source: ReviewSource, rules: ApprovalRules, review: Review, author: str) -> Approval:
     if review.login.casefold() == author.casefold():  # never counts: no need to ask about them
-        return Approval(review.login, review.commit)
+        return Approval(review.login, review.commit, submitted_at=review.submitted_at)
     teams = tuple(
         team for team in teams_to_ask(rules, review.login) if source.active_member(team, review.login)
     )
-    return Approval(review.login, review.commit, teams, source.permission(review.login))
+    permission = source.permission(review.login)
+    return Approval(review.login, review.commit, teams, permission, review.submitted_at)
 
 
 def parent_rules(git: Git, parent: str) -> ApprovalRules | None:
@@ -140,7 +183,12 @@ def request_fields(read: ApprovalsRead | None, *, pr_head: bool = True) -> dict[
     from a shallow checkout: the caller sets ``Evidence.approved_head`` to ``read.head`` itself."""
     if read is None:
         return {}
-    fields: dict[str, Any] = {"approvals": read.approvals, "author": read.author}
+    fields: dict[str, Any] = {
+        "approvals": read.approvals,
+        "author": read.author,
+        "base_changed_at": read.base_changed_at,
+        "author_permission": read.author_permission,
+    }
     if pr_head:
         fields["pr_head"] = read.head
     return fields

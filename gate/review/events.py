@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, TypeAlias
 
 from oracle_gate.github.defaults import is_repository
@@ -81,6 +82,8 @@ class PullRequestChanged:
     head_sha: str
     base_ref: str | None
     from_fork: bool  # the head repository is another one (or is gone)
+    # v3.9.1: an ``edited`` event that changed the base: when (the pull request's ``updated_at``).
+    base_changed_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -164,6 +167,19 @@ class InstallationChanged:
 
 
 @dataclass(frozen=True)
+class AccessChanged:
+    """``member``, ``membership`` or ``team``: who may approve may have changed (a collaborator
+    added, removed or given another permission; someone added to or removed from a team; a team's
+    repositories or permission changed). An approval counts only while its approver holds write
+    access, and a team's only while they are its member (TRUST.md 12), so the bot judges again the
+    pull requests whose verdict rests on approvals. The Action is never told of these events."""
+
+    origin: Origin  # a ``membership`` or an organization's ``team`` event names no repository
+    login: str | None  # whose access changed; None: a team's (any of its members)
+    team: str | None  # ``org/slug`` of the team, when the event is about one
+
+
+@dataclass(frozen=True)
 class Ignored:
     """Nothing to do, and why."""
 
@@ -180,6 +196,7 @@ Event: TypeAlias = (
     | ReviewRelayed
     | MapRunSucceeded
     | InstallationChanged
+    | AccessChanged
     | Ignored
 )
 
@@ -219,7 +236,18 @@ def _pull_request(r: Reader, _: str) -> Event:
     base_repo = r.optional_text("pull_request.base.repo.full_name")
     head_repo = r.optional_text("pull_request.head.repo.full_name")
     base_ref = r.optional_text("pull_request.base.ref")
-    return PullRequestChanged(origin, action, number, head_sha, base_ref, head_repo != base_repo)
+    changed_at = _time(r, "pull_request.updated_at") if base_changed else None
+    return PullRequestChanged(origin, action, number, head_sha, base_ref, head_repo != base_repo, changed_at)
+
+
+def _time(r: Reader, path: str) -> datetime:
+    """An ISO time the payload carries (GitHub's are UTC: one without an offset is read as UTC)."""
+    text = r.text(path)
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise r.fail(f"{path} is not an ISO time: {shown(text)}") from None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def _pull_request_review(r: Reader, _: str) -> Event:
@@ -337,6 +365,46 @@ def _installation(r: Reader, _: str) -> Event:
     return InstallationChanged(_origin(r), r.number("installation.id"), state)
 
 
+MEMBER_ACTIONS = frozenset({"added", "edited", "removed"})
+MEMBERSHIP_ACTIONS = frozenset({"added", "removed"})
+TEAM_ACTIONS = frozenset({"edited", "deleted", "added_to_repository", "removed_from_repository"})
+
+
+def _not_access(r: Reader, actions: frozenset[str]) -> Ignored | None:
+    if r.action in actions:
+        return None
+    return Ignored(f"{r.event} {r.action}: no one's access to a repository changed")
+
+
+def _team_of(r: Reader) -> str:
+    return f"{r.text('organization.login')}/{r.text('team.slug')}"
+
+
+def _member(r: Reader, _: str) -> Event:
+    """A repository's collaborator added, removed, or given another permission."""
+    ignored = _not_access(r, MEMBER_ACTIONS)
+    if ignored is not None:
+        return ignored
+    return AccessChanged(_origin(r), r.text("member.login"), None)
+
+
+def _membership(r: Reader, _: str) -> Event:
+    """Someone added to or removed from a team (``member`` is null for a deleted account: any)."""
+    ignored = _not_access(r, MEMBERSHIP_ACTIONS)
+    if ignored is not None:
+        return ignored
+    login = r.optional_text("member.login")
+    return AccessChanged(_origin(r), login, _team_of(r))
+
+
+def _team(r: Reader, _: str) -> Event:
+    """A team's permission, repositories or existence changed: any of its members' access."""
+    ignored = _not_access(r, TEAM_ACTIONS)
+    if ignored is not None:
+        return ignored
+    return AccessChanged(_origin(r), None, _team_of(r))
+
+
 def _ping(r: Reader, _: str) -> Event:
     return Ignored("ping: nothing to judge")
 
@@ -354,4 +422,7 @@ PARSERS: dict[str, Callable[[Reader, str], Event]] = {
     "installation": _installation,
     "installation_repositories": _installation,
     "ping": _ping,
+    "member": _member,
+    "membership": _membership,
+    "team": _team,
 }

@@ -4,7 +4,7 @@ The Action reads a setting as the input ``name`` (``INPUT_<NAME>``); the bot rea
 environment variable ``ORACLE_GATE_<NAME>`` (upper case, ``-`` as ``_``). A setting that only one
 door has says so (``action`` / ``bot``). Defaults are written here and nowhere else: the Action's
 config and the bot's config read them from :func:`default`, and tests check ``action.yml``'s
-defaults, the bot's config and the README's settings table against this one.
+defaults, the bot's config and docs/bot-operations.md's settings table against this one.
 
 Standard library only: the command line and both configs import it without PyGithub or jinja2.
 """
@@ -95,6 +95,13 @@ _BOT = [
     Setting("concurrency", "4", "worker threads (1 to 64)", action=False),
     Setting("request-pacing-ms", "250", "ms between one client's API requests", action=False),
     Setting("merge-wait-ms", "3000", "ms between two looks at a test merge not yet fresh", action=False),
+    Setting(
+        "review-interval-ms",
+        "60000",
+        "a review's judgement waits this long, taking every review that comes meanwhile with it "
+        "(one read of a pull request's reviews per interval)",
+        action=False,
+    ),
     Setting("max-recoveries", "3", "a job interrupted by crashes more often than this fails", action=False),
     Setting("job-memory-mb", "1024", "one judgement's memory, MiB (0: no limit)", action=False),
     Setting("map-workflow", ".github/workflows/oracle-gate-map.yml", "the map workflow's path", action=False),
@@ -133,6 +140,12 @@ _BOT = [
         "status-token", "", "opens the status page and /metrics to a bearer of this secret", action=False
     ),
     Setting("status-networks", "", "opens them to requests from these CIDRs (comma-separated)", action=False),
+    Setting(
+        "forwarded-allow-ips",
+        "",
+        "proxies (addresses or CIDRs, comma-separated) whose X-Forwarded-For is believed (empty: none)",
+        action=False,
+    ),
 ]
 SETTINGS: dict[str, Setting] = {s.name: s for s in (*_BOTH, *_ACTION, *_BOT)}
 

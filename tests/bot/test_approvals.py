@@ -12,7 +12,7 @@ from tests.bot.harness import Bot, Origin, pointed, pull_request_event
 from tests.bot.test_judgement_rules import with_map
 from tests.bot.test_judging import REPO
 from tests.github_fake.server import FakeGitHub
-from tests.support.webhooks import load
+from tests.support.webhooks import as_base_edit, load
 
 POLICY = '[approvals]\noracle = ["alice", "@octo/owners"]\n'
 #: a freeze file (no test frozen: the map's test stays live); ``%s`` varies with each version
@@ -165,3 +165,55 @@ def test_what_an_agent_could_arrange_never_approves(
     conclusion, summary = judged(bot, github, "pull_request_review", review_event(1))
     assert conclusion == "failure", summary
     assert "approved by" not in summary
+
+
+# Contract v3.9.1 (issue 29): a retarget after the review makes it stale. GitHub's issue events may
+# lag behind the delivery: the bot keeps each edited delivery's base change, so an approval given
+# before it stays stale whatever the API says yet, and whichever job of the pull request runs next.
+REVIEWED, RETARGETED = "2026-11-30T12:00:00Z", "2026-11-30T12:05:00Z"
+
+
+def retarget_event(number: int, head: str, base: str) -> dict[str, object]:
+    payload = as_base_edit(pull_request_event("synchronize", number, head, base), "mine", "0" * 40)
+    payload["pull_request"]["updated_at"] = RETARGETED
+    return payload
+
+
+def test_a_retarget_after_the_approval_makes_it_stale_before_the_api_says_so(
+    bot: Bot, github: FakeGitHub, origin: Origin
+) -> None:
+    head = setup(github, origin)
+    github.reviews.add_review(REPO, 1, "alice", state="APPROVED", commit_id=head, submitted_at=REVIEWED)
+    conclusion, summary = judged(bot, github, "pull_request_review", review_event(1))
+    assert conclusion == "success", summary  # no retarget known: the approval counts
+    conclusion, summary = judged(bot, github, "pull_request", retarget_event(1, head, origin.main))
+    assert conclusion == "failure", summary
+    assert "submitted before the base branch changed at `2026-11-30 12:05:00 UTC`" in summary
+    assert f"`alice` approved `{head[:12]}`" in summary
+    # Another delivery re-judges: the stored retarget still holds (the issue events list none).
+    conclusion, summary = judged(bot, github, "pull_request_review", review_event(1))
+    assert conclusion == "failure", summary
+    github.reviews.add_review(REPO, 1, "alice", state="APPROVED", commit_id=head)  # now: after it
+    conclusion, summary = judged(bot, github, "pull_request_review", review_event(1))
+    assert conclusion == "success", summary  # on a run of its own: the newest, the one GitHub shows
+    assert [r.conclusion for r in github.check_runs(REPO)] == ["success", "failure", "success"]
+
+
+def test_a_retarget_the_bot_never_heard_of_is_read_from_the_issue_events(
+    bot: Bot, github: FakeGitHub, origin: Origin
+) -> None:
+    head = setup(github, origin)
+    github.reviews.add_review(REPO, 1, "alice", state="APPROVED", commit_id=head, submitted_at=REVIEWED)
+    github.reviews.add_event(REPO, 1, "base_ref_changed", created_at=RETARGETED)  # delivery lost
+    conclusion, summary = judged(bot, github, "pull_request_review", review_event(1))
+    assert conclusion == "failure", summary
+    assert "submitted before the base branch changed" in summary
+
+
+def test_issue_events_that_cannot_be_read_never_pass(bot: Bot, github: FakeGitHub, origin: Origin) -> None:
+    head = setup(github, origin)
+    github.reviews.add_review(REPO, 1, "alice", state="APPROVED", commit_id=head, submitted_at=REVIEWED)
+    github.fail_next("GET", f"/repos/{REPO}/issues/1/events", 403, times=20)
+    conclusion, summary = judged(bot, github, "pull_request_review", review_event(1))
+    assert conclusion == "failure", summary
+    assert "Approvals could not be read" in summary

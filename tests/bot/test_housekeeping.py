@@ -84,9 +84,9 @@ def test_the_bounds_come_from_the_environment_with_documented_defaults(tmp_path:
     )
     assert tuned.keep == Limits(max_age=7 * DAY, max_maps=10, max_explanations=100)
     assert tuned.prune_minutes == 5
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    page = (Path(__file__).resolve().parents[2] / "docs" / "bot-operations.md").read_text()
     for name in ("KEEP_DAYS", "KEEP_MAPS", "KEEP_EXPLANATIONS", "PRUNE_MINUTES"):
-        assert f"ORACLE_GATE_{name}" in readme
+        assert f"ORACLE_GATE_{name}" in page
 
 
 def test_a_map_the_store_hands_out_is_marked_used_and_so_not_pruned(tmp_path: Path) -> None:

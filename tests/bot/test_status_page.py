@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -109,6 +110,30 @@ def test_without_the_token_they_are_refused_with_it_served(bot_factory: BotFacto
     assert get(bot, "/status/octo/unknown", Authorization=f"Bearer {TOKEN}").status_code == 404
 
 
+def test_the_links_carry_no_token_and_every_click_after_the_first_is_served(
+    bot_factory: BotFactory, tmp_path: Path
+) -> None:
+    """Issue 31's papercut: opened with ``?token=``, the index's links lead somewhere a browser is let
+    in (a cookie holding a digest of the token, ``HttpOnly``, ``SameSite=Strict``), and no link puts
+    the token in an address (history, logs). A request with neither cookie nor token is still 401."""
+    bot = opened(bot_factory, tmp_path, ORACLE_GATE_STATUS_TOKEN=TOKEN)
+    browser = requests.Session()
+    first = browser.get(f"{bot.url}/status?token={TOKEN}", timeout=10)
+    assert first.status_code == 200
+    assert "token=" not in first.text
+    assert TOKEN not in first.headers["set-cookie"]
+    assert "HttpOnly" in first.headers["set-cookie"]
+    assert "SameSite=strict" in first.headers["set-cookie"]
+    links = re.findall(r'href="([^"]+)"', first.text)
+    assert "/status/octo/seeded" in links
+    assert browser.get(f"{bot.url}/status/octo/seeded", timeout=10).status_code == 200
+    for link in links:  # the hostile name's link holds a '/': no repository's page, but let in
+        assert browser.get(f"{bot.url}{link}", timeout=10).status_code in (200, 404), link
+    assert get(bot, "/status/octo/seeded").status_code == 401
+    network = opened(bot_factory, tmp_path / "network", ORACLE_GATE_STATUS_NETWORKS="127.0.0.0/8")
+    assert "set-cookie" not in get(network, "/status").headers  # no token given: no cookie to give
+
+
 def test_a_hostile_repository_name_is_text(bot_factory: BotFactory, tmp_path: Path) -> None:
     bot = opened(bot_factory, tmp_path, ORACLE_GATE_STATUS_TOKEN=TOKEN)
     index = get(bot, "/status", Authorization=f"Bearer {TOKEN}").text
@@ -126,6 +151,28 @@ def test_a_listed_network_needs_no_token(bot_factory: BotFactory, tmp_path: Path
     assert get(bot, "/metrics").status_code == 200
     other = opened(bot_factory, tmp_path / "other", ORACLE_GATE_STATUS_NETWORKS="10.0.0.0/8")
     assert get(other, "/metrics").status_code == 401
+
+
+def test_a_forwarded_address_is_believed_only_from_a_named_proxy(
+    bot_factory: BotFactory, tmp_path: Path
+) -> None:
+    """TRUST.md 16: with 10.0.0.0/8 open, a request from loopback claiming ``X-Forwarded-For:
+    10.1.2.3`` is still a request from loopback (uvicorn's default believed it from 127.0.0.1);
+    once the operator names loopback as a proxy, the address it forwards is the client's."""
+    forwarded = {"X-Forwarded-For": "10.1.2.3"}
+    bot = opened(bot_factory, tmp_path, ORACLE_GATE_STATUS_NETWORKS="10.0.0.0/8")
+    for path in PATHS:
+        assert get(bot, path, **forwarded).status_code == 401, path
+    proxied = opened(
+        bot_factory,
+        tmp_path / "proxied",
+        ORACLE_GATE_STATUS_NETWORKS="10.0.0.0/8",
+        ORACLE_GATE_FORWARDED_ALLOW_IPS="127.0.0.1",
+    )
+    for path in PATHS:
+        assert get(proxied, path, **forwarded).status_code == 200, path
+    assert get(proxied, "/metrics", **{"X-Forwarded-For": "192.0.2.7"}).status_code == 401
+    assert get(proxied, "/metrics").status_code == 401  # the proxy itself is not in 10.0.0.0/8
 
 
 def test_metrics_count_deliveries_jobs_verdicts_and_judging_time(
@@ -156,6 +203,63 @@ def test_metrics_count_deliveries_jobs_verdicts_and_judging_time(
     assert "tests/test_a.py::t</code></td><td>no owner" in page  # the parent's freeze, noted when judged
     assert "src/app.py" not in page
     assert "def f()" not in page
+
+
+def pull_to_own_branch(github: FakeGitHub, origin: Origin, number: int, freeze: str) -> str:
+    """A pull request to ``mine``, a branch of the author's own whose freeze is ``freeze``: its head."""
+    r = origin.repo
+    r.git("checkout", "-q", "--detach", origin.main)
+    r.write("freeze.json", freeze)
+    r.git("commit", "-q", "-am", "the author's own freeze")
+    mine = r.git("rev-parse", "HEAD")
+    r.git("update-ref", "refs/heads/mine", mine)
+    r.write("src/app.py", "def f():\n    return 'mine'\n")
+    r.git("commit", "-q", "-am", "the author's change")
+    head = r.git("rev-parse", "HEAD")
+    r.git("checkout", "-q", "--detach", mine)
+    r.git("merge", "-q", "--no-ff", "-m", "merge", head)
+    r.git("update-ref", f"refs/pull/{number}/head", head)
+    r.git("update-ref", f"refs/pull/{number}/merge", r.git("rev-parse", "HEAD"))
+    r.git("checkout", "-q", "main")
+    github.add_pull("octo/repo", number, head_sha=head, base_sha=mine, base_ref="mine")
+    return head
+
+
+def test_verdicts_on_a_base_that_is_not_allowed_are_counted_apart(
+    bot_factory: BotFactory, tmp_path: Path, github: FakeGitHub, origin: Origin
+) -> None:
+    """Issue 29: the agent's pull requests to a branch of its own (posted as ``Oracle Gate (base:
+    mine)``) neither add to the required check's trend and ``/metrics`` counters nor put their own
+    freeze's entries on the triage list; they are shown apart."""
+    owned = {"nodeid": "tests/test_a.py::t", "reason": "flaky", "bound_sha": origin.main, "owner": "alice"}
+    origin.repo.write("freeze.json", json.dumps({"schema": 1, "frozen": [owned]}))
+    origin.repo.git("add", "freeze.json")
+    origin.repo.git("commit", "-q", "-m", "freeze")
+    origin.main = origin.repo.git("rev-parse", "HEAD")
+    head = origin.pull(1, "one")
+    github.add_pull("octo/repo", 1, head_sha=head, base_sha=origin.main)
+    bot = bot_factory(env={"ORACLE_GATE_STATUS_TOKEN": TOKEN})
+    bot.deliver("pull_request", pull_request_event("opened", 1, head, origin.main))
+    bot.wait_idle()
+    planted = {"nodeid": "tests/test_a.py::planted", "reason": "x", "bound_sha": origin.main}
+    for number in (2, 3):
+        other = pull_to_own_branch(
+            github, origin, number, json.dumps({"schema": 1, "frozen": [owned, planted]})
+        )
+        bot.deliver("pull_request", pull_request_event("opened", number, other, origin.main))
+        bot.wait_idle()
+    names = sorted(r.name for r in github.check_runs("octo/repo"))
+    assert names == ["Oracle Gate", "Oracle Gate (base: mine)", "Oracle Gate (base: mine)"]
+    text = get(bot, "/metrics", Authorization=f"Bearer {TOKEN}").text
+    samples = {(n, labels): v for _, s in parse_exposition(text).values() for n, labels, v in s}
+    counted = {k: v for k, v in samples.items() if k[0] == "oracle_gate_verdicts_total"}
+    assert counted == {("oracle_gate_verdicts_total", '{outcome="no_map"}'): 1}
+    assert samples[("oracle_gate_other_base_verdicts_total", '{outcome="no_map"}')] == 2
+    page = get(bot, "/status/octo/repo", Authorization=f"Bearer {TOKEN}").text
+    assert '<td id="total">1</td>' in page
+    assert "Not counted above: 2 verdicts" in page
+    assert "planted" not in page
+    assert 'id="triage-none"' in page
 
 
 # -- a real browser ----------------------------------------------------------------------------------

@@ -8,9 +8,11 @@ from tests.github_fake import FakeGitHub
 from tests.support import events
 from tests.support.harness import MAP_PRODUCER, Result, Runner
 from tests.support.project import CALC, REPO, Project, PullRequest, _commit_files, _commit_with_file
+from tests.support.webhooks import as_base_edit
 
 BASE = "guarded"
 POLICY = '[approvals]\noracle = ["alice"]\n'
+REVIEWED, RETARGETED = "2026-11-30T12:00:00Z", "2026-11-30T12:05:00Z"
 
 
 def freeze_pull(project: Project, fake: FakeGitHub, number: int) -> PullRequest:
@@ -67,3 +69,25 @@ def test_reviews_that_cannot_be_read_never_pass_and_say_so(
     assert result.outputs["verdict"] == "fail", result.log
     assert "the approvals could not be read" in result.log
     assert "Approvals could not be read" in (fake.check_runs(REPO)[-1].summary or "")
+
+
+def test_a_retarget_after_the_approval_makes_it_stale(
+    runner: Runner, project: Project, fake: FakeGitHub
+) -> None:
+    """v3.9.1 (issue 29): the run's own ``edited`` event says when the base changed (GitHub's issue
+    events may not list it yet); an approval submitted before it is stale, and the check says so."""
+    pr = freeze_pull(project, fake, 23)
+    fake.reviews.add_review(REPO, 23, "alice", state="APPROVED", commit_id=pr.head, submitted_at=REVIEWED)
+    assert pr.base is not None
+    payload = as_base_edit(events.pull_request(project, pr, base_ref=BASE), "mine", pr.base)
+    payload["pull_request"]["updated_at"] = RETARGETED
+    parent_map = runner.write_map(MAP_PRODUCER, name=BASE, parent=pr.base)
+    result = runner.run(
+        "pull_request_target", payload, runner.workspace(at="base"), sha=project.main,
+        inputs={"coverage-file": str(parent_map), "allowed-bases": f"main, {BASE}"},
+    )  # fmt: skip
+    assert result.outputs["verdict"] == "fail", result.log
+    summary = fake.check_runs(REPO)[-1].summary or ""
+    assert "submitted before the base branch changed at `2026-11-30 12:05:00 UTC`" in summary
+    fake.reviews.add_review(REPO, 23, "alice", state="APPROVED", commit_id=pr.head)  # now: after it
+    assert judge(runner, project, pr).outputs["verdict"] == "pass_clean"

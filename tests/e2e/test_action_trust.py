@@ -336,8 +336,9 @@ def test_the_pr_scope_cache_entry_the_judging_restore_can_see_under_pull_request
     workflow the PR controls) returns it, and the gate refuses it for its producer."""
     pr = project.pulls[2]
     assert pr.merge is not None
-    (template,) = restore_key_templates(yaml.safe_load((EXAMPLES / "oracle-gate.yml").read_text()))
-    key = cache_key(template, {"steps.parent.outputs.sha": project.main})
+    templates = restore_key_templates(yaml.safe_load((EXAMPLES / "oracle-gate.yml").read_text()))
+    parent = dict.fromkeys(("steps.parent.outputs.sha", "needs.map.outputs.parent"), project.main)
+    (key,) = {cache_key(template, parent) for template in templates}  # the map job's and the judge's
     store: CacheStore[Path] = CacheStore()
     saved = runner.write_map(PR_RUN, name="pr-scope-cache", content=FORGED)
     assert store.save(scope_of("pull_request", default_branch="main", pr_number=pr.number), key, saved)

@@ -28,11 +28,11 @@ from oracle_gate.maps.provenance import Producer
 from oracle_gate.maps.read import Manifest
 from tests.github_fake import FakeGitHub
 from tests.github_fake.fixtures import FakeFactory
-from tests.support import events
+from tests.support import approved_pulls, events
 from tests.support.bot_app import APP_ID, INSTALLATION, Origin, make_app_key
 from tests.support.bot_process import Bot
 from tests.support.harness import Runner
-from tests.support.project import REPO, Project, git, seed_commit, seed_fake
+from tests.support.project import REPO, Project, PullRequest, git, seed_commit, seed_fake
 
 HUGE = "\n" * (1 << 20) + "x"  # made the old bot's comment regex quadratic on the event loop
 STICKY = "<!-- oracle-gate:sticky -->"
@@ -46,6 +46,7 @@ class World:
     project: Project
     fake: FakeGitHub
     undo: list[Callable[[], object]] = field(default_factory=list)
+    made: dict[str, PullRequest] = field(default_factory=dict)  # pull requests a row's setup made
 
 
 @dataclass(frozen=True)
@@ -231,6 +232,37 @@ TABLE = [
         with_map=True,
         setup=queued_with_map,
     ),
+    # Issue 29 (contract v3.9): approvals bound to what the approver saw. No map in either door, so
+    # an approval that (wrongly) counts leaves unscored (action_required), one that does not, failure.
+    Row(
+        "retarget-after-approval",
+        "pull_request_target",
+        "pull_request",
+        approved_pulls.retarget_event,
+        ((NAME, "failure"),),
+        comment=True,
+        summary_has="submitted before the base branch changed",
+        setup=approved_pulls.retargeted_after_approval,
+    ),
+    Row(
+        "maintainers-own-pull-request",
+        "pull_request_target",
+        "pull_request",
+        lambda w: approved_pulls.opened(w, 32),
+        UNSCORED,
+        comment=True,
+        summary_has="(by the author)",
+        setup=approved_pulls.maintainers_own,
+    ),
+    Row(
+        "merge-queue-approved",
+        "merge_group",
+        "merge_group",
+        approved_pulls.queue_event,
+        UNSCORED,
+        summary_has="approved by alice",
+        setup=approved_pulls.queued_approved,
+    ),
     Row(
         "clean",
         "pull_request_target",
@@ -241,6 +273,9 @@ TABLE = [
         setup=map_of_the_parent,  # the bot's map: the same data file, as a map workflow's artifact
     ),
 ]
+
+
+COMMENTED = (1, 2, 3, *approved_pulls.NUMBERS)  # the pull requests whose sticky comment is looked for
 
 
 @dataclass(frozen=True)
@@ -258,9 +293,7 @@ def posted(fake: FakeGitHub, comment_id: int | None) -> Posted:
         checks=tuple((r.name, r.conclusion or "") for r in runs),
         annotations=tuple(len(r.annotations) for r in runs),
         summaries=tuple(r.summary or "" for r in runs),
-        comment=any(
-            STICKY in c.body for c in fake.comments(REPO, 1) + fake.comments(REPO, 2) + fake.comments(REPO, 3)
-        ),
+        comment=any(STICKY in c.body for n in COMMENTED for c in fake.comments(REPO, n)),
         reactions=tuple(r.content for r in fake.reactions(comment_id)) if comment_id else (),
     )
 

@@ -3,14 +3,17 @@ required, App-pinned check with ``init``, the numbered manual steps, and doctor 
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import pytest
 
+from oracle_gate.adopt.detect import detect
+from oracle_gate.adopt.init import plan
 from oracle_gate.github.defaults import APP_EVENTS, APP_PERMISSIONS
 from tests.github_fake import FakeGitHub
-from tests.github_fake.settings import Environment
+from tests.github_fake.settings import Environment, client_id
 from tests.support.in_process import run_cli
 from tests.support.repo import Repo, clean_env
 
@@ -48,14 +51,31 @@ def push(fake: FakeGitHub, repo: Repo, branch: str = "main") -> None:
 def do_the_manual_steps(fake: FakeGitHub, repo: Repo) -> None:
     fake.settings.publish_app(SLUG, APP_ID, ACTION_PERMISSIONS, [])
     fake.settings.add_environment(
-        REPO, "oracle-gate", Environment(["main"], secrets=["ORACLE_GATE_APP_ID", "ORACLE_GATE_APP_KEY"])
+        REPO,
+        "oracle-gate",
+        Environment(
+            ["main"],
+            secrets=["ORACLE_GATE_APP_KEY"],
+            variables={"ORACLE_GATE_APP_CLIENT_ID": client_id(APP_ID)},
+        ),
     )
+    name_the_approvers(repo)
     repo.git("add", "-A")
     repo.commit("oracle-gate init")
     push(fake, repo)
     fake.settings.set_branch(REPO, "main", HEAD)
     fake.settings.add_cache(REPO, f"oracle-gate-map-{HEAD}", "refs/heads/main")
     fake.settings.require_check(REPO, "main", "Oracle Gate", APP_ID)
+
+
+def name_the_approvers(repo: Repo) -> None:
+    """The manual step init's [approvals] comment asks for: uncomment the table, name people."""
+    policy = repo.read("oracle-gate.toml")
+    policy = re.sub(r"^# (\[approvals\]|count = )", r"\1", policy, flags=re.MULTILINE)
+    repo.write(
+        "oracle-gate.toml",
+        re.sub(r"^# oracle = .*$", 'oracle = ["octo-maintainer"]', policy, flags=re.MULTILINE),
+    )
 
 
 def missing_lines(out: str) -> list[str]:
@@ -68,7 +88,7 @@ def test_from_nothing_to_a_required_app_pinned_check(github_fake: FakeGitHub, tm
     repo = fresh_repository(tmp_path / "widgets")
     init = run_cli("init", "--app-slug", SLUG, "--ref", RELEASE, cwd=repo.root)
     assert init.returncode == 0, init.stderr
-    assert len(re.findall(r"^  \d+\. ", init.stdout, re.MULTILINE)) == 5
+    assert len(re.findall(r"^  \d+\. ", init.stdout, re.MULTILINE)) == 6
 
     status, out = doctor(fake, repo)
     assert status == 1
@@ -78,6 +98,7 @@ def test_from_nothing_to_a_required_app_pinned_check(github_fake: FakeGitHub, tm
         "App permissions",
         "map of the default branch's head",
         "workflows",
+        "approvals",
     ]
     assert all("-> fix: " in line for line in out.splitlines() if "MISSING" in line)
 
@@ -122,15 +143,23 @@ def test_a_ruleset_pinned_to_the_app_counts(set_up: tuple[FakeGitHub, Repo]) -> 
         (Environment(None), "every branch may use it"),
         (Environment(None, protected_branches=True), "protected branches may use it"),
         (Environment(["main", "release/*"]), "others: release/*"),
-        (Environment(["main"], secrets=["ORACLE_GATE_APP_ID"]), "no secret ORACLE_GATE_APP_KEY"),
+        (Environment(["main"], secrets=[]), "no secret ORACLE_GATE_APP_KEY"),
+        (Environment(["main"], secrets=["ORACLE_GATE_APP_KEY"]), "no variable ORACLE_GATE_APP_CLIENT_ID"),
+        (
+            Environment(
+                ["main"], secrets=["ORACLE_GATE_APP_KEY"], variables={"ORACLE_GATE_APP_CLIENT_ID": "Iv1.x"}
+            ),
+            "ORACLE_GATE_APP_CLIENT_ID is not acme-gate's client id",
+        ),
     ],
 )
 def test_an_environment_other_branches_may_use_is_missing(
     set_up: tuple[FakeGitHub, Repo], environment: Environment, detail: str
 ) -> None:
     fake, repo = set_up
-    if environment.branch_policies is not None and not environment.secrets:
-        environment.secrets = ["ORACLE_GATE_APP_ID", "ORACLE_GATE_APP_KEY"]
+    if environment.branch_policies != ["main"]:  # a wrong branch policy, with the rest in place
+        environment.secrets = ["ORACLE_GATE_APP_KEY"]
+        environment.variables = {"ORACLE_GATE_APP_CLIENT_ID": client_id(APP_ID)}
     fake.settings.add_environment(REPO, "oracle-gate", environment)
     status, out = doctor(fake, repo)
     assert (status, missing_lines(out)) == (1, ["environment 'oracle-gate'"])
@@ -172,6 +201,28 @@ def test_no_token_is_one_line_and_exit_3(tmp_path: Path) -> None:
 BOT_PERMISSIONS = dict(APP_PERMISSIONS)
 BOT_EVENTS = list(APP_EVENTS)
 assert BOT_EVENTS[-1] == "workflow_run"
+
+
+def test_the_bot_setup_needs_the_access_events(github_fake: FakeGitHub, tmp_path: Path) -> None:
+    """Issue 29: an App that is not told of member, membership and team changes keeps an approval
+    green after its approver lost access: doctor says so."""
+    fake = github_fake
+    fake.add_repo(REPO)
+    repo = fresh_repository(tmp_path / "widgets")
+    assert (
+        run_cli("init", "--setup", "bot", "--app-slug", SLUG, "--ref", RELEASE, cwd=repo.root).returncode == 0
+    )
+    access = ("member", "membership", "team")
+    fake.settings.publish_app(SLUG, APP_ID, BOT_PERMISSIONS, [e for e in BOT_EVENTS if e not in access])
+    repo.git("add", "-A")
+    repo.commit("oracle-gate init")
+    push(fake, repo)
+    fake.settings.set_branch(REPO, "main", HEAD)
+    fake.settings.require_check(REPO, "main", "Oracle Gate", APP_ID, ruleset=True)
+    fake.add_workflow_run(REPO, ".github/workflows/oracle-gate-map.yml", HEAD)
+    status, out = doctor(fake, repo)
+    assert (status, missing_lines(out)) == (1, ["App permissions"]), out
+    assert "no events member, membership, team" in out
 
 
 def test_the_bot_setup_needs_its_events_and_a_map_run_not_an_environment(
@@ -233,3 +284,75 @@ def test_doctor_renders_the_map_repeat_init_wrote(github_fake: FakeGitHub, tmp_p
     status, out = doctor(github_fake, repo)
     assert (status, missing_lines(out)) == (0, []), out  # --repeat 1 read back from the header
     assert "--repeat 1 " in repo.read(".github/workflows/oracle-gate.yml")
+
+
+# -- issue 31: no false all-clear from doctor ----------------------------------------------------
+
+
+def test_a_placeholder_pin_is_missing(set_up: tuple[FakeGitHub, Repo]) -> None:
+    """Seen on main: workflows pinning the all-zero placeholder (what init wrote without --ref) and
+    doctor said "Nothing is missing." (exit 0); the gate could not run at all."""
+    fake, repo = set_up
+    for planned in plan(detect(repo.root), "primary", SLUG, None):  # the files init used to write
+        if "/workflows/" in planned.path:
+            fake.settings.put_file(REPO, "main", planned.path, planned.text.encode())
+    status, out = doctor(fake, repo)
+    assert (status, missing_lines(out)) == (1, ["release pin"]), out
+    assert "init --ref" in out
+
+
+def test_a_missing_review_workflow_and_a_missing_approvals_table_are_missing(
+    set_up: tuple[FakeGitHub, Repo],
+) -> None:
+    fake, repo = set_up
+    del fake.settings.files[(REPO, "main", ".github/workflows/oracle-gate-review-judge.yml")]
+    init_policy = run_cli("init", "--app-slug", SLUG, "--ref", RELEASE, "--force", cwd=repo.root)
+    assert init_policy.returncode == 0
+    fake.settings.put_file(REPO, "main", "oracle-gate.toml", (repo.root / "oracle-gate.toml").read_bytes())
+    status, out = doctor(fake, repo)
+    assert (status, missing_lines(out)) == (1, ["workflows", "approvals"]), out
+    assert "oracle-gate-review-judge.yml missing" in out
+    assert "no [approvals] table" in out
+
+
+def test_doctor_format_json(set_up: tuple[FakeGitHub, Repo]) -> None:
+    fake, repo = set_up
+    status, out = doctor(fake, repo, "--format", "json")
+    report = json.loads(out)
+    assert (status, report["missing"]) == (0, 0)
+    assert [f["what"] for f in report["findings"]][-2:] == ["release pin", "approvals"]
+    assert all(f["ok"] for f in report["findings"])
+
+
+def test_doctor_fix_makes_the_environment_and_the_ruleset_and_never_a_secret(
+    github_fake: FakeGitHub, tmp_path: Path
+) -> None:
+    """From nothing, the steps the API can do are done by ``doctor --fix``: the environment limited
+    to the default branch and a ruleset requiring the check from the App. The secrets stay a step
+    for a person (doctor never writes one), and so does everything else."""
+    fake = github_fake
+    fake.add_repo(REPO)
+    repo = fresh_repository(tmp_path / "widgets")
+    assert run_cli("init", "--app-slug", SLUG, "--ref", RELEASE, cwd=repo.root).returncode == 0
+    fake.settings.publish_app(SLUG, APP_ID, ACTION_PERMISSIONS, [])
+    name_the_approvers(repo)
+    repo.git("add", "-A")
+    repo.commit("oracle-gate init")
+    push(fake, repo)
+    fake.settings.set_branch(REPO, "main", HEAD)
+    fake.settings.add_cache(REPO, f"oracle-gate-map-{HEAD}", "refs/heads/main")
+
+    status, out = doctor(fake, repo, "--fix")
+    assert (status, missing_lines(out)) == (1, ["environment 'oracle-gate'"]), out
+    assert "no secret ORACLE_GATE_APP_KEY" in out
+    assert "'Oracle Gate' required by ruleset, source acme-gate" in out
+    environment = fake.settings.environments[(REPO, "oracle-gate")]
+    assert (environment.branch_policies, environment.secrets) == (["main"], [])
+    assert environment.variables == {"ORACLE_GATE_APP_CLIENT_ID": client_id(APP_ID)}  # public: set
+    assert fake.settings.rules[(REPO, "main")] == [("Oracle Gate", APP_ID)]
+    assert not fake.violations
+
+    environment.secrets = ["ORACLE_GATE_APP_KEY"]  # the maintainer's step
+    status, out = doctor(fake, repo, "--fix")
+    assert (status, missing_lines(out)) == (0, []), out
+    assert "  fix " not in out  # nothing left to fix: a second run writes nothing

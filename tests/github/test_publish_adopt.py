@@ -65,3 +65,13 @@ def test_a_different_verdict_gets_a_new_run(fake: FakeGitHub) -> None:
     attempt(fake).publish_check(check_content(verdicts.failing()), HEAD_SHA)
     attempt(fake).publish_check(check_content(verdicts.passing()), HEAD_SHA)
     assert [r.conclusion for r in fake.check_runs()] == ["failure", "success"]
+
+
+def test_an_older_run_of_the_same_verdict_is_not_adopted_under_a_newer_one(fake: FakeGitHub) -> None:
+    """Approved (success), the approval taken back or made stale (failure), approved again: the
+    third verdict gets a run of its own, newest, not the first one back under the failure GitHub
+    shows (issue 29: a re-approval after a retarget must turn the check green)."""
+    attempt(fake).publish_check(check_content(verdicts.passing()), HEAD_SHA)
+    attempt(fake).publish_check(check_content(verdicts.failing()), HEAD_SHA)
+    attempt(fake).publish_check(check_content(verdicts.passing()), HEAD_SHA)
+    assert [r.conclusion for r in fake.check_runs()] == ["success", "failure", "success"]

@@ -1,4 +1,5 @@
-"""Contract v3.5 approvals: a pull request's reviews and the members of an organization's teams.
+"""Contract v3.5 approvals: a pull request's reviews and the members of an organization's teams;
+v3.9.1: the pull request's issue events (``base_ref_changed`` says when its base branch changed).
 
 State lives in :class:`Reviews` (``fake.reviews``), seeded by a test as reviewers would click it
 together; the handlers answer from it with the spec's own examples (``responses._rebased_value``),
@@ -10,6 +11,7 @@ them chronologically) and paged like every list.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from tests.github_fake import responses
@@ -29,6 +31,21 @@ class Review:
     state: str
     commit_id: str
     body: str = ""
+    submitted_at: str = ""  # ISO time, GitHub's form (2026-11-30T12:00:00Z)
+
+
+@dataclass
+class IssueEvent:
+    """One entry of ``issues/list-events``: its common properties (GitHub's docs, "Issue event types")."""
+
+    id: int
+    event: str  # base_ref_changed, automatic_base_change_succeeded, labeled, ...
+    created_at: str
+    actor: str = "agent"
+
+
+def now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @dataclass
@@ -37,17 +54,34 @@ class Reviews:
     reviews: dict[tuple[str, int], list[Review]] = field(default_factory=dict)
     #: (org, team slug) -> {login: "active" | "pending"}
     teams: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
+    #: (repo, issue number) -> its issue events, oldest first
+    events: dict[tuple[str, int], list[IssueEvent]] = field(default_factory=dict)
     next_id: int = 9000
 
     def add_review(
-        self, repo: str, number: int, login: str, *, state: str, commit_id: str, body: str = ""
+        self,
+        repo: str,
+        number: int,
+        login: str,
+        *,
+        state: str,
+        commit_id: str,
+        body: str = "",
+        submitted_at: str | None = None,
     ) -> Review:
         if state not in REVIEW_STATES:
             raise ValueError(f"state must be one of {REVIEW_STATES}")
         self.next_id += 1
-        review = Review(self.next_id, login, state, commit_id, body)
+        review = Review(self.next_id, login, state, commit_id, body, submitted_at or now())
         self.reviews.setdefault((repo, number), []).append(review)
         return review
+
+    def add_event(self, repo: str, number: int, event: str, *, created_at: str | None = None) -> IssueEvent:
+        """An issue event of pull request ``number`` (``base_ref_changed``: a retarget)."""
+        self.next_id += 1
+        found = IssueEvent(self.next_id, event, created_at or now())
+        self.events.setdefault((repo, number), []).append(found)
+        return found
 
     def dismiss(self, review: Review) -> None:
         """What a dismissal leaves: the review, its state now ``DISMISSED``."""
@@ -82,6 +116,39 @@ def _review(template: dict[str, Any], review: Review, api: str) -> dict[str, Any
         commit_id=review.commit_id,
         body=review.body,
         user=responses.user(review.login, api),
+        submitted_at=review.submitted_at,
+    )
+    return data
+
+
+#: The properties every issue event has (the spec's example is a ``labeled`` one: its ``label`` goes).
+COMMON = ("id", "node_id", "url", "actor", "event", "commit_id", "commit_url", "created_at")
+
+
+def events_list(fake: FakeGitHub, call: Call) -> Reply:
+    from tests.github_fake.server import Reply
+
+    if fake.state.repos.get(call.repo) is None:
+        return fake._not_found()
+    template = responses._rebased_value("issue-event-for-issue-items", fake.url, call.repo)[0]
+    found = fake.reviews.events.get((call.repo, int(call.params["issue_number"])), [])
+    items = [_event(template, event, fake.url, call.repo) for event in found]
+    page, headers = fake._page(call, items)
+    return Reply(200, page, headers)
+
+
+def _event(template: dict[str, Any], event: IssueEvent, api: str, repo: str) -> dict[str, Any]:
+    data = {key: template[key] for key in COMMON}
+    data.update(
+        id=event.id,
+        node_id=responses.node_id("IssueEvent", event.id),
+        url=f"{api}/repos/{repo}/issues/events/{event.id}",
+        actor=responses.user(event.actor, api),
+        event=event.event,
+        commit_id=None,
+        commit_url=None,
+        created_at=event.created_at,
+        performed_via_github_app=None,
     )
     return data
 
@@ -117,4 +184,5 @@ HANDLERS: dict[str, Callable[[FakeGitHub, Call], Reply]] = {
     "pulls/list-reviews": reviews_list,
     "teams/get-membership-for-user-in-org": team_membership_get,
     "teams/get-by-name": team_get,
+    "issues/list-events": events_list,
 }

@@ -28,6 +28,7 @@ class Environment:
     branch_policies: list[str] | None = None
     protected_branches: bool = False
     secrets: list[str] = field(default_factory=list)
+    variables: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -164,13 +165,38 @@ def environment_secrets_list(fake: FakeGitHub, call: Call) -> Reply:
     return _reply(200, {"total_count": len(secrets), "secrets": secrets})
 
 
+def client_id(app_id: int) -> str:
+    """The fake's client id of the App ``app_id`` (GitHub's are opaque strings like this)."""
+    return f"Iv23li{app_id:014d}"
+
+
+def environment_variables_list(fake: FakeGitHub, call: Call) -> Reply:
+    env = _environment(fake, call)
+    if env is None:
+        return fake._not_found()
+    template = responses._rebased("actions-variables-paginated", fake.url, call.repo)["variables"][0]
+    variables = [{**template, "name": name, "value": value} for name, value in env.variables.items()]
+    return _reply(200, {"total_count": len(variables), "variables": variables})
+
+
+def environment_variable_create(fake: FakeGitHub, call: Call) -> Reply:
+    env = _environment(fake, call)
+    if env is None:
+        return fake._not_found()
+    name = str(call.body["name"])
+    if name in env.variables:
+        return _reply(409, responses.error("Already exists - Variable already exists", 409))
+    env.variables[name] = str(call.body["value"])
+    return _reply(201, {})
+
+
 def app_get_by_slug(fake: FakeGitHub, call: Call) -> Reply:
     slug = call.params["app_slug"]
     app = _settings(fake).apps.get(slug)
     if app is None:
         return fake._not_found()
     data = responses.app(app.app_id, slug, fake.url)
-    data.update(permissions=app.permissions, events=app.events)
+    data.update(permissions=app.permissions, events=app.events, client_id=client_id(app.app_id))
     return _reply(200, data)
 
 
@@ -200,6 +226,64 @@ def content_get(fake: FakeGitHub, call: Call) -> Reply:
     return _reply(200, answer)
 
 
+# -- what ``oracle-gate doctor --fix`` may create (never a secret) -----------------------------------
+
+
+def environment_put(fake: FakeGitHub, call: Call) -> Reply:
+    """Create or update an environment: its deployment branch policy; its secrets are kept."""
+    body = call.body or {}
+    policy = body.get("deployment_branch_policy")
+    current = _environment(fake, call) or Environment()
+    if policy is None:
+        current.branch_policies, current.protected_branches = None, False
+    elif policy.get("custom_branch_policies") == policy.get("protected_branches"):
+        return _reply(
+            422, responses.error("exactly one of protected_branches and custom_branch_policies", 422)
+        )
+    else:
+        current.protected_branches = bool(policy["protected_branches"])
+        if policy["custom_branch_policies"]:
+            current.branch_policies = current.branch_policies or []
+        else:
+            current.branch_policies = None
+    _settings(fake).environments[(call.repo, call.params["environment_name"])] = current
+    return environment_get(fake, call)
+
+
+def deployment_branch_policy_create(fake: FakeGitHub, call: Call) -> Reply:
+    env = _environment(fake, call)
+    if env is None or env.branch_policies is None:
+        return fake._not_found()  # GitHub: only with custom_branch_policies set
+    name = str(call.body["name"])
+    if name not in env.branch_policies:
+        env.branch_policies.append(name)
+    template = responses._rebased_value("deployment-branch-policy-single-branch", fake.url, call.repo)
+    return _reply(
+        200, {**template, "id": 1000 + env.branch_policies.index(name), "name": name, "type": "branch"}
+    )
+
+
+def ruleset_create(fake: FakeGitHub, call: Call) -> Reply:
+    """A branch ruleset: its required status checks apply to the branches it includes (by name,
+    ``refs/heads/NAME``, or ``~DEFAULT_BRANCH``)."""
+    body = call.body
+    default = fake.state.repos[call.repo].default_branch
+    include = ((body.get("conditions") or {}).get("ref_name") or {}).get("include") or []
+    branches = [default if ref == "~DEFAULT_BRANCH" else ref.removeprefix("refs/heads/") for ref in include]
+    for rule in body.get("rules") or []:
+        if rule.get("type") != "required_status_checks" or body.get("enforcement") != "active":
+            continue
+        for check in rule["parameters"]["required_status_checks"]:
+            for branch in branches:
+                _settings(fake).require_check(
+                    call.repo, branch, check["context"], check.get("integration_id"), ruleset=True
+                )
+    data = responses._rebased("repository-ruleset", fake.url, call.repo)
+    data.update(name=body["name"], target=body.get("target", "branch"), enforcement=body["enforcement"])
+    data.update(conditions=body.get("conditions"), rules=body.get("rules", []))
+    return _reply(201, data)
+
+
 def _reply(status: int, body: Any) -> Reply:
     from tests.github_fake.server import Reply
 
@@ -216,4 +300,9 @@ HANDLERS: dict[str, Callable[[FakeGitHub, Call], Reply]] = {
     "apps/get-by-slug": app_get_by_slug,
     "actions/get-actions-cache-list": caches_list,
     "repos/get-content": content_get,
+    "repos/create-or-update-environment": environment_put,
+    "actions/list-environment-variables": environment_variables_list,
+    "actions/create-environment-variable": environment_variable_create,
+    "repos/create-deployment-branch-policy": deployment_branch_policy_create,
+    "repos/create-repo-ruleset": ruleset_create,
 }

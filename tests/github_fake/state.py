@@ -56,6 +56,7 @@ class PullState:
     # What pulls/get answers as ``mergeable``, one per request, the last one from then on (GitHub
     # answers null while it computes the test merge after a push).
     mergeable: list[bool | None] = field(default_factory=lambda: [True])
+    closed_at: str | None = None  # closed (an ISO time): pulls/get answers state "closed"
 
 
 @dataclass

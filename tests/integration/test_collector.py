@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from coverage import CoverageData
 
-from tests.support.py312 import python312, venv312
+from tests.support.py312 import require_venv312
 from tests.support.repo import Repo, clean_env
 from tests.support.shaped_suites import SUITES, write_suite
 
@@ -24,11 +24,7 @@ Lines = dict[str, dict[str, set[int]]]  # {context: {repo-relative path: lines}}
 
 @pytest.fixture(scope="module")
 def py312() -> Path:
-    if python312() is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("python3.12 is absent, and CI=true: the collector must be tested in CI")
-        pytest.skip("python3.12 is not installed: the sys.monitoring collector (3.12+) cannot be tested here")
-    return venv312()
+    return require_venv312()
 
 
 def contexts_of(data_files: list[Path], root: Path) -> Lines:

@@ -16,7 +16,6 @@ and a test that deletes ``sys._getframe`` (attrs does) failed only under the col
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -24,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration.test_collector import by_collector, by_ctrace
-from tests.support.py312 import python312, venv312
+from tests.support.py312 import require_venv312
 from tests.support.repo import Repo, clean_env
 
 CORE = """DEBUG = False
@@ -123,11 +122,7 @@ EXPECTED_FILES = {  # which files each configuration measures (coverage.py's ans
 
 @pytest.fixture(scope="module")
 def py312() -> Path:
-    if python312() is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("python3.12 is absent, and CI=true: the collector must be tested in CI")
-        pytest.skip("python3.12 is not installed: the sys.monitoring collector (3.12+) cannot be tested here")
-    return venv312()
+    return require_venv312()
 
 
 def write_project(root: Path, config: str) -> Path:

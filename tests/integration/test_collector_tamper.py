@@ -9,7 +9,6 @@ today's main the first case wrote a map whose frozen test observed nothing (exit
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +16,7 @@ from pathlib import Path
 import pytest
 from coverage import CoverageData
 
-from tests.support.py312 import python312, venv312
+from tests.support.py312 import require_venv312
 from tests.support.repo import Repo, clean_env
 
 FROZEN = "tests/test_calc.py::test_frozen"
@@ -108,11 +107,7 @@ SETTRACE_ATTACKS = {
 
 @pytest.fixture(scope="module")
 def py312() -> Path:
-    if python312() is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("python3.12 is absent, and CI=true: the collector must be tested in CI")
-        pytest.skip("python3.12 is not installed: the sys.monitoring collector (3.12+) cannot be tested here")
-    return venv312()
+    return require_venv312()
 
 
 def project(tmp_path: Path, evil: str | None) -> Repo:

@@ -448,3 +448,30 @@ def test_protected_file_turned_into_symlink(project: Project) -> None:
         repo.symlink("freeze.json", "README.md")
 
     assert "oracle_edit_forbidden" in codes(project.check(project.head(head)))
+
+
+# ---------------------------------------------------------------- the map's path in its reasons (issue 28)
+
+
+def test_a_map_inside_the_checkout_is_named_by_its_repository_path(project: Project) -> None:
+    """Issue 28: a map's ``oracle_incomplete`` carried the map's absolute path where every other
+    path of the verdict is repository-relative."""
+    inside = project.root / ".oracle-gate" / "parent.coverage"
+    inside.parent.mkdir()
+    inside.write_bytes(project.coverage.read_bytes())
+    head = project.head(write("src/pkg/extra.py", "X = 1\n"))
+    v = project.check(head, coverage=inside, coverage_sha=project.measured.root_commit)
+    (reason,) = [r for r in v.reasons if r.code == "oracle_incomplete"]
+    assert reason.path == ".oracle-gate/parent.coverage"
+    assert reason.detail.startswith(".oracle-gate/parent.coverage: the coverage map is bound to ")
+    assert str(project.root) not in reason.detail
+
+
+def test_a_map_outside_the_checkout_names_no_repository_path(project: Project) -> None:
+    """Outside the checkout the map has no repository path: the reason still names the file in its
+    text, and carries no ``path`` (which the JSON and annotations read as a repository file)."""
+    head = project.head(write("src/pkg/extra.py", "X = 1\n"))
+    v = project.check(head, coverage_sha=project.measured.root_commit)
+    (reason,) = [r for r in v.reasons if r.code == "oracle_incomplete"]
+    assert reason.path is None
+    assert reason.detail.startswith(f"{project.coverage}: the coverage map is bound to ")

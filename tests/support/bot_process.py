@@ -42,6 +42,9 @@ class Bot:
             "ORACLE_GATE_PORT": str(self.port),
             "ORACLE_GATE_REQUEST_PACING_MS": "0",
             "ORACLE_GATE_RETRY_BASE_MS": "200",  # a transient failure's retry: soon, but not at once
+            # a review is judged at once (coalescing still applies; tests/bot/test_review_flood.py
+            # checks the interval with a clock of its own)
+            "ORACLE_GATE_REVIEW_INTERVAL_MS": "0",
         }
         self.proc: subprocess.Popen[bytes] | None = None
 

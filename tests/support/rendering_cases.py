@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import replace
-from datetime import date
+from datetime import date, datetime, timedelta, timezone
 
 from oracle_gate import report
 from oracle_gate.judge.approvals import ApprovalsSeen, Approver
@@ -209,11 +209,13 @@ def fail_approvers() -> Verdict:
 
 def approvals_stale() -> Verdict:
     """v3.5: an oracle edit whose approvals are of older heads (a push made them stale): listed, by
-    login and SHA, display only."""
+    login and SHA, display only; v3.9.1: one of the current head submitted before a retarget."""
     seen = ApprovalsSeen(
         head=HEAD,
         stale=(Approver("alice", "1" * 40), Approver("octo-maintainer[bot]", "2" * 40)),
         unknown_teams=("octo-org/oracle-owners", "octo-org/gone_team"),
+        stale_base=(Approver("carol", HEAD),),
+        base_changed_at=datetime(2026, 11, 30, 13, 0, 5, tzinfo=timezone(timedelta(hours=1))),
     )
     return replace(fail_approvers(), approvals_seen=seen)
 
@@ -242,6 +244,7 @@ def v3_maintainer() -> Verdict:
         ),
         Reason(ReasonCode.ORACLE_CHANGE_APPROVED, f"approved by alice at {HEAD}"),
         Reason(ReasonCode.ORACLE_CHANGE_APPROVED, f"approved by bob-the-maintainer at {HEAD}"),
+        Reason(ReasonCode.ORACLE_CHANGE_APPROVED, f"approved by maint at {HEAD} (by the author)"),
     )
     triage = (
         TriageEntry(_FROZEN, "alice", date(2026, 1, 31), ("expired",)),

@@ -39,7 +39,7 @@ def oracle_edit_evidence(
         modified("freeze.json", b'{"schema": 1, "frozen": []}\n', b'{"schema": 1, "frozen": [] }\n'),
         modified("pytest.ini", b"[pytest]\n", b"[pytest]\naddopts = -q\n"),
         modified("src/m.py", lines("def f():", "    return 1"), lines("def f():", "    return 2")),
-        added("tests/test_new.py", lines("import pytest", "@pytest.mark.skip", "def test_x(): pass")),
+        added("tests/test_new.py", lines("import pytest", "@pytest.mark.skip", "def helper(): pass")),
     )
     ev = evidence(changes, policy=parse_policy(policy))
     return dataclasses.replace(ev, approvals=approvals, author=author)

@@ -164,6 +164,8 @@ def test_the_manifest_asks_for_the_permissions_and_events_the_bot_uses() -> None
     assert manifest["default_permissions"]["checks"] == "write"
     assert manifest["default_permissions"]["contents"] == "read"
     assert set(manifest["default_events"]) == set(EVENTS) <= events.PLANNED_EVENTS
+    # issue 29: an approver's access changing re-judges what their approval made pass
+    assert {"member", "membership", "team"} <= set(manifest["default_events"])
     assert manifest["hook_attributes"]["url"] == "https://bot.example/webhook"
     with pytest.raises(UsageError):
         app_manifest("javascript:alert(1)")

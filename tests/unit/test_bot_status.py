@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from oracle_gate.bot import chart, metrics, status, trend
-from oracle_gate.bot.access import Decision, StatusAccess, bearer_of, from_environment
+from oracle_gate.bot.access import Decision, StatusAccess, bearer_of, from_environment, trusted_proxies
 from oracle_gate.errors import UsageError
 from oracle_gate.judge.triage import EXPIRED, NO_OWNER, TriageEntry
 from tests.support.exposition import at, parse_exposition
@@ -68,6 +68,7 @@ def snapshot() -> metrics.Snapshot:
         deliveries={"pull_request": 7, "push": 2},
         jobs={"queued": 3, "done": 9, "failed": 1},
         verdicts={"fail": 2, "pass_clean": 5, "unscored": 1, 'no"map\n\\': 1},
+        other_base_verdicts={"fail": 4},
         judging_buckets=[0, 1, 4, 6, 6, 7, 8, 8, 8, 8, 8],
         judging_sum=61.5,
     )
@@ -80,6 +81,7 @@ def test_metrics_parse_under_a_strict_grammar_with_every_family() -> None:
         "oracle_gate_jobs": "gauge",
         "oracle_gate_queue_depth": "gauge",
         "oracle_gate_verdicts_total": "counter",
+        "oracle_gate_other_base_verdicts_total": "counter",
         "oracle_gate_judging_seconds": "histogram",
     }
     samples = {(n, labels): v for _, s in families.values() for n, labels, v in s}
@@ -87,6 +89,7 @@ def test_metrics_parse_under_a_strict_grammar_with_every_family() -> None:
     assert samples[("oracle_gate_jobs", '{state="running"}')] == 0  # every state, even when none
     assert samples[("oracle_gate_queue_depth", "")] == 3
     assert samples[("oracle_gate_verdicts_total", '{outcome="no\\"map\\n\\\\"}')] == 1
+    assert samples[("oracle_gate_other_base_verdicts_total", '{outcome="fail"}')] == 4
     assert samples[("oracle_gate_judging_seconds_bucket", '{le="+Inf"}')] == 8
     assert samples[("oracle_gate_judging_seconds_count", "")] == 8
     assert samples[("oracle_gate_judging_seconds_sum", "")] == 61.5
@@ -151,6 +154,18 @@ def test_a_malformed_access_setting_is_one_line(env: dict[str, str], needle: str
     assert "\n" not in str(caught.value)
 
 
+def test_no_proxy_is_trusted_unless_named_and_every_peer_never_is() -> None:
+    """TRUST.md 16: ``forwarded-allow-ips`` is empty by default (the server reads no forwarded
+    header); it takes addresses and CIDRs, and refuses ``*`` (every peer a proxy) in one line."""
+    assert trusted_proxies({}) == ()
+    named = {"ORACLE_GATE_FORWARDED_ALLOW_IPS": "127.0.0.1, 10.9.0.0/16,::1"}
+    assert trusted_proxies(named) == ("127.0.0.1/32", "10.9.0.0/16", "::1/128")
+    for bad in ("*", "proxy.internal", "10.9.0.1/16"):
+        with pytest.raises(UsageError, match=r"^ORACLE_GATE_FORWARDED_ALLOW_IPS: ") as caught:
+            trusted_proxies({"ORACLE_GATE_FORWARDED_ALLOW_IPS": bad})
+        assert "\n" not in str(caught.value)
+
+
 def test_only_a_bearer_authorization_carries_a_token() -> None:
     assert bearer_of(f"Bearer {TOKEN}") == TOKEN
     assert bearer_of(f"bearer {TOKEN}") == TOKEN
@@ -212,6 +227,7 @@ def hostile_trend() -> trend.RepoTrend:
         ],
         triage=[trend.TriageEntry(f"tests/test_x.py::{HOSTILE}", f"why {HOSTILE}")],
         triage_parent="b" * 40,
+        other_bases=trend.Week("other bases", pass_clean=1, fail=3, unscored=2),
     )
 
 
@@ -237,13 +253,31 @@ def test_the_page_has_no_script_no_external_asset_and_its_style_matches_the_csp(
 
 
 def test_the_index_links_each_repository_escaped() -> None:
-    html = status.index(["octo/repo", f"evil/{HOSTILE}"], None)
+    html = status.index(["octo/repo", f"evil/{HOSTILE}"])
     assert 'href="/status/octo/repo"' in html
     assert "<script" not in html
     assert "token=" not in html
-    assert 'href="/status/octo/repo?token=abc%26x"' in status.index(["octo/repo"], "abc&x").replace(
-        "&amp;", "&"
+
+
+def test_the_session_cookie_is_a_digest_keyed_by_the_token_never_the_token() -> None:
+    access = StatusAccess(token=TOKEN)
+    cookie = access.cookie_value()
+    assert cookie is not None
+    assert TOKEN not in cookie
+    assert StatusAccess(token=TOKEN + "x").cookie_value() != cookie
+    assert (
+        StatusAccess(
+            networks=from_environment({"ORACLE_GATE_STATUS_NETWORKS": "10.0.0.0/8"}).networks
+        ).cookie_value()
+        is None
     )
+    assert access.decide("203.0.113.9", None, None, cookie) is Decision.ALLOWED
+    forged = cookie[:-1] + ("1" if cookie.endswith("0") else "0")
+    assert access.decide("203.0.113.9", None, None, forged) is Decision.UNAUTHENTICATED
+    assert (
+        access.decide("203.0.113.9", None, None, TOKEN) is Decision.UNAUTHENTICATED
+    )  # the token itself is not a cookie
+    assert access.decide("203.0.113.9", "wrong-token-wrong-token", None, cookie) is Decision.FORBIDDEN
 
 
 def test_the_table_and_the_chart_round_a_rate_alike() -> None:

@@ -15,7 +15,11 @@ from tests.support.caches import CacheStore, cache_key, restore_key_templates, s
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 JUDGING = ["oracle-gate.yml", "oracle-gate-fork-safe-publish.yml"]
 PARENT = "a" * 40
-PARENT_SHA_EXPRESSIONS = ("steps.parent.outputs.sha", "steps.commits.outputs.parent")
+PARENT_SHA_EXPRESSIONS = (
+    "steps.parent.outputs.sha",
+    "steps.commits.outputs.parent",
+    "needs.map.outputs.parent",
+)
 PR = 2
 
 
@@ -30,10 +34,14 @@ def triggers(doc: dict[Any, Any]) -> dict[str, Any]:
 
 
 def restore_key(name: str) -> str:
-    """The judging workflow's one restore key, for the parent ``PARENT``."""
-    (template,) = restore_key_templates(load(name))
-    key = cache_key(template, dict.fromkeys(PARENT_SHA_EXPRESSIONS, PARENT))
-    assert PARENT in key, template  # the key is the parent's SHA, the one a PR's run can guess
+    """The judging workflow's restore key, for the parent ``PARENT`` (one key, however many restores:
+    the primary's map job looks it up, its judging job restores it)."""
+    keys = {
+        cache_key(template, dict.fromkeys(PARENT_SHA_EXPRESSIONS, PARENT))
+        for template in restore_key_templates(load(name))
+    }
+    (key,) = keys
+    assert PARENT in key, key  # the key is the parent's SHA, the one a PR's run can guess
     return key
 
 

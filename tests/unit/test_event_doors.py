@@ -28,6 +28,10 @@ ONE_DOOR: dict[type, tuple[str, str]] = {
     ev.MapRunSucceeded: ("bot", "the Action builds or restores its map in its own run"),
     ev.BaseMoved: ("bot", "the Action's push run builds the parent's map; the bot re-judges and marks stale"),
     ev.InstallationChanged: ("neither", "the bot records the installation's state; nothing is judged"),
+    ev.AccessChanged: (
+        "bot",
+        "no workflow runs on member, membership or team: docs/action.md says what to do",
+    ),
     ev.Ignored: ("neither", "nothing to do"),
 }
 
@@ -77,6 +81,8 @@ def test_both_doors_take_their_work_from_the_one_event(variant: str) -> None:
     door = ONE_DOOR.get(type(event), ("both", ""))[0]
     if isinstance(event, ev.ChecksRerequested) and event.holder == "check_suite":
         door = "bot"  # a check suite is GitHub's own request; no workflow of the Action listens to it
+    if isinstance(event, ev.AccessChanged) and event.origin.installation is None:
+        door = "neither"  # a repository's own webhook (GitHub's examples of these): not the App's
     assert isinstance(plan, action.Ignore) == (door in ("bot", "neither")), (door, plan)
     assert isinstance(jobs, ev.Ignored) == (door in ("action", "neither")), (door, jobs)
     if door == "both":
@@ -85,7 +91,12 @@ def test_both_doors_take_their_work_from_the_one_event(variant: str) -> None:
     if isinstance(event, ev.Ignored):
         assert isinstance(plan, action.Ignore)
         assert plan.why == event.why == getattr(jobs, "why", None)  # the same reason through both doors
-    if door == "bot":
+    if door == "bot" and isinstance(event, ev.AccessChanged):
+        assert isinstance(jobs, list)
+        assert [(j.kind, j.repo, j.installation, j.approver) for j in jobs] == [
+            (bot.ACCESS, event.origin.repo or "", event.origin.installation, event.login)
+        ]
+    elif door == "bot":
         assert isinstance(jobs, list)
         for job in jobs:
             assert (job.repo, job.installation) == event.origin.app_delivery()  # type: ignore[union-attr]

@@ -81,3 +81,32 @@ def test_the_distribution_is_not_the_name_someone_else_publishes() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert project["name"] == "pr-oracle-gate"
     assert project["scripts"]["oracle-gate"] == "oracle_gate.cli:main"
+
+
+DIRECT_REFERENCE = re.compile(
+    r"""["'`]?(?P<name>[A-Za-z0-9][\w.-]*)\s*@\s*(?:git\+)?https://github\.com/oracle-gate/"""
+)
+
+
+def direct_references(text: str) -> list[str]:
+    """The distribution names of ``NAME @ git+https://github.com/oracle-gate/...`` specs in ``text``."""
+    return [m["name"] for m in DIRECT_REFERENCE.finditer(text)]
+
+
+def test_a_direct_reference_is_found_with_its_name() -> None:
+    line = 'pip install "oracle-gate @ git+https://github.com/oracle-gate/oracle-gate@$REF" x'
+    assert direct_references(line) == ["oracle-gate"]
+    assert direct_references("uses: oracle-gate/oracle-gate@abc # v1") == []
+
+
+@pytest.mark.parametrize(
+    "path",
+    [*documents(), *sorted((ROOT / "gate" / "adopt" / "workflows").glob("*.yml"))],
+    ids=lambda p: p.relative_to(ROOT).as_posix(),
+)
+def test_every_direct_reference_names_the_distribution_pyproject_defines(path: Path) -> None:
+    """Seen on main: the score workflows installed ``"oracle-gate @ git+..."``; the distribution is
+    ``pr-oracle-gate``, so pip refused the URL and ``/score`` never completed."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    names = direct_references(path.read_text(encoding="utf-8"))
+    assert [name for name in names if name != project["name"]] == []

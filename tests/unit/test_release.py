@@ -11,7 +11,7 @@ import pytest
 import yaml  # type: ignore[import-untyped]  # PyYAML ships no stubs; types-PyYAML is not pinned
 
 from oracle_gate.errors import UsageError
-from oracle_gate.release import main, pin_image, release_notes
+from oracle_gate.release import check_dist, main, pin_image, release_notes
 from tests.support.container import ContainerError, without_base_digests
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -114,9 +114,10 @@ def test_every_base_image_is_pinned_by_digest_and_the_local_build_drops_only_the
     )
 
 
-def test_the_release_workflow_runs_on_version_tags_with_least_privilege() -> None:
+def test_the_release_workflow_runs_on_release_requests_with_least_privilege() -> None:
     doc = yaml.safe_load(WORKFLOW.read_text())
-    assert doc[True] == {"push": {"tags": ["v[0-9]+.[0-9]+.[0-9]+"]}}  # YAML 1.1 reads `on` as True
+    # YAML 1.1 reads `on` as True; vX.Y.Z itself is made by the workflow, on the release commit
+    assert doc[True] == {"push": {"tags": ["release/v[0-9]+.[0-9]+.[0-9]+"]}}
     assert doc["permissions"] == {}
     jobs = doc["jobs"]
     assert jobs["dist"]["permissions"] == {"contents": "read"}
@@ -125,12 +126,13 @@ def test_the_release_workflow_runs_on_version_tags_with_least_privilege() -> Non
     for piece in (
         "build_sdist",
         "build_wheel",
-        "docker buildx build --push",
+        "buildah manifest push --all",
         "attest-build-provenance",
+        "oracle_gate.release check-dist",
         "oracle_gate.release pin-image",
         "oracle_gate.release notes",
         "gh release create",
-        "refs/tags/$major",
+        "refs/tags/$VERSION_TAG",
     ):
         assert piece in text, piece
     for job in jobs.values():
@@ -158,3 +160,52 @@ def test_dependabot_watches_pip_docker_and_actions() -> None:
 def test_the_license_is_the_one_pyproject_names() -> None:
     assert 'license = "MIT"' in (ROOT / "pyproject.toml").read_text()
     assert (ROOT / "LICENSE").read_text().startswith("MIT License")
+
+
+def fake_dist(folder: Path, version: str = "1.2.3", *, modules: tuple[str, ...] = (), name: str = "") -> Path:
+    """A dist/ of one sdist and one wheel whose metadata name ``name`` (default: ours)."""
+    import io
+    import tarfile
+    import zipfile
+
+    folder.mkdir()
+    stem = f"pr_oracle_gate-{version}"
+    meta = f"Metadata-Version: 2.4\nName: {name or 'pr-oracle-gate'}\nVersion: {version}\n\nbody\n"
+    with zipfile.ZipFile(folder / f"{stem}-py3-none-any.whl", "w") as wheel:
+        wheel.writestr(f"{stem}.dist-info/METADATA", meta)
+        for module in modules:
+            wheel.writestr(module, "")
+    with tarfile.open(folder / f"{stem}.tar.gz", "w:gz") as sdist:
+        data = meta.encode()
+        info = tarfile.TarInfo(f"{stem}/PKG-INFO")
+        info.size = len(data)
+        sdist.addfile(info, io.BytesIO(data))
+    return folder
+
+
+def source_tree(root: Path) -> Path:
+    (root / "gate" / "sub").mkdir(parents=True)
+    (root / "gate" / "__init__.py").write_text("")
+    (root / "gate" / "sub" / "mod.py").write_text("")
+    return root
+
+
+def test_check_dist_accepts_a_complete_release_and_names_each_problem(tmp_path: Path) -> None:
+    source = source_tree(tmp_path / "src")
+    shipped = ("oracle_gate/__init__.py", "oracle_gate/sub/mod.py")
+    assert check_dist(fake_dist(tmp_path / "ok", modules=shipped), "v1.2.3", "1.2.3", source) == []
+    assert check_dist(tmp_path / "ok", "v1.2.4", "1.2.3", source) == [
+        "the tag is v1.2.4 but the installed pr-oracle-gate is version 1.2.3"
+    ]
+    # A subpackage missing from pyproject's list: the wheel would fail on import.
+    partial = fake_dist(tmp_path / "partial", modules=shipped[:1])
+    assert check_dist(partial, "v1.2.3", "1.2.3", source) == [
+        "the wheel lacks oracle_gate/sub/mod.py (from gate/sub/mod.py)"
+    ]
+    renamed = fake_dist(tmp_path / "renamed", modules=shipped, name="oracle-gate")
+    assert [p.split(":")[0] for p in check_dist(renamed, "v1.2.3", "1.2.3", source)] == [
+        "wheel METADATA",
+        "sdist PKG-INFO",
+    ]
+    (renamed / "stray.whl").write_text("")
+    assert "expected exactly" in check_dist(renamed, "v1.2.3", "1.2.3", source)[0]

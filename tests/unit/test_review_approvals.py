@@ -4,6 +4,7 @@ is never read as "no approvals" (contract v3.5, TRUST.md invariant 12)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -27,6 +28,7 @@ class Source:
     permissions: dict[str, str] = field(default_factory=dict)
     fail: str = ""
     asked: list[str] = field(default_factory=list)
+    base_changed: datetime | None = None  # v3.9.1: the pull request's last base change
 
     def reviews(self, number: int) -> list[Review]:
         if self.fail == "reviews":
@@ -43,7 +45,14 @@ class Source:
         return team in self.members
 
     def permission(self, login: str) -> str:
+        self.asked.append(f"permission:{login}")
         return self.permissions.get(login, "none")
+
+    def base_changed_at(self, number: int) -> datetime | None:
+        self.asked.append("events")
+        if self.fail == "events":
+            raise PublishError("list the events", "GitHub answered 502")
+        return self.base_changed
 
 
 def counted(source: Source, author: str = "agent") -> list[Approver]:
@@ -170,3 +179,59 @@ def test_a_review_run_of_a_fork_names_no_pull_request_and_is_ignored_saying_so()
     plan = action_plan("workflow_run", review_run([]), "Oracle Gate")
     assert isinstance(plan, action_events.Ignore)
     assert "fork" in plan.why
+
+
+# v3.9.1 (issue 29): the base an approval was given on.
+REVIEWED = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+
+
+def reviewed(login: str = "alice", at: datetime | None = REVIEWED) -> Review:
+    return Review(login, "APPROVED", HEAD, submitted_at=at)
+
+
+def test_a_retarget_after_the_review_makes_it_stale_and_says_so() -> None:
+    source = Source(
+        [reviewed()], permissions={"alice": "write"}, base_changed=REVIEWED + timedelta(minutes=1)
+    )
+    read = read_approvals(source, RULES, number=7, author="agent", head=HEAD)
+    assert read.base_changed_at == REVIEWED + timedelta(minutes=1)
+    assert read.seen.stale_base == (Approver("alice", HEAD),)
+    assert read.approvals is not None
+    assert (
+        counting_approvers(
+            RULES, read.approvals, author="agent", head_sha=HEAD, base_changed_at=read.base_changed_at
+        )
+        == []
+    )
+
+
+def test_the_later_of_the_delivery_and_the_events_is_the_base_change() -> None:
+    heard = REVIEWED + timedelta(minutes=2)  # the bot's stored edited delivery (the API lags behind it)
+    source = Source([reviewed()], permissions={"alice": "write"}, base_changed=None)
+    read = read_approvals(source, RULES, number=7, author="agent", head=HEAD, base_changed_at=heard)
+    assert read.base_changed_at == heard
+    assert read.seen.stale_base == (Approver("alice", HEAD),)
+
+
+def test_the_events_are_read_only_when_an_approval_could_count() -> None:
+    source = Source([Review("agent", "APPROVED", HEAD, REVIEWED), Review("bob", "COMMENTED", HEAD)])
+    read = read_approvals(source, RULES, number=7, author="agent", head=HEAD)
+    assert "events" not in source.asked
+    assert read.seen.stale_base == ()
+
+
+def test_events_that_cannot_be_read_are_never_no_base_change() -> None:
+    source = Source([reviewed()], permissions={"alice": "write"}, fail="events")
+    read = read_approvals(source, RULES, number=7, author="agent", head=HEAD)
+    assert read.approvals is None
+    assert read.seen.unreadable
+
+
+def test_the_authors_permission_is_asked_only_when_authors_names_them() -> None:
+    rules = ApprovalRules(("alice",), 1, ("maint",))
+    source = Source([], permissions={"maint": "admin"})
+    read = read_approvals(source, rules, number=7, author="maint", head=HEAD)
+    assert read.author_permission == "admin"
+    other = Source([], permissions={"agent": "admin"})
+    assert read_approvals(other, rules, number=7, author="agent", head=HEAD).author_permission is None
+    assert "permission:agent" not in other.asked

@@ -9,6 +9,7 @@ another exception.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any, get_args
 
 import pytest
@@ -39,6 +40,10 @@ KINDS: dict[str, type] = {
     "installation_repositories.added": ev.InstallationChanged,
     "installation_repositories.removed": ev.InstallationChanged,
     "issue_comment.created": ev.Ignored,
+    "member.added": ev.AccessChanged,
+    "member.edited": ev.AccessChanged,
+    "membership.added": ev.AccessChanged,
+    "membership.removed": ev.AccessChanged,
     "merge_group.checks_requested": ev.MergeGroupQueued,
     "ping": ev.Ignored,
     "pull_request.labeled": ev.Ignored,
@@ -48,6 +53,8 @@ KINDS: dict[str, type] = {
     "pull_request_review.dismissed": ev.ReviewChanged,
     "pull_request_review.submitted": ev.ReviewChanged,
     "push": ev.Ignored,
+    "team.edited": ev.AccessChanged,
+    "team.removed_from_repository": ev.AccessChanged,
     "workflow_run.completed": ev.Ignored,
 }
 
@@ -65,6 +72,29 @@ def test_every_stored_payload_is_its_kind_of_event(name: str) -> None:
     else:
         assert event.origin.source == SOURCE
         assert event.origin.event == name.partition(".")[0]
+
+
+def test_an_access_change_names_whose_access_changed_and_where() -> None:
+    """Issue 29: a collaborator's permission (``member``), a team's member (``membership``), a team's
+    repositories or permission (``team``: any of its members). A new team, or a delivery about
+    something else, changes no one's access."""
+    edited = parsed("member.edited", load("member.edited"))
+    assert isinstance(edited, ev.AccessChanged)
+    assert (edited.login, edited.team, edited.origin.repo) == ("octocat", None, "Codertocat/Hello-World")
+    removed = parsed("membership.removed", load("membership.removed"))
+    assert isinstance(removed, ev.AccessChanged)
+    assert (removed.login, removed.team, removed.origin.repo) == ("Codertocat", "Octocoders/github", None)
+    assert removed.origin.installation == 1
+    team = parsed("team.removed_from_repository", load("team.removed_from_repository"))
+    assert isinstance(team, ev.AccessChanged)
+    assert (team.login, team.team, team.origin.repo) == (None, "Octocoders/github", "Octocoders/Hello-World")
+    created = parsed("team.edited", dict(load("team.edited"), action="created"))
+    assert isinstance(created, ev.Ignored)
+    assert "team created" in created.why
+    gone = dict(load("membership.removed"), member=None)  # a deleted account: any member
+    assert parsed("membership.removed", gone) == ev.AccessChanged(removed.origin, None, "Octocoders/github")
+    with pytest.raises(ev.EventError, match=r"member\.login"):
+        parsed("member.edited", dict(load("member.edited"), member={"login": 7}))
 
 
 def test_a_pull_request_event_carries_its_number_head_base_and_repository() -> None:
@@ -96,6 +126,22 @@ def test_a_base_change_is_judged_and_a_title_edit_is_not() -> None:
     assert isinstance(parsed("pull_request", as_base_edit(opened, "develop", SHA)), ev.PullRequestChanged)
     retitled = dict(opened, action="edited", changes={"title": {"from": "x"}})
     assert isinstance(parsed("pull_request", retitled), ev.Ignored)
+
+
+def test_a_base_change_carries_when_it_was_made() -> None:
+    """v3.9.1: the edited event's ``pull_request.updated_at`` is when the base changed; the other
+    actions carry no base change, and a time that is not one is refused, never ignored."""
+    edit = as_base_edit(load("pull_request.opened"), "develop", SHA)
+    edit["pull_request"]["updated_at"] = "2026-11-30T12:05:00Z"
+    event = parsed("pull_request", edit)
+    assert isinstance(event, ev.PullRequestChanged)
+    assert event.base_changed_at == datetime(2026, 11, 30, 12, 5, tzinfo=UTC)
+    pushed = parsed("pull_request", load("pull_request.synchronize"))
+    assert isinstance(pushed, ev.PullRequestChanged)
+    assert pushed.base_changed_at is None
+    edit["pull_request"]["updated_at"] = "yesterday"
+    with pytest.raises(ev.EventError, match="updated_at is not an ISO time"):
+        parsed("pull_request", edit)
 
 
 @pytest.mark.parametrize(

@@ -64,6 +64,9 @@ def test_stage_2_follows_stage_1_from_the_default_branch_and_checks_its_conclusi
     (job,) = doc["jobs"].values()
     assert "github.event.workflow_run.conclusion == 'success'" in job["if"]
     for step in uses(doc, "actions/checkout"):
+        if step["with"].get("repository") == "oracle-gate/oracle-gate":  # the gate's source, to install
+            assert step["with"]["ref"] == "${{ env.ORACLE_GATE_REF }}"
+            continue
         assert "ref" not in step["with"]  # the default branch, never the head
         assert step["with"]["persist-credentials"] is False
 

@@ -121,3 +121,44 @@ def test_an_append_only_side_too_large_to_read_is_a_rewrite() -> None:
     ((path, what),) = seed_rewrites(big, GlobSet(["seeds/**"]))
     assert path == SEED
     assert "too large" in what
+
+
+# v3.9.4: a record extended, not appended (issue 29). The parent's last line has no newline, so
+# "2,4" -> "2,40" keeps every parent byte as a prefix: it must still be seed_rewritten.
+RECORDS = "seeds/cases.csv"
+UNPROTECTED = b'append_only = ["seeds/**"]\nprotected = ["fixtures/**"]\n[approvals]\noracle = ["alice"]\n'
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "extends"),
+    [
+        (b"1,2\n2,4", b"1,2\n2,40", True),  # the attack: the last record grows by a byte
+        (b"1,2\n2,4", b"1,2\n2,4 more\n", True),
+        (b"1,2\n2,4", b"1,2\n2,4\n3,9\n", False),  # a newline first: a new record
+        (b"1,2\n2,4\n", b"1,2\n2,4\n3,9", False),  # the parent ends its last record
+        (b"", b"3,9", False),  # an empty parent has no record to extend
+        (b"[1, 2]", b"[1, 2]x", False),  # a JSON array: the element or byte rule of v3.6
+        (b"\x00\x01bin", b"\x00\x01bin\x02", False),  # binary: the byte-prefix rule only
+        (b"caf\xc3", b"caf\xc3\xa9", False),  # not UTF-8: binary
+        (b"1,2\n2,4", b"1,2\n2,4", False),  # unchanged
+    ],
+)
+def test_a_record_extended_is_told_from_one_appended(old: bytes, new: bytes, extends: bool) -> None:
+    v = judge(modified(RECORDS, old, new))
+    assert ("seed_rewritten" in codes(v)) is extends, v.reasons
+
+
+def test_an_extended_record_is_never_approved() -> None:
+    v = approved(modified(RECORDS, b"1,2\n2,4", b"1,2\n2,40"))
+    assert v.verdict == "fail"
+    assert "seed_rewritten" in codes(v)
+    seed = next(r for r in v.reasons if r.code == "seed_rewritten")
+    assert seed.path == RECORDS
+    assert "extends the parent's last record" in seed.detail
+
+
+def test_an_extended_record_fails_with_no_approval_when_seeds_are_not_protected() -> None:
+    v = judge(modified(RECORDS, b"1,2\n2,4", b"1,2\n2,40"), policy=parse_policy(UNPROTECTED))
+    assert (v.verdict, codes(v)) == ("fail", {"seed_rewritten"})
+    grown = judge(modified(RECORDS, b"1,2\n2,4", b"1,2\n2,4\n3,9"), policy=parse_policy(UNPROTECTED))
+    assert "seed_rewritten" not in codes(grown)

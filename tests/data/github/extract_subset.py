@@ -53,6 +53,8 @@ OPERATIONS = (
     "pulls/list-reviews",
     "teams/get-membership-for-user-in-org",
     "teams/get-by-name",
+    # contract v3.9.1: when the pull request's base branch last changed (its base_ref_changed events)
+    "issues/list-events",
     "apps/get-repo-installation",
     "apps/create-installation-access-token",
     "apps/get-authenticated",
@@ -76,6 +78,13 @@ OPERATIONS = (
     "actions/list-environment-secrets",
     "apps/get-by-slug",
     "actions/get-actions-cache-list",
+    # oracle-gate doctor --fix: what the API can set up (never a secret); the App's client id is an
+    # environment variable (actions/create-github-app-token v3 takes client-id)
+    "actions/list-environment-variables",
+    "actions/create-environment-variable",
+    "repos/create-or-update-environment",
+    "repos/create-deployment-branch-policy",
+    "repos/create-repo-ruleset",
 )
 
 

@@ -1,4 +1,4 @@
-"""README's "GitHub's behaviour, fact by fact" table names, per fact, the tests that show it: each
+"""The "GitHub's behaviour, fact by fact" table (docs/trust.md) names, per fact, the tests that show it: each
 named test must exist in the suite, so a test that moves or is renamed cannot leave a row claiming a
 proof that is gone.
 
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-README = (ROOT / "README.md").read_text()
+PAGE = (ROOT / "docs" / "trust.md").read_text()
 SECTION = "## GitHub's behaviour, fact by fact"
 ELLIPSIS = "…"
 
@@ -70,12 +70,12 @@ def _matches(name: str, found: str) -> bool:
 
 
 def test_the_table_is_found_and_names_tests() -> None:
-    table = facts_table(README)
+    table = facts_table(PAGE)
     assert len(table) >= 10
     assert sum("::" in cell for cell in table.values()) >= 4
 
 
-@pytest.mark.parametrize(("fact", "cell"), sorted(facts_table(README).items()))
+@pytest.mark.parametrize(("fact", "cell"), sorted(facts_table(PAGE).items()))
 def test_every_test_a_fact_names_exists(fact: str, cell: str) -> None:
     assert missing_references(cell) == [], fact
 

@@ -1,0 +1,487 @@
+"""Contract v3.8 rule 1: skip markers compared per test.
+
+The v2 text rule and the v3.1 syntax rule find a marker *reference* on an added line. Here such a
+line of a test file is judged against the test it applies to:
+
+- outside every test function and test class (module level, a helper, a fixture, a setup method),
+  it counts, as before;
+- on a test the parent also has (same file after rename detection, same classes and function
+  name), it counts unless each marker on the line is **equal** to one that test carried on the
+  parent: its own decorators and body, the classes around it, the module's ``pytestmark``. Equal is
+  the same kind (skip, xfail, exit, or a mark the parent's ``addopts`` deselects) and the same
+  condition, compared as syntax trees (positions, reasons and messages left out);
+- on a test that is new on head, it does not count: a new test observes nothing on the parent.
+
+A class decorator or a ``pytestmark`` in a class body applies to every test of that class, a
+module-level ``pytestmark`` to every test of the file: such a line is judged for each of them.
+
+Where the contract is silent, the choices (``docs/contract-choices.md``) fail closed:
+
+- the condition of a marker also holds its **guards**, the ``if``/``while``/``except``/``with``/
+  ``for``/``match`` headers, short-circuit operands and nested ``def``s between the test and the
+  marker, so an unconditional ``pytest.skip()`` added where the parent had ``if rare:
+  pytest.skip()`` is not equal; ``skipUnless(c)`` is ``skipIf(not c)``; a pytest mark's every
+  positional condition counts, as pytest reads them all;
+- a new test's marker still counts when it reaches beyond that test: ``pytest.exit`` (ends the
+  whole run), a mark decorator *used* in its body (``unittest.skip("x")(Other.test_a)``), or a new
+  test (or class) the file's own code refers to by name (a "test" called as a helper) or
+  subclasses;
+- tests are what pytest collects by default, in files matched by the policy's ``tests`` globs:
+  functions named ``test*`` at module level or in a test class, not decorated as fixtures; classes
+  named ``Test*`` or deriving from a ``*TestCase``;
+- a marker the syntax cannot place (a text match such as ``"skip"`` in a string) counts on a test
+  the parent has, and not on a new test; a file that does not parse on head keeps every marker,
+  and a parent side that does not parse makes every test count as one the parent has, unmarked.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Collection, Iterator
+from dataclasses import dataclass, field
+from itertools import pairwise
+
+from oracle_gate.judge.pyrefs import Resolver, build_resolver
+from oracle_gate.judge.pysource import parse_tree
+from oracle_gate.judge.syntax_markers import listed_api
+
+SKIP, XFAIL, EXIT = "skip", "xfail", "exit"
+PYTEST_KINDS = {
+    "pytest.skip": SKIP,
+    "pytest.mark.skip": SKIP,
+    "pytest.mark.skipif": SKIP,
+    "pytest.importorskip": SKIP,
+    "pytest.xfail": XFAIL,
+    "pytest.mark.xfail": XFAIL,
+    "pytest.exit": EXIT,
+}
+OUTCOME_KINDS = {
+    "skip": SKIP,
+    "Skipped": SKIP,
+    "importorskip": SKIP,
+    "xfail": XFAIL,
+    "XFailed": XFAIL,
+    "exit": EXIT,
+    "Exit": EXIT,
+}
+#: Marks whose positional arguments are all conditions (``pytest.mark.skipif(c1, c2, reason=...)``).
+PYTEST_CONDITIONAL = frozenset({"pytest.mark.skipif", "pytest.mark.xfail"})
+#: APIs that mark something else when called (a decorator), as opposed to acting on the running test.
+DECORATOR_APIS = ("pytest.mark.", "unittest.skip", "unittest.case.skip", "unittest.expectedFailure")
+DECORATOR_APIS_EXACT = frozenset({"unittest.case.expectedFailure"})
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_BLOCKS = (ast.If, ast.Try, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While)
+PYTESTMARK = "pytestmark"
+
+Key = tuple[str, ...]  # the classes around a test and its name; a class: the classes and its name
+
+
+@dataclass(frozen=True)
+class Marker:
+    """One marker: what it does (``kind``), when (``condition``, guards included), and its lines."""
+
+    kind: str
+    condition: str
+    start: int
+    end: int
+    #: a decorator-style API used in a test's body: it marks something else, not the running test
+    reaches_out: bool = False
+
+    @property
+    def identity(self) -> tuple[str, str]:
+        return self.kind, self.condition
+
+    def holds(self, line: int) -> bool:
+        return self.start <= line <= self.end
+
+
+@dataclass
+class Scope:
+    """A test function or a test class: its lines and the markers it carries itself."""
+
+    key: Key
+    start: int
+    end: int
+    markers: list[Marker] = field(default_factory=list)
+    #: a class: the lines of its decorators and of its ``pytestmark`` statements
+    mark_lines: list[tuple[int, int]] = field(default_factory=list)
+
+    def holds(self, line: int) -> bool:
+        return self.start <= line <= self.end
+
+
+@dataclass
+class TestLayout:
+    """The tests of one file and the markers each carries."""
+
+    functions: dict[Key, Scope] = field(default_factory=dict)
+    classes: dict[Key, Scope] = field(default_factory=dict)
+    module: list[Marker] = field(default_factory=list)  # module-level ``pytestmark``
+    module_mark_lines: list[tuple[int, int]] = field(default_factory=list)
+    referenced: frozenset[str] = frozenset()  # names the file loads (``f()``, ``self.f``, bases)
+
+    def carried(self, key: Key) -> set[tuple[str, str]]:
+        """Every marker that applies to the test ``key``: its own, its classes', the module's."""
+        found = {m.identity for m in self.functions[key].markers}
+        for depth in range(1, len(key)):
+            scope = self.classes.get(key[:depth])
+            if scope is not None:
+                found |= {m.identity for m in scope.markers}
+        return found | {m.identity for m in self.module}
+
+    def tests_below(self, prefix: Key) -> list[Key]:
+        return [k for k in self.functions if k[: len(prefix)] == prefix]
+
+
+def counting_marker_lines(
+    head: bytes | None,
+    parent: bytes | None,
+    parent_exists: bool,
+    lines: Collection[int],
+    deselected: Collection[str] = (),
+) -> set[int]:
+    """Of the added lines of a test file that hold a marker reference, those that still count.
+
+    ``parent``: the file's parent side (after rename detection); ``parent_exists`` False for an
+    added file (every test is new). ``deselected``: the mark names of the parent's ``addopts``."""
+    wanted = set(lines)
+    head_tree = parse_tree(head)
+    if head_tree is None or not wanted:
+        return wanted
+    try:
+        head_layout = read_layout(head_tree, deselected)
+        parent_layout: TestLayout | None = TestLayout()
+        if parent_exists:
+            parent_tree = parse_tree(parent)
+            parent_layout = read_layout(parent_tree, deselected) if parent_tree is not None else None
+    except RecursionError:  # a condition nested deeper than ast.dump can walk: every marker counts
+        return wanted
+    return {line for line in wanted if _counts(line, head_layout, parent_layout)}
+
+
+def _counts(line: int, head: TestLayout, parent: TestLayout | None) -> bool:
+    site = _site(line, head)
+    if site is None or not site.tests or parent is None:
+        return True  # outside every test (as before), on no test, or no parent to compare with
+    for key in site.tests:
+        if key not in parent.functions:  # new on head: its own markers, unless they reach beyond it
+            if site.helper or any(m.kind == EXIT or m.reaches_out for m in site.markers):
+                return True
+        elif not site.markers or not {m.identity for m in site.markers} <= parent.carried(key):
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where a marker line sits: the tests it applies to, the markers on it, and whether its tests
+    are referred to by the file's own code (a new "test" called as a helper is not a test)."""
+
+    tests: list[Key]
+    markers: list[Marker]
+    helper: bool
+
+
+def _site(line: int, layout: TestLayout) -> Site | None:
+    """None: the line is in no test and on no class- or module-level marker."""
+    function = _innermost(line, layout.functions.values())
+    if function is not None:
+        markers = [m for m in function.markers if m.holds(line)]
+        return Site([function.key], markers, function.key[-1] in layout.referenced)
+    cls = _innermost(line, layout.classes.values())
+    if cls is not None:
+        if not any(a <= line <= b for a, b in cls.mark_lines):
+            return None  # a helper, a fixture, a setup method of the class
+        if cls.key[-1] in layout.referenced:  # subclassed or used: its marks reach other tests
+            return Site([], [], True)
+        return Site(layout.tests_below(cls.key), [m for m in cls.markers if m.holds(line)], False)
+    if any(a <= line <= b for a, b in layout.module_mark_lines):
+        return Site(list(layout.functions), [m for m in layout.module if m.holds(line)], False)
+    return None
+
+
+def _innermost(line: int, scopes: Collection[Scope]) -> Scope | None:
+    holding = [s for s in scopes if s.holds(line)]
+    return min(holding, key=lambda s: s.end - s.start) if holding else None
+
+
+# -- reading a file's tests ---------------------------------------------------------------------------
+
+
+def read_layout(tree: ast.Module, deselected: Collection[str] = ()) -> TestLayout:
+    """The tests of a parsed file, the markers each carries, and the names the file refers to."""
+    reader = _MarkerReader(build_resolver(tree), frozenset(deselected))
+    layout = TestLayout(referenced=_referenced_names(tree))
+    for stmt in _body_statements(tree.body):
+        if _is_pytestmark(stmt):
+            layout.module += reader.markers_in(stmt, guards=_guards_of(stmt, tree))
+            layout.module_mark_lines.append(_lines(stmt))
+    _read_scopes(tree.body, (), layout, reader)
+    return layout
+
+
+def _read_scopes(body: list[ast.stmt], classes: Key, layout: TestLayout, reader: _MarkerReader) -> None:
+    for stmt in _body_statements(body):
+        if isinstance(stmt, _FUNCTIONS) and _is_test_function(stmt):
+            key = (*classes, stmt.name)
+            scope = Scope(key, *_lines(stmt))
+            for decorator in stmt.decorator_list:
+                scope.markers += reader.markers_in(decorator, guards=())
+            for inner in stmt.body:
+                scope.markers += reader.markers_in(inner, guards=(), in_body=True)
+            layout.functions[key] = scope
+        elif isinstance(stmt, ast.ClassDef) and _is_test_class(stmt):
+            key = (*classes, stmt.name)
+            scope = Scope(key, *_lines(stmt))
+            for decorator in stmt.decorator_list:
+                scope.markers += reader.markers_in(decorator, guards=())
+                scope.mark_lines.append(_lines(decorator))
+            for inner in _body_statements(stmt.body):
+                if _is_pytestmark(inner):
+                    scope.markers += reader.markers_in(inner, guards=_guards_of(inner, stmt))
+                    scope.mark_lines.append(_lines(inner))
+            layout.classes[key] = scope
+            _read_scopes(stmt.body, key, layout, reader)
+
+
+def _body_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements of a module or class body, including those inside ``if``/``try``/... blocks
+    (still the same namespace), but not inside functions or classes."""
+    stack = list(reversed(body))
+    while stack:
+        stmt = stack.pop()
+        yield stmt
+        if isinstance(stmt, _BLOCKS):
+            inner: list[ast.stmt] = [*stmt.body, *getattr(stmt, "orelse", [])]
+            if isinstance(stmt, ast.Try):
+                inner += [s for h in stmt.handlers for s in h.body] + stmt.finalbody
+            stack.extend(reversed(inner))
+
+
+def _guards_of(stmt: ast.stmt, container: ast.AST) -> tuple[str, ...]:
+    """The block headers between ``container`` (a module or class) and one of its statements."""
+    path = _path_to(container, stmt)[1:]  # the container's own body is not a guard
+    return tuple(g for parent, child in pairwise(path) for g in _guard(parent, child))
+
+
+def _path_to(root: ast.AST, target: ast.AST) -> list[ast.AST]:
+    stack: list[tuple[ast.AST, list[ast.AST]]] = [(root, [root])]
+    while stack:
+        node, path = stack.pop()
+        if node is target:
+            return path
+        stack.extend((child, [*path, child]) for child in ast.iter_child_nodes(node))
+    return [root, target]  # pragma: no cover - the statement came from the container's own walk
+
+
+def _lines(node: ast.AST) -> tuple[int, int]:
+    start = getattr(node, "lineno", 0)
+    for decorator in getattr(node, "decorator_list", []):
+        start = min(start, decorator.lineno)
+    return start, getattr(node, "end_lineno", None) or start
+
+
+def _is_pytestmark(stmt: ast.stmt) -> bool:
+    if isinstance(stmt, ast.Assign):
+        return any(isinstance(t, ast.Name) and t.id == PYTESTMARK for t in stmt.targets)
+    if isinstance(stmt, ast.AnnAssign | ast.AugAssign):
+        return isinstance(stmt.target, ast.Name) and stmt.target.id == PYTESTMARK
+    return False
+
+
+def _is_test_function(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return node.name.startswith("test") and not any(_last_name(d) == "fixture" for d in node.decorator_list)
+
+
+def _is_test_class(node: ast.ClassDef) -> bool:
+    return node.name.startswith("Test") or any(_last_name(b).endswith("TestCase") for b in node.bases)
+
+
+def _last_name(node: ast.expr) -> str:
+    if isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def _referenced_names(tree: ast.Module) -> frozenset[str]:
+    """Names the file's code loads or looks up as attributes (a test called as a helper, a class
+    used as a base)."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            found.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            found.add(node.attr)
+    return frozenset(found)
+
+
+def _dump(node: ast.AST | None) -> str:
+    return "" if node is None else ast.dump(node)
+
+
+def _guard(parent: ast.AST, child: ast.AST) -> tuple[str, ...]:
+    """What ``parent`` adds to the condition under which ``child`` runs (nothing for most nodes)."""
+    rule = next((r for kinds, r in _GUARDS if isinstance(parent, kinds)), None)
+    guard = rule(parent, child) if rule is not None else None
+    return (f"{type(parent).__name__}:{guard}",) if guard is not None else ()
+
+
+def _conditional(parent: ast.AST, child: ast.AST) -> str | None:
+    if not isinstance(parent, ast.If | ast.While | ast.IfExp):
+        return None
+    if child is parent.test:
+        return None
+    return f"{'body' if _in(child, parent.body) else 'else'}:{_dump(parent.test)}"
+
+
+def _loop(parent: ast.AST, child: ast.AST) -> str | None:
+    if not isinstance(parent, ast.For | ast.AsyncFor | ast.comprehension):
+        return None
+    return None if child is parent.iter else f"{_dump(parent.target)}:{_dump(parent.iter)}"
+
+
+def _handler(parent: ast.AST, child: ast.AST) -> str | None:
+    if not isinstance(parent, ast.ExceptHandler):
+        return None
+    return None if child is parent.type else _dump(parent.type)
+
+
+def _try(parent: ast.AST, child: ast.AST) -> str | None:
+    if not isinstance(parent, ast.Try | ast.TryStar):
+        return None
+    return "else" if _in(child, parent.orelse) else None
+
+
+def _with(parent: ast.AST, child: ast.AST) -> str | None:
+    if not isinstance(parent, ast.With | ast.AsyncWith):
+        return None
+    return ",".join(_dump(i.context_expr) for i in parent.items) if _in(child, parent.body) else None
+
+
+def _short_circuit(parent: ast.AST, child: ast.AST) -> str | None:
+    if not isinstance(parent, ast.BoolOp):
+        return None
+    index = next((i for i, v in enumerate(parent.values) if v is child), 0)
+    before = parent.values[:index]
+    return f"{type(parent.op).__name__}:" + ",".join(_dump(v) for v in before) if before else None
+
+
+def _case(parent: ast.AST, child: ast.AST) -> str | None:
+    if not isinstance(parent, ast.match_case):
+        return None
+    return None if child is parent.pattern else f"{_dump(parent.pattern)}:{_dump(parent.guard)}"
+
+
+def _match(parent: ast.AST, child: ast.AST) -> str | None:
+    if not isinstance(parent, ast.Match):
+        return None
+    return None if child is parent.subject else _dump(parent.subject)
+
+
+def _definition(parent: ast.AST, child: ast.AST) -> str | None:
+    return str(getattr(parent, "name", "lambda"))
+
+
+_GUARDS: tuple[tuple[type | tuple[type, ...], Callable[[ast.AST, ast.AST], str | None]], ...] = (
+    ((ast.If, ast.While, ast.IfExp), _conditional),
+    ((ast.For, ast.AsyncFor, ast.comprehension), _loop),
+    (ast.ExceptHandler, _handler),
+    ((ast.Try, ast.TryStar), _try),
+    ((ast.With, ast.AsyncWith), _with),
+    (ast.BoolOp, _short_circuit),
+    (ast.match_case, _case),
+    (ast.Match, _match),
+    ((ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef), _definition),
+)
+
+
+def _in(node: ast.AST, body: object) -> bool:
+    return isinstance(body, list) and any(node is item for item in body)
+
+
+@dataclass
+class _MarkerReader:
+    """Finds the markers inside one node, with their kind, condition and guards."""
+
+    resolver: Resolver
+    deselected: frozenset[str]
+
+    def markers_in(self, root: ast.AST, guards: tuple[str, ...], in_body: bool = False) -> list[Marker]:
+        found: list[Marker] = []
+        stack: list[tuple[ast.AST, tuple[str, ...]]] = [(root, guards)]
+        while stack:
+            node, where = stack.pop()
+            marker, skip_child = self._marker(node, where, in_body)
+            if marker is not None:
+                found.append(marker)
+            for child in ast.iter_child_nodes(node):
+                if child is not skip_child and not (marker is not None and skip_child is None):
+                    stack.append((child, where + _guard(node, child)))
+        return found
+
+    def _marker(
+        self, node: ast.AST, guards: tuple[str, ...], in_body: bool
+    ) -> tuple[Marker | None, ast.AST | None]:
+        """The marker ``node`` is, and the child not to look into (a call's function)."""
+        if isinstance(node, ast.Call):
+            api = self._api(node.func)
+            if api is None:
+                return None, None
+            return self._make(api, node, _condition(api, node), guards, in_body), node.func
+        if isinstance(node, ast.Attribute | ast.Name):
+            api = self._api(node)
+            return (self._make(api, node, "", guards, in_body), None) if api else (None, None)
+        return None, None
+
+    def _make(
+        self, api: str, node: ast.AST, condition: str, guards: tuple[str, ...], in_body: bool
+    ) -> Marker:
+        start, end = _lines(node)
+        reaches = in_body and (api.startswith(DECORATOR_APIS) or api in DECORATOR_APIS_EXACT)
+        kind = marker_kind(api) or f"mark:{api}"
+        return Marker(kind, "\0".join((condition, *guards)), start, end, reaches)
+
+    def _api(self, node: ast.expr) -> str | None:
+        if isinstance(node, ast.Attribute) and node.attr == "skipTest":
+            return "TestCase.skipTest"
+        for qualified in sorted(self.resolver.resolve(node)):
+            api = listed_api(qualified)
+            if api:
+                return api
+            name = qualified.removeprefix("pytest.mark.")
+            if qualified.startswith("pytest.mark.") and name in self.deselected:
+                return qualified
+        return None
+
+
+def marker_kind(api: str) -> str | None:
+    """skip, xfail or exit for a listed API (None: one whose kind cannot be told)."""
+    if api in PYTEST_KINDS:
+        return PYTEST_KINDS[api]
+    for module in ("_pytest.outcomes.", "_pytest.skipping."):
+        if api.startswith(module):
+            return OUTCOME_KINDS.get(api.removeprefix(module).split(".", 1)[0])
+    last = api.rsplit(".", 1)[-1]
+    if api.startswith("unittest") or api == "TestCase.skipTest":
+        return XFAIL if last == "expectedFailure" else SKIP
+    return None
+
+
+def _condition(api: str, call: ast.Call) -> str:
+    """A conditional marker's condition as a syntax-tree dump (reasons and messages left out)."""
+    keyword = {k.arg: k.value for k in call.keywords if k.arg}
+    parts: list[ast.expr | None]
+    if api in PYTEST_CONDITIONAL:
+        parts = [*call.args, keyword.get("condition")]
+    elif api.endswith(".skipIf"):
+        parts = [call.args[0] if call.args else keyword.get("condition")]
+    elif api.endswith(".skipUnless"):
+        given = call.args[0] if call.args else keyword.get("condition")
+        parts = [ast.UnaryOp(ast.Not(), given) if given is not None else None]
+    elif api.endswith("importorskip"):
+        parts = [*call.args[:2], keyword.get("modname"), keyword.get("minversion"), keyword.get("exc_type")]
+    else:
+        return ""
+    return "|".join(_dump(p) for p in parts if p is not None)
