@@ -125,7 +125,9 @@ def exercise(config: Configuration, tmp_path: Path, python_312: Path | None) -> 
     if config.ignored:
         assert_refused_naming_copy_ignored(repo, config, tmp_path, scoring)
     seen["freeze remove"] = outcome(run_cli("freeze", "remove", config.frozen, *cli))
-    seen["init"] = outcome(run_cli("init", "--repo", str(repo.root), "--ref", "0" * 40))
+    seen["init"] = outcome(
+        run_cli("init", "--repo", str(repo.root), "--ref", "0123456789abcdef" * 2 + "01234567")
+    )
     return seen
 
 
