@@ -69,6 +69,7 @@ class ActionConfig:
     max_annotations: int = MAX_ANNOTATIONS_PER_RUN
     max_api_writes: int = DEFAULT_MAX_API_WRITES
     max_changed_bytes: int = int(default("max-changed-bytes"))  # oracle_gate.review.budget
+    merge_wait: float = int(default("merge-wait-ms")) / 1000  # seconds between looks (review.freshness)
 
     @property
     def repo_dir(self) -> Path:
@@ -135,6 +136,10 @@ class ActionConfig:
                 1024,
                 4 * 1024**3,
             ),
+            merge_wait=clean_count(
+                "merge-wait-ms", input_value(env, "merge-wait-ms") or default("merge-wait-ms"), 0, 60_000
+            )
+            / 1000,
         )
 
 

@@ -6,6 +6,10 @@ its **first parent**, the base tip the merge was computed on. Under ``pull_reque
 the private ref ``refs/oracle-gate/pull/N/merge``. Only git objects are fetched: nothing of the
 pull request is checked out or run. The check run goes on the pull request's **head** commit, the
 merge commit's second parent, which is verified to be the head GitHub reports.
+
+Whether a test merge may be judged (fresh: computed, of the head, onto the base's current tip) is
+decided by :mod:`oracle_gate.review.freshness`, the rule the bot applies too; the Action supplies its
+look at the merge and waits ``merge-wait-ms`` between two looks.
 """
 
 from __future__ import annotations
@@ -18,12 +22,9 @@ from oracle_gate.action.events import PullRequestRef
 from oracle_gate.action.workflow_io import Log
 from oracle_gate.errors import GateError
 from oracle_gate.git import Git, credential_environment
-from oracle_gate.github.publisher import Publisher, PublishError
+from oracle_gate.github.publisher import Publisher, PublishError, PullInfo
+from oracle_gate.review.freshness import Sighting, fresh_merge
 
-MERGE_REF_ATTEMPTS = 3  # GitHub recomputes refs/pull/N/merge asynchronously after a push
-MERGE_REF_WAIT = 5.0  # seconds between attempts
-MERGEABLE_POLLS = 5  # pulls/get until mergeable is known (../shared/github/README.md, merge conflicts)
-MERGEABLE_WAIT = 2.0  # seconds between polls
 PRIVATE_MERGE_REF = "refs/oracle-gate/pull/{number}/merge"
 
 
@@ -71,7 +72,11 @@ def branch_or_none(name: str | None) -> str | None:
 
 
 class MergeFinder:
-    """Locates (fetching when needed) the test merge whose second parent is the head."""
+    """Locates (fetching when needed) the test merge whose second parent is the head.
+
+    Whether a test merge may be judged is the shared rule (:func:`oracle_gate.review.freshness.fresh_merge`,
+    the bot's too); this class only supplies the Action's look at the merge and the wait between two
+    looks, the shared setting ``merge-wait-ms``."""
 
     def __init__(
         self,
@@ -81,7 +86,8 @@ class MergeFinder:
         sleep: Callable[[float], None],
         publisher: Publisher | None = None,
     ) -> None:
-        """``publisher`` reads ``pulls/get`` for ``mergeable`` before fetching the test merge."""
+        """``publisher`` reads ``pulls/get`` (``mergeable`` and the base branch) before each fetch of
+        the test merge; without one only the event's own merge can be looked at."""
         self.config = config
         self.git = git
         self.log = log
@@ -94,40 +100,65 @@ class MergeFinder:
         return Commits(merge=merge, parent=self.git.commit(f"{merge}^1"), head=head_sha)
 
     def merge_commit(self, pr: PullRequestRef, head_sha: str, *, use_event_sha: bool) -> str:
-        """The test-merge commit, present with its full history, whose second parent is ``head_sha``
-        and, when fetched (not the event's own), whose first parent is the base's current tip
-        (:mod:`oracle_gate.review.freshness`: a stale merge is never judged)."""
-        for attempt in range(1, MERGE_REF_ATTEMPTS + 1):
-            merge = self.event_merge(pr) if use_event_sha else self.fetch_merge_ref(pr)
-            self.complete_history(merge, pr)
-            second = self.second_parent(merge)
-            why = (
-                None
-                if second == head_sha
-                else f"merges {second[:12]}, not the pull request's head {head_sha[:12]}"
+        """The test-merge commit, present with its full history, that is fresh
+        (:func:`~oracle_gate.review.freshness.why_not_fresh`): its second parent is ``head_sha`` and,
+        when fetched, its first parent is the base's tip fetched with it. The event's own merge is
+        looked at once (it cannot change); a fetched one up to
+        :data:`~oracle_gate.review.freshness.LOOKS` times, ``merge-wait-ms`` apart. Raises GateError
+        (:class:`~oracle_gate.review.freshness.MergeNotReady`: a stale merge is never judged)."""
+        if use_event_sha:
+            seen = fresh_merge(lambda: self.event_sighting(pr, head_sha), self.sleep, wait=0, looks=1)
+        else:
+            seen = fresh_merge(
+                lambda: self.fetched_sighting(pr, head_sha),
+                self.sleep,
+                wait=self.config.merge_wait,
+                note=lambda why: self.log.line(f"oracle-gate: {why}"),
             )
-            if why is None and not use_event_sha:
-                why = self.stale_base(pr, merge)
-            if why is None:
-                return merge
-            if use_event_sha or attempt == MERGE_REF_ATTEMPTS:
-                raise MergeUnavailable(
-                    f"the test-merge commit {merge[:12]} of pull request #{pr.number} {why}: GitHub has "
-                    f"not updated {pr.merge_ref} for the latest push yet; re-run the gate"
-                )
-            self.log.line(f"oracle-gate: {pr.merge_ref} is not up to date yet; trying again")
-            self.sleep(MERGE_REF_WAIT)
-        raise AssertionError("unreachable")  # pragma: no cover
+        if seen.merge is None:  # pragma: no cover - why_not_fresh never passes a merge not seen
+            raise MergeUnavailable(f"no test-merge commit of pull request #{pr.number} was seen")
+        return seen.merge
 
-    def stale_base(self, pr: PullRequestRef, merge: str) -> str | None:
-        """Why the fetched merge is not on the base's current tip (fetched with it), or None."""
-        base_ref = private_base_ref(pr)
-        if not self.git.has_commit(base_ref):
-            return None  # the base branch is not known (no publisher to ask): the second parent decides
-        first, tip = self.git.commit(f"{merge}^1"), self.git.commit(base_ref)
-        if first == tip:
-            return None
-        return f"merges onto {first[:12]}, not onto the current tip {tip[:12]} of the base"
+    def event_sighting(self, pr: PullRequestRef, head_sha: str) -> Sighting:
+        """``pull_request``: GITHUB_SHA is the test merge GitHub computed for this very event, onto the
+        base's tip of that moment (its first parent, by construction): only its second parent can
+        disagree with the head."""
+        merge = self.event_merge(pr)
+        self.complete_history(merge, pr)
+        first = self.git.commit(f"{merge}^1")
+        base = pr.base_ref or "the base branch"
+        return Sighting(pr.number, head_sha, base, first, True, merge, first, self.second_parent(merge))
+
+    def fetched_sighting(self, pr: PullRequestRef, head_sha: str) -> Sighting:
+        """Every other event, one look: ``pulls/get`` says whether GitHub has computed the test merge
+        (``mergeable``) and names the base branch; once it has, one fetch brings ``refs/pull/N/merge``
+        and the base's tip into private refs (never checked out), one moment's view of both."""
+        pull = self.pull_info(pr)
+        base = branch_or_none(pull.base_ref)
+        if base is None:
+            raise MergeUnavailable(
+                f"pulls/get names the base branch {pull.base_ref!r} of pull request #{pr.number}: "
+                "not a branch name"
+            )
+        if pull.mergeable is not True:
+            return Sighting(pr.number, head_sha, base, None, pull.mergeable)
+        refspecs = [f"+{pr.merge_ref}:{private_ref(pr)}", f"+refs/heads/{base}:{private_base_ref(pr)}"]
+        self.fetch(refspecs, what=pr.merge_ref, pr=pr, unshallow=self.git.is_shallow())
+        merge = self.git.commit(private_ref(pr))
+        self.complete_history(merge, pr)
+        first, tip = self.git.commit(f"{merge}^1"), self.git.commit(private_base_ref(pr))
+        return Sighting(pr.number, head_sha, base, tip, True, merge, first, self.second_parent(merge))
+
+    def pull_info(self, pr: PullRequestRef) -> PullInfo:
+        """``pulls/get``: without it nothing says the test merge is computed, so it is not judged."""
+        if self.publisher is None:
+            raise MergeUnavailable(f"no GitHub client to ask whether {pr.merge_ref} is computed")
+        try:
+            return self.publisher.pull_request(pr.number)
+        except PublishError as exc:
+            raise MergeUnavailable(
+                f"cannot ask GitHub whether {pr.merge_ref} is computed (pulls/get): {exc}"
+            ) from exc
 
     def event_merge(self, pr: PullRequestRef) -> str:
         """``pull_request``: GITHUB_SHA is the test merge; fetch it when the checkout does not have it."""
@@ -137,51 +168,6 @@ class MergeFinder:
         if not self.git.has_commit(sha):
             self.fetch([f"+{sha}:{private_ref(pr)}"], what=sha, pr=pr)
         return self.git.commit(sha)
-
-    def fetch_merge_ref(self, pr: PullRequestRef) -> str:
-        """Every other event: fetch ``refs/pull/N/merge`` into a private ref (never checked out),
-        once GitHub says the test merge is computed (:meth:`wait_until_mergeable_known`), with the
-        base branch's tip in the same fetch (its first parent must be that tip)."""
-        base = self.wait_until_mergeable_known(pr)
-        refspecs = [f"+{pr.merge_ref}:{private_ref(pr)}"]
-        if base is not None:
-            refspecs.append(f"+refs/heads/{base}:{private_base_ref(pr)}")
-        self.fetch(refspecs, what=pr.merge_ref, pr=pr, unshallow=self.git.is_shallow())
-        return self.git.commit(private_ref(pr))
-
-    def wait_until_mergeable_known(self, pr: PullRequestRef) -> str | None:
-        """Poll ``pulls/get`` until ``mergeable`` is not null (bounded: MERGEABLE_POLLS x
-        MERGEABLE_WAIT): GitHub recomputes refs/pull/N/merge asynchronously after a push, and asks
-        clients to wait for ``mergeable`` before trusting it. ``False`` (conflicts) is a
-        :class:`MergeUnavailable`; so is a ``mergeable`` still unknown after the polls (the bot's rule
-        too, oracle_gate.review.freshness: a merge GitHub has not finished is not judged).
-        A ``pulls/get`` that fails is no reason to stop here: the fetch says what it finds.
-        Returns the base branch ``pulls/get`` names (None when it could not be asked)."""
-        publisher = self.publisher
-        if publisher is None:
-            return None
-        base: str | None = None
-        for poll in range(1, MERGEABLE_POLLS + 1):
-            try:
-                pull = publisher.pull_request(pr.number)
-            except PublishError:
-                return None
-            mergeable, base = pull.mergeable, branch_or_none(pull.base_ref)
-            if mergeable is False:
-                raise MergeUnavailable(
-                    f"pull request #{pr.number} has merge conflicts (GitHub answers mergeable: false), "
-                    f"so {pr.merge_ref} is not a test merge of its head; resolve them and push"
-                )
-            if mergeable is True:
-                return base
-            if poll == MERGEABLE_POLLS:
-                raise MergeUnavailable(
-                    f"GitHub is still computing {pr.merge_ref} (mergeable is not known yet) after "
-                    f"{MERGEABLE_POLLS} look(s); not judged (a stale merge is never judged): re-run later"
-                )
-            self.log.line(f"oracle-gate: GitHub is still computing {pr.merge_ref}; waiting")
-            self.sleep(MERGEABLE_WAIT)
-        return base
 
     def complete_history(self, merge: str, pr: PullRequestRef) -> None:
         """Unshallow a shallow clone: the parent must be here, and the freeze manifest's

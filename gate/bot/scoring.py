@@ -37,11 +37,13 @@ from oracle_gate.bot.store import DONE, FAILED, QUEUED, RUNNING, SUPERSEDED, Cla
 from oracle_gate.check import CheckRequest
 from oracle_gate.errors import GateError, UsageError
 from oracle_gate.github.content import outcome_check
+from oracle_gate.github.defaults import MAX_ANNOTATIONS_PER_RUN
 from oracle_gate.github.publisher import CheckContent, Publisher
 from oracle_gate.judge.verdict import Outcome, Verdict
 from oracle_gate.review.settings import SETTINGS, default
 from oracle_gate.score import sandbox as box
 from oracle_gate.score.decide import Score, incomplete
+from oracle_gate.score.mutation.annotations import report_annotations
 from oracle_gate.score.report import to_markdown
 from oracle_gate.score.trusted import verify_document
 
@@ -62,6 +64,7 @@ class ScoreSettings:
     sandbox: str = ""  # "bwrap", or "" (off)
     limits: box.Limits = field(default_factory=box.Limits)
     hidden: tuple[Path, ...] = ()  # files the child must not read: the App's key, the secret's file
+    workers: int = int(default("score-workers"))  # the score pool's size (oracle_gate.bot.serve)
 
     @property
     def enabled(self) -> bool:
@@ -78,7 +81,18 @@ def settings_from_environment(env: Mapping[str, str]) -> ScoreSettings:
             f"{name} must be {BWRAP!r} (score in a bubblewrap sandbox) or empty (off), got {value!r}"
         )
     hidden = tuple(Path(env[v].strip()).resolve() for v in SECRET_FILES if env.get(v, "").strip())
-    return ScoreSettings(value, box.limits_from_environment(env), hidden)
+    return ScoreSettings(value, box.limits_from_environment(env), hidden, _workers(env))
+
+
+MAX_SCORE_WORKERS = 16
+
+
+def _workers(env: Mapping[str, str]) -> int:
+    name = SETTINGS["score-workers"].variable
+    raw = env.get(name, "").strip() or default("score-workers")
+    if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= MAX_SCORE_WORKERS:
+        raise UsageError(f"{name} must be a whole number from 1 to {MAX_SCORE_WORKERS}, got {raw!r}")
+    return int(raw)
 
 
 def ensure_sandbox(settings: ScoreSettings) -> None:
@@ -170,7 +184,7 @@ def run_score_job(ctx: Context, claimed: ClaimedJob) -> JobOutcome:
     publisher.external_id = external_id(job)
     publisher.start_check(progress_content(ctx.config.score.limits), job.head)
     try:
-        score = _score(ctx, claimed, token, merge)
+        score, annotations = _score(ctx, claimed, token, merge)
     except box.Stopped as exc:
         if ctx.stopping.is_set():
             raise judging.Transient("the server is stopping; the score runs again on its next start") from exc
@@ -178,7 +192,7 @@ def run_score_job(ctx: Context, claimed: ClaimedJob) -> JobOutcome:
     why = _moved(publisher.pull_request(job.pr).head_sha, job) or superseded(ctx.store, claimed)
     if why is not None:  # never a score for a head the pull request no longer has
         return _cancelled(publisher, job, why)
-    publisher.complete_check(score_content(score, job.base, merge), job.head)
+    publisher.complete_check(score_content(score, job.base, merge, annotations), job.head)
     return judging.Outcome(DONE, f"score {score.score.value} on {job.head} (parent {job.base})")
 
 
@@ -221,20 +235,21 @@ def _moved(head_now: str, job: Job) -> str | None:
     return None if head_now == job.head else f"the pull request's head is now {head_now}, not {job.head}"
 
 
-def _score(ctx: Context, claimed: ClaimedJob, token: str, merge: str) -> Score:
+def _score(ctx: Context, claimed: ClaimedJob, token: str, merge: str) -> tuple[Score, list[dict[str, Any]]]:
     """The score to post: the bot's own diff verdict first (its facts, TRUST.md 13), then the
-    sandbox's report checked against them. Any failure to score is ``unscored``, never a pass."""
+    sandbox's report checked against them. Any failure to score is ``unscored``, never a pass.
+    With it, the annotations on the lines no live test checks (SCORING.md 2.4)."""
     job, settings = claimed.job, ctx.config.score
     parent = job.base or ""
     try:
         git = mirror.open_mirror(ctx.config.mirrors, job.repo)
         found = ctx.maps.find(job.repo, parent, token)
         if found.manifest is None:
-            return incomplete(f"the parent's map is not available ({found.why})")
+            return incomplete(f"the parent's map is not available ({found.why})"), []
         request = CheckRequest(repo=git.repo, base=parent, head=merge, coverage=found.manifest)
         verdict = bounded.judge(request, ctx.config.job_memory_mb * bounded.MIB)
         if verdict.verdict != Outcome.PASS_CLEAN:
-            return _not_scorable(verdict)
+            return _not_scorable(verdict), []
         doc = box.score_in_sandbox(
             git.repo,
             parent,
@@ -246,10 +261,11 @@ def _score(ctx: Context, claimed: ClaimedJob, token: str, merge: str) -> Score:
             stop=_stopper(ctx, claimed),
         )
     except GateError as exc:
-        return incomplete(f"the scoring run could not run: {exc}")
+        return incomplete(f"the scoring run could not run: {exc}"), []
     if "schema" not in doc:  # the sandbox's stand-in: a limit, a crash; it can only say unscored
-        return incomplete(_stand_in_detail(doc))
-    return verify_document(doc, git.repo, verdict, found.manifest).score
+        return incomplete(_stand_in_detail(doc)), []
+    score = verify_document(doc, git.repo, verdict, found.manifest).score
+    return score, report_annotations(doc, score, MAX_ANNOTATIONS_PER_RUN)
 
 
 def _not_scorable(verdict: Verdict) -> Score:
@@ -298,9 +314,13 @@ def cancelled_content(why: str) -> CheckContent:
     return dataclasses.replace(content, conclusion="cancelled")
 
 
-def score_content(score: Score, parent: str, merge: str) -> CheckContent:
+def score_content(
+    score: Score, parent: str, merge: str, annotations: list[dict[str, Any]] | None = None
+) -> CheckContent:
     """The score's check: the conclusion as ``score-verify``'s is mapped (``CONCLUSIONS``), the
-    report as ``oracle-gate score --format markdown`` renders it."""
+    report as ``oracle-gate score --format markdown`` renders it, and a warning on each line no
+    live test checks (diff mutation's survivors)."""
     codes = ", ".join(score.codes)
     title = f"score: {score.score.value}" + (f" ({codes})" if codes else "")
-    return outcome_check(score.score, title, to_markdown(score, parent, merge))
+    content = outcome_check(score.score, title, to_markdown(score, parent, merge))
+    return dataclasses.replace(content, annotations=list(annotations or []))

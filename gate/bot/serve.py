@@ -33,7 +33,7 @@ from oracle_gate.bot.received import Received
 from oracle_gate.bot.recovery import run_or_give_up
 from oracle_gate.bot.redeliver import redeliver_failed
 from oracle_gate.bot.server import make_app
-from oracle_gate.bot.store import Store
+from oracle_gate.bot.store import JobKinds, Store
 from oracle_gate.bot.worker_process import ParentLink, fork_workers
 from oracle_gate.bot.workers import Pool
 
@@ -136,19 +136,30 @@ def _run_workers(config: BotConfig, grace: float, link: ParentLink) -> int:
         config.concurrency,
         backoff,
         publish=link.publish,
+        kinds=JobKinds(scoring.SCORE, only=False),  # a score never holds a judging worker
+    )
+    scores = Pool(
+        store,
+        lambda claimed: run_or_give_up(ctx, claimed, run_job),
+        config.score.workers,
+        backoff,
+        kinds=JobKinds(scoring.SCORE),
+        name="score",
     )
     if config.job_memory_mb:
         bounded.start_fork_server()
     handover.move_logged()  # what the front received before a crash or a stop, before anything new
     pool.start()
+    if config.score.enabled:
+        scores.start()
     keep_pruning(store, config.maps, config.keep, config.prune_minutes * 60.0, ctx.stopping)
     keep_checkpointing(store, ctx.stopping, also=(config.received_database,))
     front_gone = threading.Event()
-    link.follow(lambda: _move_and_wake(handover, pool), front_gone)
+    link.follow(lambda: _move_and_wake(handover, pool, scores), front_gone)
     while not front_gone.wait(1.0):
         pass
     ctx.stopping.set()
-    requeued = pool.stop(grace)
+    requeued = pool.stop(grace) + scores.stop(grace)
     _log.info("stopped", extra={"detail": f"{requeued} running job(s) queued again"})
     handover.close()
     store.close()
@@ -156,9 +167,10 @@ def _run_workers(config: BotConfig, grace: float, link: ParentLink) -> int:
     return 0
 
 
-def _move_and_wake(handover: Handover, pool: Pool) -> None:
+def _move_and_wake(handover: Handover, *pools: Pool) -> None:
     if handover.move_logged():
-        pool.wake()
+        for pool in pools:
+            pool.wake()
 
 
 def _workers_ended(code: int, stopping: threading.Event, server: uvicorn.Server) -> None:

@@ -73,6 +73,14 @@ class ClaimedJob:
     recoveries: int = 0
 
 
+@dataclass(frozen=True)
+class JobKinds:
+    """Which jobs a pool claims: those of ``kind`` (``only``), or all the others."""
+
+    kind: str
+    only: bool = True
+
+
 class Store:
     def __init__(self, path: Path, clock: Callable[[], float] = time.time) -> None:
         """``clock`` decides when a delayed retry is due (tests pass their own). The schema is
@@ -304,14 +312,19 @@ class Store:
 
     # -- the queue -----------------------------------------------------------------------------
 
-    def claim(self) -> ClaimedJob | None:
-        """The oldest queued job whose key has no running job, now marked running."""
+    def claim(self, kinds: JobKinds | None = None) -> ClaimedJob | None:
+        """The oldest queued job whose key has no running job, now marked running; with ``kinds``,
+        only a job of those kinds (``only``) or of any other kind (``not only``): the judging workers
+        never take a score, the score pool takes nothing else."""
+        kind = None if kinds is None else kinds.kind
+        only = 1 if kinds is None or kinds.only else 0
         with self._transaction() as db:
             row = db.execute(
                 "SELECT id, delivery, spec, attempts, recoveries FROM jobs AS j WHERE state = ? "
-                "AND due <= ? AND NOT EXISTS (SELECT 1 FROM jobs AS r WHERE r.key = j.key AND r.state = ?) "
+                "AND due <= ? AND (? IS NULL OR (json_extract(j.spec, '$.kind') IS ?) = ?) "
+                "AND NOT EXISTS (SELECT 1 FROM jobs AS r WHERE r.key = j.key AND r.state = ?) "
                 "ORDER BY id LIMIT 1",
-                (QUEUED, self._clock(), RUNNING),
+                (QUEUED, self._clock(), kind, kind, only, RUNNING),
             ).fetchone()
             if row is None:
                 return None

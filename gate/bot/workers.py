@@ -1,5 +1,9 @@
 """The bounded worker pool: ``concurrency`` threads taking jobs from the store.
 
+The bot runs two (:mod:`oracle_gate.bot.serve`): the judging workers, which take every job but a
+score, and the score pool (``ORACLE_GATE_SCORE_WORKERS``), which takes only scores; a score, minutes
+of head's tests, never holds a worker that another pull request's verdict waits for.
+
 A worker sleeps on a condition until :meth:`Pool.wake` (a delivery was queued) or a short poll
 interval passes. :meth:`Pool.stop` stops claiming, waits up to ``grace`` seconds for running jobs,
 and puts the ones still running back in the queue (the next start runs them again).
@@ -14,7 +18,7 @@ from collections.abc import Callable
 
 from oracle_gate.bot.backoff import Backoff
 from oracle_gate.bot.judging import Outcome, Transient
-from oracle_gate.bot.store import FAILED, ClaimedJob, Store
+from oracle_gate.bot.store import FAILED, ClaimedJob, JobKinds, Store
 
 POLL_SECONDS = 1.0
 _log = logging.getLogger("oracle_gate.bot")
@@ -28,8 +32,14 @@ class Pool:
         size: int,
         backoff: Backoff | None = None,
         publish: Callable[[dict[str, int]], None] | None = None,
+        *,
+        kinds: JobKinds | None = None,
+        name: str = "worker",
     ) -> None:
-        """``publish`` is given :meth:`stats` whenever they change (the server's front reads them)."""
+        """``publish`` is given :meth:`stats` whenever they change (the server's front reads them);
+        ``kinds``: which jobs this pool claims (None: any)."""
+        self._kinds = kinds
+        self._name = name
         self._store = store
         self._backoff = backoff or Backoff()
         self._run = run
@@ -45,7 +55,7 @@ class Pool:
     def start(self) -> None:
         self._publish(self.stats())
         for i in range(self._size):
-            thread = threading.Thread(target=self._loop, name=f"oracle-gate-worker-{i}", daemon=True)
+            thread = threading.Thread(target=self._loop, name=f"oracle-gate-{self._name}-{i}", daemon=True)
             thread.start()
             self._threads.append(thread)
 
@@ -80,7 +90,7 @@ class Pool:
 
     def _loop(self) -> None:
         while not self._stopping.is_set():
-            claimed = self._store.claim()
+            claimed = self._store.claim(self._kinds)
             if claimed is None:
                 with self._wake:
                     self._wake.wait(POLL_SECONDS)

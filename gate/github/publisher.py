@@ -320,13 +320,20 @@ class Publisher:
 
     def complete_check(self, content: CheckContent, head_sha: str) -> CheckResult:
         """Complete the run :meth:`start_check` posted under :attr:`external_id` with the content
-        (any state: a re-run updates it); created completed when there is none (annotations: none)."""
+        (any state: a re-run updates it) and its annotations (the score's lines no live test checks);
+        created completed when there is none."""
         run = self._find_check_run(head_sha, self._stable_external_id())
         if run is None:
             return self.publish_check(content, head_sha)
         extra: dict[str, Any] = {"details_url": self.details_url} if self.details_url else {}
+        batches = _batches(content.annotations, MAX_ANNOTATIONS_PER_REQUEST)
+        first = batches[0] if batches else []
         with self._write("complete the check run"):
-            run.edit(status="completed", conclusion=content.conclusion, output=_output(content, []), **extra)
+            run.edit(
+                status="completed", conclusion=content.conclusion, output=_output(content, first), **extra
+            )
+        if content.annotations:
+            return self._append_the_rest(run, content, batches[1:], len(first))
         return CheckResult(
             conclusion=content.conclusion, check_run_id=run.id, summary_truncated=content.summary_truncated
         )

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from oracle_gate.judge.mutation_policy import MutationPolicy
 from oracle_gate.judge.problems import Problem
 
 if TYPE_CHECKING:
@@ -45,6 +46,7 @@ class Policy:
     append_only: tuple[str, ...] = DEFAULT_APPEND_ONLY  # v3.6: files that may only grow
     approvals: ApprovalRules | None = None  # v3.5: None without a (well-formed) [approvals] table
     harness: tuple[str, ...] = DEFAULT_HARNESS
+    mutation: MutationPolicy = field(default_factory=MutationPolicy)  # SCORING.md 2.4: the [mutation] table
     problems: tuple[Problem, ...] = field(default=())
 
     def with_extra_protected(self, globs: Iterable[str]) -> Policy:
@@ -133,6 +135,11 @@ def _apply_key(key: str, value: object, values: dict[str, Any]) -> str | None:
 
         rules, problems = parse_approvals(value)
         values[key] = rules
+        return "; ".join(problems) or None
+    if key == "mutation":  # SCORING.md 2.4
+        from oracle_gate.judge.mutation_policy import parse_mutation
+
+        values[key], problems = parse_mutation(value)
         return "; ".join(problems) or None
     if key in _PATHS:
         ok = isinstance(value, str) and _is_repo_path(value)

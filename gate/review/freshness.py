@@ -19,10 +19,10 @@ from dataclasses import dataclass
 
 from oracle_gate.errors import GateError
 
-#: Looks at a test merge before giving up, and the seconds between two (GitHub usually recomputes
-#: the merge within a few seconds of a push).
+#: Looks at a test merge before giving up (GitHub usually recomputes the merge within a few seconds
+#: of a push). The seconds between two are the shared setting ``merge-wait-ms``
+#: (:mod:`oracle_gate.review.settings`), which both doors read and tests set to 0.
 LOOKS = 6
-WAIT_SECONDS = 3.0
 
 
 class MergeNotReady(GateError):
@@ -77,8 +77,8 @@ def fresh_merge(
     look: Callable[[], Sighting],
     sleep: Callable[[float], object],
     *,
+    wait: float,
     looks: int = LOOKS,
-    wait: float = WAIT_SECONDS,
     note: Callable[[str], None] = lambda line: None,
 ) -> Sighting:
     """The first fresh sighting of at most ``looks``; :class:`MergeNotReady` (or

@@ -63,6 +63,11 @@ _BOTH = [
         str(DEFAULT_MAX_CHANGED_BYTES),
         "bytes of a change judged (both sides of every changed file); past it: unscored, unread",
     ),
+    Setting(
+        "merge-wait-ms",
+        "3000",
+        "ms between two looks at a test merge not yet fresh (0 to 60000)",
+    ),
 ]
 _ACTION = [
     Setting("github-token", "${{ github.token }}", "the token that posts", bot=False),
@@ -94,7 +99,6 @@ _BOT = [
     ),
     Setting("concurrency", "4", "worker threads (1 to 64)", action=False),
     Setting("request-pacing-ms", "250", "ms between one client's API requests", action=False),
-    Setting("merge-wait-ms", "3000", "ms between two looks at a test merge not yet fresh", action=False),
     Setting(
         "review-interval-ms",
         "60000",
@@ -129,7 +133,13 @@ _BOT = [
         "score-memory-mb", "4096", "the scoring run's memory (address space) per process, MiB", action=False
     ),
     Setting("score-disk-mb", "2048", "the scoring run's scratch space and largest file, MiB", action=False),
-    Setting("score-wall-seconds", "3600", "the scoring run's wall clock, seconds", action=False),
+    Setting(
+        "score-workers",
+        "1",
+        "scores run at once, in a pool of their own beside the judging workers (which a score never holds)",
+        action=False,
+    ),
+    Setting("score-wall-seconds", "1200", "the scoring run's wall clock, seconds", action=False),
     Setting(
         "delivery-retention-days",
         "7",

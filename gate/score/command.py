@@ -59,7 +59,9 @@ def run_score_command(args: argparse.Namespace) -> int:
 
     from oracle_gate.score.report import format_score, score_document
     from oracle_gate.score.run import ScoreRequest, run_score
+    from oracle_gate.score.sandbox import not_traceable
 
+    not_traceable()  # TRUST.md 15: head's tests, its children, cannot trace what reports their outcomes
     result = run_score(
         ScoreRequest(
             repo=args.repo,

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 from oracle_gate.judge.verdict import SEVERITY, Outcome, Verdict
 
@@ -36,6 +37,8 @@ class ScoreCode(StrEnum):
     NOT_REPLAYABLE = "not_replayable"
     SCORING_INCOMPLETE = "scoring_incomplete"  # the run could not check: crashed, a limit, no parent facts
     SCORE_REPORT_REJECTED = "score_report_rejected"  # the trusted stage: an uploaded report does not check
+    UNCHECKED_LINE = "unchecked_line"  # 2.4: a touched line's mutant survived its live tests
+    MUTATION_BUDGET_SPENT = "mutation_budget_spent"  # 2.4: mutants left unrun at a cap
     LIVE_TESTS_PASSED = "live_tests_passed"
 
 
@@ -49,6 +52,8 @@ SCORE_REASONS = {
     ScoreCode.NOT_REPLAYABLE: Outcome.UNSCORED,
     ScoreCode.SCORING_INCOMPLETE: Outcome.UNSCORED,
     ScoreCode.SCORE_REPORT_REJECTED: Outcome.UNSCORED,
+    ScoreCode.UNCHECKED_LINE: Outcome.UNSCORED,  # in [mutation] mode "unscored"; listed only in "report"
+    ScoreCode.MUTATION_BUDGET_SPENT: Outcome.UNSCORED,
     ScoreCode.LIVE_TESTS_PASSED: Outcome.PASS_CLEAN,
 }
 
@@ -107,6 +112,7 @@ class ScoreResult:
     parent_run: ParentRun | None = None
     runs: tuple[HeadRun, ...] = ()
     seconds: dict[str, float] = field(default_factory=dict)
+    mutation: Any = None  # 2.4: an oracle_gate.score.mutation.outcome.MutationSummary, when it ran
 
 
 def live_tests(

@@ -29,6 +29,7 @@ from typing import Any
 import pytest
 
 from oracle_gate.maps.outcomes import OutcomeLog, loaded_plugins, python_version
+from oracle_gate.score.mutation.settings import ENV_LINES
 from oracle_gate.score.settings import (
     ENV_FREEZE,
     ENV_HARNESS,
@@ -176,6 +177,7 @@ def _load_freeze(path: str | None) -> Any:
 def pytest_configure(config: pytest.Config) -> None:
     if os.environ.get(ENV_REPORT):
         config.pluginmanager.register(ScorePlugin(config), "oracle_gate_score-session")
+        _lines_recorder_register(config)
         for name in (ENV_REPORT, ENV_FREEZE, ENV_PARENT_IDS, ENV_HARNESS, ENV_REVERSE):
             os.environ.pop(name, None)  # out of reach of a test's ``os.environ`` and its children
 
@@ -188,5 +190,15 @@ def _append_checkout() -> None:
             sys.path.append(str(path))
 
 
+def _lines_recorder_register(config: pytest.Config) -> None:
+    from oracle_gate.score.mutation import recorder
+
+    recorder.register(config)
+
+
 if os.environ.get(ENV_REPORT):
     _append_checkout()
+    if os.environ.get(ENV_LINES):  # SCORING.md 2.4: trace the touched lines from before collection
+        from oracle_gate.score.mutation import recorder as _recorder
+
+        _recorder.start(os.environ.pop(ENV_LINES))

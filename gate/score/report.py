@@ -12,7 +12,16 @@ from typing import Any
 
 from oracle_gate.escape import log_line
 from oracle_gate.report import md_escape, to_json
-from oracle_gate.score.decide import SCORE_KIND, SCORE_SCHEMA, HeadRun, Score, ScoreResult
+from oracle_gate.score.decide import (
+    SCORE_KIND,
+    SCORE_SCHEMA,
+    HeadRun,
+    Score,
+    ScoreCode,
+    ScoreReason,
+    ScoreResult,
+)
+from oracle_gate.score.mutation.outcome import summary_document
 
 ICONS = {"pass_clean": "✅", "fail": "❌", "unscored": "⚠️"}
 MEANINGS = {
@@ -21,6 +30,12 @@ MEANINGS = {
     "fail": "The change fails the diff verdict or the scoring run: it must not be counted as green.",
     "unscored": "The change could not be scored: a green run would prove nothing here.",
 }
+
+UNCHECKED = ScoreCode.UNCHECKED_LINE.value
+UNCHECKED_MEANING = (
+    "Diff mutation (SCORING.md 2.4) changed each line below as shown and ran the live tests that "
+    "execute it: they all still passed, so no live test checks what the line does."
+)
 
 
 def score_document(result: ScoreResult) -> dict[str, Any]:
@@ -45,6 +60,7 @@ def score_document(result: ScoreResult) -> dict[str, Any]:
         },
         "python": {"parent": parent.python if parent else None},
         "seconds": result.seconds,
+        **({"mutation": summary_document(result.mutation)} if result.mutation is not None else {}),
     }
 
 
@@ -94,9 +110,20 @@ def to_markdown(score: Score, parent: str, head: str) -> str:
         f"Parent `{parent[:12]}`, head `{head[:12]}`.",
         "",
     ]
+    unchecked = [r for r in score.reasons if r.code == UNCHECKED]
     for r in score.reasons:
-        lines.append(f"- **{r.code}**: {md_escape(r.detail)}")
-        lines += [f"  - {md_escape(t)}" for t in r.tests[:10]]
-        if len(r.tests) > 10:
-            lines.append(f"  - ... and {len(r.tests) - 10} more")
+        if r.code != UNCHECKED:
+            lines += _markdown_reason(r, f"**{r.code}**: ")
+    if unchecked:
+        lines += ["", "#### Lines no live test checks", "", UNCHECKED_MEANING, ""]
+        for r in unchecked:
+            lines += _markdown_reason(r, "")
     return "\n".join(lines) + "\n"
+
+
+def _markdown_reason(reason: ScoreReason, label: str) -> list[str]:
+    lines = [f"- {label}{md_escape(reason.detail)}"]
+    lines += [f"  - {md_escape(t)}" for t in reason.tests[:10]]
+    if len(reason.tests) > 10:
+        lines.append(f"  - ... and {len(reason.tests) - 10} more")
+    return lines

@@ -17,7 +17,7 @@ import tempfile
 import time
 from collections.abc import Callable, Mapping
 from contextlib import ExitStack, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,10 @@ from oracle_gate.score.decide import (
     from_diff_verdict,
     incomplete,
 )
+from oracle_gate.score.mutation.outcome import with_mutation
+from oracle_gate.score.mutation.run import mutation_stage, plan_for
+from oracle_gate.score.mutation.settings import ENV_LINES
+from oracle_gate.score.mutation.stage import recorder_spec
 from oracle_gate.score.parent import ParentProblem, parent_side
 
 HASH_SEEDS = (1729, 4104)  # first run, second run
@@ -81,6 +85,7 @@ def run_score(
         return ScoreResult(incomplete(side.problem), verdict, verdict.parent, verdict.head, side.digest)
     parent_run, digest, live, oracle = side.run, side.digest, side.live, side.oracle
     freeze_bytes = git.read_blob(verdict.parent, oracle.policy.freeze)
+    plan = plan_for(git, verdict, oracle.policy, live)
     runs: list[HeadRun] = []
     seconds: dict[str, float] = {"diff": round(time.monotonic() - started, 3)}
     with tempfile.TemporaryDirectory(prefix="oracle-gate-score-") as tmp, ExitStack() as stack:
@@ -100,6 +105,8 @@ def run_score(
             deadline=started + request.wall_seconds,
             paths=default_test_paths(git, verdict.parent, oracle.policy.harness).paths,
         )
+        if plan is not None:
+            setup = replace(setup, lines_spec=recorder_spec(plan, tree, scratch))
         for index, label in enumerate(("first", "second")):
             say(f"{label} run", 0, None)
             run_started = time.monotonic()
@@ -110,10 +117,18 @@ def run_score(
                 _refuse_missing_ignored(git, verdict.head, setup.scratch / f"run{index + 1}.log")
             if run.problem or run.leaked or run.harness_stopped:
                 break  # a run that stops the score: a second one would not change it
-    say("compare", 0, None)
-    score = decide(parent_run, live, tuple(runs))
+        say("compare", 0, None)
+        score = decide(parent_run, live, tuple(runs))
+        mutation = None
+        if plan is not None and score.score == Outcome.PASS_CLEAN:
+            say("mutation", 0, len(plan.mutants))
+            mutation = mutation_stage(plan, setup, run_env(setup, 0, scratch / "unused.jsonl"), runs[0], live)
+            seconds["mutation"] = round(mutation.seconds, 3)
+            score = with_mutation(score, mutation)
     seconds["total"] = round(time.monotonic() - started, 3)
-    return ScoreResult(score, verdict, verdict.parent, verdict.head, digest, parent_run, tuple(runs), seconds)
+    return ScoreResult(
+        score, verdict, verdict.parent, verdict.head, digest, parent_run, tuple(runs), seconds, mutation
+    )
 
 
 def _refuse_missing_ignored(git: Git, head: str, log: Path) -> None:
@@ -157,6 +172,7 @@ class RunSetup:
     # The test paths the map's default command runs where the parent's configuration names no
     # testpaths (oracle_gate.maps.testpaths): head's runs collect what the parent's map ran.
     paths: tuple[str, ...] = ()
+    lines_spec: Path | None = None  # 2.4: the first run records which tests execute these lines
 
 
 def run_env(
@@ -184,6 +200,8 @@ def run_env(
     )
     if setup.freeze is not None:
         env[plug.ENV_FREEZE] = str(setup.freeze)
+    if setup.lines_spec is not None and index == 0:
+        env[ENV_LINES] = str(setup.lines_spec)
     return env
 
 

@@ -2,14 +2,23 @@
 
 :func:`run_sandboxed` runs a command under bubblewrap (``bwrap``, Debian's ``bubblewrap``):
 
-* the whole file system read-only, ``/tmp`` an empty tmpfs, the caller's ``hidden`` directories
-  replaced by empty tmpfs mounts (the bot's state directory: its repositories, stored maps and
-  verdicts) and ``hidden`` files by ``/dev/null`` (the App's private key), then only the
-  ``exposed`` paths bound back read-only (the repository and the parent's map it needs);
+* a minimal read-only root (TRUST.md 15), never the host's ``/`` bound whole: the system's programs
+  and libraries (``/usr`` and the ``/bin``, ``/lib*`` beside it), the few files of ``/etc`` the
+  loader, Python and git read (:data:`ETC_ENTRIES`), the gate's own interpreter, environment and
+  package, a new ``/proc`` and a minimal ``/dev``; no host ``/run``, ``/var/run``, ``/tmp``,
+  ``/home``, ``/root``, ``/var`` or ``/sys``, so no host UNIX socket (docker.sock, a session bus, a
+  database's) is there to connect to (an abstract one belongs to the host's network namespace,
+  which the sandbox leaves); ``/tmp`` an empty tmpfs, the caller's ``hidden`` directories replaced
+  by empty tmpfs mounts (the bot's state directory) and ``hidden`` files by ``/dev/null`` (the App's
+  private key), then only the ``exposed`` paths bound back read-only (the repository and the
+  parent's map it needs); the root itself remounted read-only at the end;
 * one writable scratch directory, a tmpfs of at most ``disk_bytes``, where head is checked out
   (``git archive``, read-only on the repository) and the runs write;
 * no network (``--unshare-net``: only a down loopback), its own PID namespace (no
-  ``/proc/<ppid>/environ`` of the caller to read), IPC and UTS namespaces, killed with its parent;
+  ``/proc/<ppid>/environ`` of the caller to read), IPC, UTS and cgroup namespaces, killed with its
+  parent, every capability dropped (``--cap-drop ALL``: no ``CAP_SYS_PTRACE``); the scoring process
+  inside makes itself non-dumpable (:func:`not_traceable`), so head's tests, its children, can
+  neither ``ptrace`` it nor open its ``/proc/<pid>/mem`` to rewrite what it reports;
 * an environment built from nothing (``--clearenv``): ``PATH``, ``HOME`` in the scratch, the
   locale; never a token, a key or a webhook secret;
 * limits: CPU seconds and address space per process (``setrlimit``, inherited), file size, and a
@@ -54,7 +63,7 @@ LIMIT_SETTINGS = {
     "cpu_seconds": ("ORACLE_GATE_SCORE_CPU_SECONDS", 1, 86400, 1),
     "memory_bytes": ("ORACLE_GATE_SCORE_MEMORY_MB", 64, 1024**2, 1024**2),
     "disk_bytes": ("ORACLE_GATE_SCORE_DISK_MB", 16, 1024**2, 1024**2),
-    "wall_seconds": ("ORACLE_GATE_SCORE_WALL_SECONDS", 60, 86400, 1),
+    "wall_seconds": ("ORACLE_GATE_SCORE_WALL_SECONDS", 10, 86400, 1),
 }
 LIMIT_NAMES = {"cpu": "cpu_seconds", "memory": "memory_bytes", "disk": "disk_bytes", "wall": "wall_seconds"}
 
@@ -119,9 +128,9 @@ def sandbox_argv(
     program: str = "bwrap",
 ) -> list[str]:
     """The ``bwrap`` command line (order matters: later mounts go on top of earlier ones)."""
-    argv = [program, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    argv += ["--tmpfs", "/tmp"]  # noqa: S108 - an empty private tmpfs over the host's /tmp
-    for path in the_gates_own_paths_under_tmp():
+    argv = [program, *minimal_root(), "--dev", "/dev", "--proc", "/proc"]
+    argv += ["--tmpfs", "/tmp"]  # noqa: S108 - an empty private tmpfs, never the host's /tmp
+    for path in the_gates_own_paths():
         argv += ["--ro-bind", str(path), str(path)]
     for path in hidden:
         if path.is_dir():
@@ -131,20 +140,74 @@ def sandbox_argv(
     for path in exposed:
         argv += ["--ro-bind", str(path), str(path)]
     argv += ["--size", str(disk_bytes), "--tmpfs", SCRATCH, "--chdir", SCRATCH]
-    argv += ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent"]
-    argv += ["--new-session", "--clearenv"]
+    argv += ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+    argv += ["--die-with-parent", "--new-session", "--cap-drop", "ALL", "--clearenv"]
     for key, value in sandbox_env().items():
         argv += ["--setenv", key, value]
+    argv += ["--remount-ro", "/"]  # the root's own tmpfs: every mount point is made by now
     return [*argv, "--", *command]
 
 
-def the_gates_own_paths_under_tmp() -> list[Path]:
-    """The interpreter, its environment and the gate's own package, where they lie under ``/tmp``.
+#: The system's programs and libraries, bound read-only (a merged-/usr link is made as a link).
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+#: What of ``/etc`` the dynamic loader, Python, git and TLS read; nothing else of the host's ``/etc``.
+ETC_ENTRIES = (
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "passwd",
+    "group",
+    "nsswitch.conf",
+    "localtime",
+    "ssl",
+    "ca-certificates",
+    "alternatives",
+    "mime.types",
+    "os-release",
+)
 
-    The sandbox's ``/tmp`` is an empty tmpfs; a gate installed in a virtual environment under the
-    host's ``/tmp`` (a CI checkout there, an editable install whose source is there) would vanish
-    with it, and the child could not even start Python. These are the gate's code, never a secret
-    or the state directory, so they are bound back read-only at the same paths.
+
+def minimal_root() -> list[str]:
+    """``bwrap`` arguments for the sandbox's read-only root (see the module's docstring)."""
+    argv: list[str] = []
+    for name in SYSTEM_DIRS:
+        path = Path(name)
+        if path.is_symlink():
+            argv += ["--symlink", os.readlink(path), name]
+        elif path.is_dir():
+            argv += ["--ro-bind", name, name]
+    for entry in ETC_ENTRIES:
+        path = Path("/etc", entry)
+        if path.exists():
+            argv += ["--ro-bind", str(path), str(path)]
+    return argv
+
+
+def not_traceable() -> None:
+    """Make this process non-dumpable (``PR_SET_DUMPABLE`` 0): without ``CAP_SYS_PTRACE``, which the
+    sandbox drops, no other process of the same user may ``ptrace`` it or open its
+    ``/proc/<pid>/mem``. A program it starts is dumpable again (``execve`` resets it), so head's
+    tests run as usual. Quietly nothing where ``prctl`` is not there (not Linux)."""
+    import ctypes
+    import ctypes.util
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+        libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+
+
+PR_SET_DUMPABLE = 4
+
+
+def the_gates_own_paths() -> list[Path]:
+    """The interpreter, its environment and the gate's own package, bound read-only at their paths.
+
+    The sandbox's root holds only the system's directories: a gate in a virtual environment (under
+    ``/opt``, ``/root``, the host's ``/tmp``, an editable install's checkout) would not be there,
+    and the child could not even start Python. These are the gate's code, never a secret or the
+    state directory (hidden afterwards when it lies beneath one of them).
     """
     import importlib.util
 
@@ -159,9 +222,13 @@ def the_gates_own_paths_under_tmp() -> list[Path]:
     templates = importlib.util.find_spec("oracle_gate.templates")  # templates/, mapped in by package-dir
     if templates is not None and templates.origin:
         candidates.add(Path(templates.origin).resolve().parent)
-    tmp = Path("/tmp")  # noqa: S108 - the host's /tmp, which the sandbox hides
-    under = sorted(c for c in candidates if c != tmp and c.is_relative_to(tmp) and c.exists())
-    return [c for c in under if not any(c != o and c.is_relative_to(o) for o in under)]
+    system = [Path(d) for d in SYSTEM_DIRS]
+    found = sorted(c for c in candidates if c.exists() and c != Path("/") and not _under_any(c, system))
+    return [c for c in found if not any(c != o and c.is_relative_to(o) for o in found)]
+
+
+def _under_any(path: Path, roots: Sequence[Path]) -> bool:
+    return any(path.is_relative_to(root) for root in roots)
 
 
 def sandbox_env() -> dict[str, str]:
@@ -253,6 +320,12 @@ def check_sandbox() -> None:
         raise SandboxUnavailable(f"bwrap cannot create the sandbox here: {probe.stderr.strip()[:200]}")
 
 
+def inner_wall_seconds(wall_seconds: float) -> float:
+    """The score command's own wall clock inside the sandbox: up to 30 s (half of a short limit)
+    before the sandbox's, so the run reports its limit itself before the namespace is killed."""
+    return max(wall_seconds - min(30.0, wall_seconds / 2), 1.0)
+
+
 def score_in_sandbox(
     repo: Path,
     base: str,
@@ -277,7 +350,7 @@ def score_in_sandbox(
     command = ["sh", "-c", script, "sh", tree, str(repo), head, python, "-m", "oracle_gate", "score"]
     command += ["--repo", str(repo), "--base", base, "--head", head, "--coverage", str(coverage)]
     command += ["--tree", tree, "--format", "json", "--score-json", f"{SCRATCH}/score.json"]
-    command += ["--wall-seconds", str(max(limits.wall_seconds - 30, 1))]
+    command += ["--wall-seconds", str(inner_wall_seconds(limits.wall_seconds))]
     hide = [*([state_dir] if state_dir else []), *hidden]
     started = time.monotonic()
     done = run_sandboxed(command, limits, hidden=hide, exposed=[repo, coverage.parent], stop=stop)

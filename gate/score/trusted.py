@@ -52,6 +52,7 @@ def verify_document(doc: object, repo: Path, verdict: Verdict, coverage: Path) -
         protocol=to_json(verdict)["protocol"],
         parent_run=side.run,
         live=side.live,
+        mutation_mode=side.oracle.policy.mutation.mode,
     )
     if isinstance(doc, InputError):
         return ScoreResult(rejected(str(doc)), verdict, verdict.parent, verdict.head, side.digest, side.run)

@@ -45,6 +45,7 @@ class KnownFacts:
     protocol: Mapping[str, Any]  # that verdict's JSON ``protocol`` object
     parent_run: ParentRun
     live: frozenset[str]
+    mutation_mode: str = "off"  # SCORING.md 2.4: the parent's policy's [mutation] mode (trusted.py reads it)
 
 
 def rejected(problem: str) -> Score:
@@ -67,9 +68,12 @@ def check_report(doc: object, known: KnownFacts) -> Score:
     except (TypeError, ValueError, KeyError) as exc:
         return rejected(f"score.json: a run is malformed ({exc})")
     problem = completeness_problem(runs)
+    try:
+        score = with_claimed_mutation(decide(known.parent_run, known.live, runs), doc, known.mutation_mode)
+    except ValueError as exc:
+        problem = problem or f"score.json: {exc}"
     if problem is not None:
         return rejected(problem)
-    score = decide(known.parent_run, known.live, runs)
     claimed = (
         doc.get("score"),
         sorted(str(r.get("code")) for r in doc.get("reasons") or [] if isinstance(r, dict)),
@@ -80,6 +84,20 @@ def check_report(doc: object, known: KnownFacts) -> Score:
             f"outcomes score {score.score.value!r} ({', '.join(score.codes)})"
         )
     return score
+
+
+def with_claimed_mutation(score: Score, doc: Mapping[str, Any], mode: str) -> Score:
+    """The score with the reasons of the report's diff mutation (SCORING.md 2.4), in this stage's own
+    mode. Mutation runs only on a ``pass_clean`` comparison, so such a score needs the section;
+    :class:`ValueError` when it is missing or malformed."""
+    from oracle_gate.score.mutation.outcome import summary_from_document, with_mutation
+
+    if mode == "off" or score.score != Outcome.PASS_CLEAN:
+        return score
+    section = doc.get("mutation")
+    if not isinstance(section, dict):
+        raise ValueError("no diff mutation report, which the policy asks for")
+    return with_mutation(score, summary_from_document(section, mode))
 
 
 def binding_problem(doc: object, known: KnownFacts) -> str | None:

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from oracle_gate.bot import bounded
 from oracle_gate.check import CheckRequest, run_check
 from oracle_gate.git import Git
@@ -62,6 +64,7 @@ time.sleep(60)
 """
 
 
+@pytest.mark.process
 def test_a_judging_child_exits_when_its_jobs_process_dies() -> None:
     """Forked by the fork server, it waited for work from a killed server's job for ever (and kept the
     fork server alive with it)."""

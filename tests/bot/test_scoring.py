@@ -142,7 +142,7 @@ def test_a_live_test_skipped_at_run_time_fails_the_score(
 def test_the_wall_clock_limit_makes_the_score_unscored_and_says_so(
     bot_factory: BotFactory, github: FakeGitHub, measured: Origin
 ) -> None:
-    bot = bot_factory(env={**SCORING, "ORACLE_GATE_SCORE_WALL_SECONDS": "60"})
+    bot = bot_factory(env={**SCORING, "ORACLE_GATE_SCORE_WALL_SECONDS": "10"})  # the least
     sleeping = "def f():\n    import time\n    time.sleep(600)\n    return 2\n"
     head = judged(bot, github, measured, {"src/app.py": sleeping})
     score = the_score(github, head)
@@ -327,3 +327,20 @@ def test_serve_refuses_to_start_with_scoring_it_cannot_do(
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr
     assert said in lines[0], lines
+
+
+def test_a_line_no_live_test_checks_is_annotated_on_the_score_check(
+    bot_factory: BotFactory, github: FakeGitHub, measured: Origin
+) -> None:
+    """SCORING.md 2.4: ``test_f`` runs ``f`` and asserts only that it returns something, so the
+    changed ``return 2`` survives its mutant (``2 → 3``): listed in the summary's section and
+    annotated on the line, the score unchanged (mode "report")."""
+    bot = bot_factory(env=SCORING)
+    head = judged(bot, github, measured, {"src/app.py": "def f():\n    return 2\n"})
+    score = the_score(github, head)
+    assert score.conclusion == "success", score.summary
+    assert "unchecked_line" in (score.title or "")
+    assert "Lines no live test checks" in (score.summary or "")
+    (note,) = score.annotations
+    assert (note["path"], note["start_line"], note["annotation_level"]) == ("src/app.py", 2, "warning")
+    assert "2 → 3" in str(note["message"])

@@ -42,7 +42,7 @@ def runner(project: Project, fake: FakeGitHub, tmp_path: Path) -> Iterator[Runne
     yield from _restoring_pulls(project, Runner(project, fake, tmp_path, in_process=True))
 
 
-@pytest.fixture(params=["in-process", "subprocess"])
+@pytest.fixture(params=["in-process", pytest.param("subprocess", marks=pytest.mark.process)])
 def each_runner(
     request: pytest.FixtureRequest, project: Project, fake: FakeGitHub, tmp_path: Path
 ) -> Iterator[Runner]:

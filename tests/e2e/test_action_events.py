@@ -260,9 +260,11 @@ def test_the_merge_ref_is_fetched_once_github_says_mergeable_is_known(
     pr = project.pulls[2]
     fake.set_mergeable(REPO, 2, [None, None, True])
     ws = runner.workspace(at="base")
-    result = runner.run("pull_request_target", events.pull_request(project, pr), ws, sha=project.main)
+    payload = events.pull_request(project, pr)
+    result = runner.run("pull_request_target", payload, ws, sha=project.main, inputs={"merge-wait-ms": "10"})
     assert result.status == 1, result.log
-    assert result.stdout.count("GitHub is still computing refs/pull/2/merge; waiting") == 2
+    waiting = "still computing refs/pull/2/merge (mergeable is not known yet); looking again in 0.01 s"
+    assert result.stdout.count(waiting) == 2  # the wait is the input merge-wait-ms
     gets = fake.log("GET", "/repos/*/pulls/2")
     assert len(gets) >= 3
     fetched_at = git(ws, "rev-parse", "refs/oracle-gate/pull/2/merge")
@@ -281,3 +283,20 @@ def test_a_pull_request_with_conflicts_is_a_failure_check_saying_so(
     assert "has merge conflicts (GitHub answers mergeable: false)" in error
     (run,) = fake.check_runs(REPO)
     assert (run.head_sha, run.conclusion) == (pr.head, "failure")
+
+
+def test_a_merge_github_cannot_be_asked_about_is_not_judged(
+    runner: Runner, project: Project, fake: FakeGitHub
+) -> None:
+    """The shared freshness rule: without pulls/get nothing says the test merge is computed for the
+    latest push, so it is not fetched and judged on trust (it was before the Action used the rule)."""
+    pr = project.pulls[2]
+    fake.fail_next("GET", "/repos/*/pulls/2", 404)
+    ws = runner.workspace(at="base")
+    result = runner.run("pull_request_target", events.pull_request(project, pr), ws, sha=project.main)
+    assert result.status == 3, result.log
+    (error,) = result.commands("error")
+    assert "cannot ask GitHub whether refs/pull/2/merge is computed (pulls/get)" in error
+    (run,) = fake.check_runs(REPO)
+    assert (run.head_sha, run.conclusion) == (pr.head, "failure")
+    assert result.outputs["verdict"] == "error"

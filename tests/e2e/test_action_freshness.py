@@ -44,7 +44,7 @@ def test_a_test_merge_on_the_old_base_is_not_judged(
     (run,) = fake.check_runs(REPO)
     assert (run.head_sha, run.conclusion) == (pr.head, "failure")
     (error,) = result.commands("error")
-    assert f"not onto the current tip {moved[:12]} of the base" in error
+    assert f"not onto the current tip {moved[:12]} of main after 6 look(s)" in error  # review.freshness
 
 
 def test_a_fresh_test_merge_is_judged(runner: Runner, project: Project, fake: FakeGitHub) -> None:

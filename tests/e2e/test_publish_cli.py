@@ -16,6 +16,8 @@ from tests.support import events
 from tests.support.harness import Runner
 from tests.support.project import REPO, Project, PullRequest
 
+pytestmark = pytest.mark.process  # `oracle-gate publish` as a subprocess: its token from its own env
+
 READ_ONLY = "ghs_StageOneReadOnly00000000000000000000"
 BLANK = " "  # a GITHUB_TOKEN of whitespace counts as unset
 

@@ -9,9 +9,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.github_fake import FakeGitHub
 from tests.support.harness import Runner
 from tests.support.project import REPO, Project, chown_tree, git
+
+pytestmark = pytest.mark.process  # stage 2 as the shipped workflow runs it: a subprocess
 
 APP_TOKEN = "ghs_OracleGateTwoStage00000000000000000000"  # noqa: S105 - a fake token for the fake server
 

@@ -71,7 +71,9 @@ def assert_clean_error(proc: subprocess.CompletedProcess[str], *needles: str) ->
 
 
 @pytest.mark.parametrize(
-    "via", [cli, run_cli, console_script], ids=["in-process", "python-m-gate", "oracle-gate"]
+    "via",
+    [cli, run_cli, pytest.param(console_script, marks=pytest.mark.process)],
+    ids=["in-process", "python-m-gate", "oracle-gate"],
 )
 def test_exit_status_follows_the_verdict(project: Project, via: Cli) -> None:
     """Exit 0 for pass_clean, 1 for fail, 2 for unscored, with the verdict on the first line."""
@@ -248,6 +250,7 @@ def test_usage_errors_exit_3(args: list[str], tmp_path: Path) -> None:
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.process
 def test_a_usage_error_of_the_console_script_exits_3() -> None:
     proc = console_script("check", "--base", "HEAD")
     assert proc.returncode == 3

@@ -33,6 +33,7 @@ if shutil.which("bwrap") is None:
         raise RuntimeError("bwrap (bubblewrap) is required in CI for the sandbox tests")
     pytest.skip("bwrap (bubblewrap) is not installed: apt-get install bubblewrap", allow_module_level=True)
 
+pytestmark = pytest.mark.process  # the scoring sandbox: bwrap and a process per run
 LIMITS = Limits(cpu_seconds=20, memory_bytes=1024**3, disk_bytes=64 * 1024**2, wall_seconds=60)
 
 

@@ -1,6 +1,10 @@
 """Head's code shares the sandbox with the scoring process (oracle_gate.score.sandbox): it can write a
 report of its own into that process's standard output and stop the process before it writes the
-real one. A report is believed only when the run ended as the report says (its exit status)."""
+real one. A report is believed only when the run ended as the report says (its exit status).
+
+Since TRUST.md 15 (issue 30) the scoring process is not dumpable and the sandbox holds no
+``CAP_SYS_PTRACE``: head's test cannot even open the scorer's ``/proc/<pid>/fd/1``, so it fails
+(``tests_failed``) before it forges anything. Either way the forged ``pass_clean`` is never the score."""
 
 from __future__ import annotations
 
@@ -20,6 +24,8 @@ if shutil.which("bwrap") is None:
     if os.environ.get("CI") == "true":
         raise RuntimeError("bwrap (bubblewrap) is required in CI for the sandbox tests")
     pytest.skip("bwrap (bubblewrap) is not installed: apt-get install bubblewrap", allow_module_level=True)
+
+pytestmark = pytest.mark.process  # the scoring sandbox: bwrap and a process per run
 
 FORGED = {"kind": SCORE_KIND, "schema": SCORE_SCHEMA, "score": "pass_clean", "reasons": [], "runs": []}
 # A test of head's: the pytest process's parent is the scoring process; write over its output, stop it.
@@ -50,5 +56,7 @@ def test_a_report_written_by_heads_code_into_the_scorers_output_is_not_believed(
     repo.write("tests/test_forge.py", FORGER)
     head = repo.commit("head")
     doc = score_in_sandbox(repo.root, parent, head, coverage, limits=Limits(wall_seconds=300))
-    assert doc["score"] == "unscored", doc
-    assert "not its own" in doc["reasons"][0]["detail"], doc
+    assert doc["score"] != "pass_clean", doc
+    first = doc["reasons"][0]
+    refused = first["code"] == "tests_failed" and first["tests"] == ["tests/test_forge.py::test_forge"]
+    assert refused or "not its own" in first["detail"], doc

@@ -1,7 +1,8 @@
 """Run ``entrypoint.py`` the way GitHub runs the Docker action, and read back what it left.
 
 The subprocess gets only the environment a Docker action receives (``INPUT_*`` with hyphens kept,
-every input of action.yml with its default unless a test sets it, the ``GITHUB_*`` variables,
+every input of action.yml with its default unless a test sets it (``merge-wait-ms`` is 0 here: no
+test sleeps between two looks at a test merge), the ``GITHUB_*`` variables,
 ``HOME``, ``PATH``) plus the fake GitHub's API URL, and runs in the workspace, which belongs to
 another user as the runner's workspace does inside the container.
 
@@ -194,7 +195,9 @@ class Runner:
         output.touch()
         summary.touch()
         settings = action_defaults()
-        settings.update({"coverage-file": str(self.map_manifest)})
+        # No wait between two looks at a test merge not yet fresh (merge-wait-ms): a test that makes
+        # GitHub "still compute" the merge does not sleep for it; a test may set it back.
+        settings.update({"coverage-file": str(self.map_manifest), "merge-wait-ms": "0"})
         settings.update(inputs or {})
         token = token or self.fake.token
         env = {

@@ -43,7 +43,11 @@ def test_the_actions_config_takes_every_default_from_the_settings(tmp_path: Path
     assert str(config.max_annotations) == default("max-annotations")
     assert str(config.max_api_writes) == default("max-api-writes")
     assert str(config.time_budget) == default("time-budget")
+    assert str(int(config.merge_wait * 1000)) == default("merge-wait-ms")
     assert config.allowed_bases == ()
+    assert ActionConfig.from_environ({**env, "INPUT_MERGE-WAIT-MS": "250"}).merge_wait == 0.25
+    with pytest.raises(UsageError, match="input 'merge-wait-ms' takes a whole number from 0 to 60000"):
+        ActionConfig.from_environ({**env, "INPUT_MERGE-WAIT-MS": "-1"})
 
 
 def test_the_bots_config_has_every_shared_setting_with_its_default(tmp_path: Path) -> None:

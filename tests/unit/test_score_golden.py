@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from oracle_gate.score.decide import HeadRun, ParentRun, ScoreResult, decide
+from oracle_gate.score.mutation.outcome import MutantResult, MutationSummary, with_mutation
 from oracle_gate.score.report import format_score
 from tests.support.golden import assert_matches_golden
 from tests.support.verdicts import HEAD, PARENT, passing
@@ -32,10 +33,28 @@ def result(kind: str) -> ScoreResult:
     )
     score = decide(PARENT_RUN, frozenset(PARENT_RUN.outcomes), runs)
     seconds = {"diff": 0.5, "first": 2.0, "second": 2.0, "total": 4.5}
-    return ScoreResult(score, passing(), PARENT, HEAD, "d" * 64, PARENT_RUN, runs, seconds)
+    mutation = MUTATION if kind == "mutation" else None
+    score = with_mutation(score, mutation)
+    return ScoreResult(score, passing(), PARENT, HEAD, "d" * 64, PARENT_RUN, runs, seconds, mutation)
 
 
-@pytest.mark.parametrize("kind", ["pass_clean", "fail"])
+# Diff mutation's section ("lines no live test checks"): a survivor run by two tests (one the odd
+# id), a line no live test executed, a killed mutant (not listed), one left past a cap.
+MUTATION = MutationSummary(
+    "report",
+    (
+        MutantResult("src/calc.py", 8, "a - b → a + b", "survived", ("tests/test_x.py::test_a", ODD), ""),
+        MutantResult("src/a|b.py", 3, "'two' → ''", "survived", (), "no live test executed its file"),
+        MutantResult("src/calc.py", 12, "a < b → a <= b", "killed", ("tests/test_x.py::test_b",), "failed"),
+        MutantResult("src/calc.py", 20, "x → pass", "not_run", ("tests/test_b",), "past max_mutants (3)"),
+    ),
+    arid=2,
+    unmutable=1,
+    seconds=3.25,
+)
+
+
+@pytest.mark.parametrize("kind", ["pass_clean", "fail", "mutation"])
 @pytest.mark.parametrize(("fmt", "suffix"), [("text", "txt"), ("markdown", "md"), ("json", "json")])
 def test_score_renderings(kind: str, fmt: str, suffix: str) -> None:
     assert_matches_golden(f"score/{kind}.{suffix}", format_score(result(kind), fmt))

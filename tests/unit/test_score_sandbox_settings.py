@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from oracle_gate.errors import UsageError
-from oracle_gate.score.sandbox import Limits, limits_from_environment
+from oracle_gate.score.sandbox import Limits, inner_wall_seconds, limits_from_environment
 
 
 def test_defaults_and_values() -> None:
@@ -20,3 +20,12 @@ def test_defaults_and_values() -> None:
 def test_a_bad_limit_is_refused_naming_the_variable(raw: str) -> None:
     with pytest.raises(UsageError, match="ORACLE_GATE_SCORE_CPU_SECONDS"):
         limits_from_environment({"ORACLE_GATE_SCORE_CPU_SECONDS": raw})
+
+
+def test_a_short_wall_clock_keeps_half_of_it_for_the_sandbox_to_report() -> None:
+    """The least wall clock (10 s, so a test of the limit does not wait a minute) still leaves the
+    score command its own, earlier limit: it reports before the sandbox kills it."""
+    assert limits_from_environment({"ORACLE_GATE_SCORE_WALL_SECONDS": "10"}).wall_seconds == 10
+    with pytest.raises(UsageError, match="ORACLE_GATE_SCORE_WALL_SECONDS must be a whole number from 10"):
+        limits_from_environment({"ORACLE_GATE_SCORE_WALL_SECONDS": "9"})
+    assert [inner_wall_seconds(s) for s in (10, 60, 3600, 1.5)] == [5, 30, 3570, 1]
