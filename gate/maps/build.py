@@ -293,9 +293,20 @@ def _collect(
             "it must run pytest with --cov --cov-context=test (or coverage run -m pytest --oracle-contexts)",
             run.tail,
         )
-    if run.finish.get("collector") in GATE_COLLECTORS and len(raw_files) == 1:
-        return _adopt(raw_files[0], built)
+    if run.finish.get("collector") in GATE_COLLECTORS:
+        _refuse_unsealed(run, raw_files, sha)
+        if len(raw_files) == 1:
+            return _adopt(raw_files[0], built)
     return _merge(raw_files, built, tree)
+
+
+def _refuse_unsealed(run: Run, raw_files: Sequence[Path], sha: str) -> None:
+    """v2 2.5: the collector's data must be exactly what it sealed (:mod:`oracle_gate.maps.seal`)."""
+    from oracle_gate.maps.seal import seal_problem
+
+    problem = seal_problem(raw_files, run.seals)
+    if problem is not None:
+        raise MapError(f"{sha[:12]}: no map: {problem}", run.tail)
 
 
 def _judge(

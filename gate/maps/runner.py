@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from oracle_gate.maps.mapfile import MapError
+from oracle_gate.maps.pipe import PipeReader
+from oracle_gate.maps.seal import ENV_SEAL
 from oracle_gate.maps.shards import (
     ENV_COLLECTOR,
     ENV_DATA,
@@ -106,6 +108,7 @@ class Run:
     exit_status: int
     report: RunReport
     tail: str
+    seals: bytes | None = None  # v2 2.5: what the collector sealed (None: the pipe never closed)
 
     @property
     def finish(self) -> dict[str, Any]:
@@ -130,20 +133,26 @@ class Runner:
         (self.scratch / DATA_DIR).mkdir(exist_ok=True)
         report = RunReport()
         started = time.monotonic()
+        read_end, write_end = os.pipe()  # v2 2.5: the collector's seals (the write end: the child's only)
         with log_path.open("wb") as log:
             try:
                 proc = subprocess.Popen(
                     list(self.argv),
                     cwd=self.cwd,
-                    env=dict(self.env),
+                    env={**self.env, ENV_SEAL: str(write_end)},
                     stdin=subprocess.DEVNULL,
                     stdout=None if self.show_output else log,
                     stderr=None if self.show_output else subprocess.STDOUT,
+                    pass_fds=(write_end,),
                 )
             except OSError as exc:
+                os.close(read_end)
                 raise MapError(
                     f"cannot run the test command {self.argv[0]!r}: {exc.strerror or exc}"
                 ) from exc
+            finally:
+                os.close(write_end)
+            seals = PipeReader(read_end, "oracle-gate-map-seals")
             exited = _exit_event(proc)
             try:
                 while not exited.wait(self.poll_seconds):
@@ -155,7 +164,7 @@ class Runner:
                 proc.wait()
                 raise
         report.poll(report_path)
-        return Run(proc.returncode, report, _tail(log_path))
+        return Run(proc.returncode, report, _tail(log_path), seals.data())
 
 
 def _exit_event(proc: subprocess.Popen[bytes]) -> threading.Event:

@@ -26,6 +26,7 @@ from oracle_gate.errors import UsageError
 from oracle_gate.git import Git
 from oracle_gate.judge.verdict import Outcome, Verdict
 from oracle_gate.maps.outcomes import OUTCOMES_KEY, SKIP_REASONS_KEY, plugin_set
+from oracle_gate.maps.pipe import PipeReader
 from oracle_gate.maps.runner import RunReport
 from oracle_gate.maps.testpaths import default_test_paths
 from oracle_gate.score import settings as plug
@@ -35,12 +36,16 @@ from oracle_gate.score.decide import (
     decide,
     from_diff_verdict,
     incomplete,
+    rechecked_score,
 )
 from oracle_gate.score.mutation.outcome import with_mutation
 from oracle_gate.score.mutation.run import mutation_stage, plan_for
 from oracle_gate.score.mutation.settings import ENV_LINES
 from oracle_gate.score.mutation.stage import recorder_spec
 from oracle_gate.score.parent import ParentProblem, parent_side
+from oracle_gate.score.rebound import rebound_entries, rebound_targets
+from oracle_gate.score.tampering import Witnessed
+from oracle_gate.score.witness import ENV_WITNESS, witnessed_outcomes
 
 HASH_SEEDS = (1729, 4104)  # first run, second run
 DEFAULT_WALL_SECONDS = 3600.0
@@ -104,6 +109,7 @@ def run_score(
             parent_ids=_write(scratch / "parent_ids.json", json.dumps(sorted(parent_run.outcomes)).encode()),
             deadline=started + request.wall_seconds,
             paths=default_test_paths(git, verdict.parent, oracle.policy.harness).paths,
+            tests=tuple(oracle.policy.tests),
         )
         if plan is not None:
             setup = replace(setup, lines_spec=recorder_spec(plan, tree, scratch))
@@ -119,6 +125,16 @@ def run_score(
                 break  # a run that stops the score: a second one would not change it
         say("compare", 0, None)
         score = decide(parent_run, live, tuple(runs))
+        targets = rebound_targets(entry for run in runs for entry in run.rebound)
+        if targets:  # v2 2.2: the diff verdict again, with the rebound definitions touched
+            again = CheckRequest(
+                repo=request.repo,
+                base=verdict.parent,
+                head=verdict.head,
+                coverage=request.coverage,
+                rebound=targets,
+            )
+            score = rechecked_score(score, run_check(again))
         mutation = None
         if plan is not None and score.score == Outcome.PASS_CLEAN:
             say("mutation", 0, len(plan.mutants))
@@ -172,6 +188,7 @@ class RunSetup:
     # The test paths the map's default command runs where the parent's configuration names no
     # testpaths (oracle_gate.maps.testpaths): head's runs collect what the parent's map ran.
     paths: tuple[str, ...] = ()
+    tests: tuple[str, ...] = ()  # the policy's tests globs: modules 2.2 does not watch
     lines_spec: Path | None = None  # 2.4: the first run records which tests execute these lines
 
 
@@ -196,6 +213,7 @@ def run_env(
             plug.ENV_HARNESS: json.dumps(setup.harness),
             plug.ENV_PARENT_IDS: str(setup.parent_ids),
             plug.ENV_REVERSE: "1" if index == 1 else "0",
+            plug.ENV_WATCH_EXCLUDE: json.dumps([*setup.tests, *setup.harness]),
         }
     )
     if setup.freeze is not None:
@@ -222,19 +240,26 @@ def run_once(setup: RunSetup, index: int, label: str, progress: Callable[[int, i
     argv = [setup.python, "-P", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", plug.PLUGIN_MODULE]
     argv += setup.paths
     report = RunReport()
+    read_end, write_end = os.pipe()  # v2 2.3: the second witness's pipe (its write end: the child's only)
+    env = {**run_env(setup, index, report_path), ENV_WITNESS: str(write_end)}
     with log_path.open("wb") as log:
         try:
             proc = subprocess.Popen(
                 argv,
                 cwd=setup.tree,
-                env=run_env(setup, index, report_path),
+                env=env,
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
+                pass_fds=(write_end,),
             )
         except OSError as exc:
+            os.close(read_end)
             return HeadRun(label, problem=f"cannot run pytest ({exc.strerror or exc})")
+        finally:
+            os.close(write_end)
+        witness = PipeReader(read_end, "oracle-gate-witness")
         while True:
             try:
                 proc.wait(timeout=0.2)
@@ -251,7 +276,21 @@ def run_once(setup: RunSetup, index: int, label: str, progress: Callable[[int, i
         return HeadRun(
             label, problem=f"the run's report holds {finishes} finish events: something else wrote to it"
         )
-    return head_run(label, report.finish, proc.returncode, _tail(log_path))
+    run = head_run(label, report.finish, proc.returncode, _tail(log_path))
+    return with_witness(run, witness.data(), proc.returncode)
+
+
+def with_witness(run: HeadRun, data: bytes | None, returncode: int) -> HeadRun:
+    """The run with what its second witness and the operating system saw (v2 2.3)."""
+    if run.problem is not None:
+        return run
+    if data is None:
+        why = (
+            "the second witness's pipe stayed open after pytest exited (a process the tests started holds it)"
+        )
+        return replace(run, problem=why)
+    outcomes, exit_status, unreadable = witnessed_outcomes(data)
+    return replace(run, witnessed=Witnessed(outcomes, exit_status, returncode, unreadable))
 
 
 def _finish_events(path: Path) -> int:
@@ -305,4 +344,10 @@ def head_run(label: str, finish: Mapping[str, Any] | None, exit_status: int, tai
         harness=frozenset(str(t) for t in finish.get("harness") or ()),
         harness_stopped=bool(finish.get("harness_stopped")),
         leaked=tuple(str(t) for t in finish.get("leaked") or ()),
+        exit_status=_int_or_none(finish.get("exit_status")),
+        rebound=rebound_entries(finish.get("rebound")),
     )
+
+
+def _int_or_none(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
