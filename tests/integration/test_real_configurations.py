@@ -179,14 +179,17 @@ def test_every_command_on_the_configuration(
     seen = exercise(config, tmp_path, python_312)
 
     for command in COMMANDS:
-        if command not in seen:
-            continue  # map 3.12 without python3.12 (outside CI)
+        if command not in seen or command in config.known_bugs:
+            continue  # map 3.12 without python3.12 (outside CI); a known bug: below
         expected = config.outcome(command)
         if expected == WORKS:
             assert seen[command] == WORKS, f"{command}: {seen[command]}"
         else:
             assert seen[command].startswith("refuses"), f"{command}: {seen[command]}"
             assert expected in seen[command], f"{command}: {seen[command]}"
+    for command, bug in config.known_bugs.items():
+        assert seen[command] != WORKS, f"{command} works now: remove the known bug ({bug})"
+        pytest.xfail(f"{command}: {bug}")
 
 
 def test_the_docs_table_is_the_matrix() -> None:
@@ -203,6 +206,9 @@ def test_the_docs_table_is_the_matrix() -> None:
     assert set(rows) == {c.name for c in CONFIGURATIONS}
     for config in CONFIGURATIONS:
         for command, cell in zip(COMMANDS, rows[config.name], strict=True):
+            if command in config.known_bugs:
+                assert cell.startswith("BUG"), (config.name, command, cell)
+                continue
             expected = config.outcome(command)
             assert (
                 (cell == "works") if expected == WORKS else (cell.startswith("refuses") and expected in cell)

@@ -111,6 +111,8 @@ class Configuration:
     frozen: str = FROZEN
     expected: dict[str, str] = field(default_factory=dict)
     note: str = ""
+    # A command that gives a wrong answer today, and why (the test xfails it, and fails once it works).
+    known_bugs: dict[str, str] = field(default_factory=dict)
 
     def outcome(self, command: str) -> str:
         return self.expected.get(command, WORKS)
@@ -150,7 +152,14 @@ CONFIGURATIONS = (
     Configuration(
         "--import-mode=importlib", {"pytest.ini": ini("--import-mode=importlib", extra="pythonpath = .\n")}
     ),
-    Configuration("-n auto (pytest-xdist) in addopts", {"pytest.ini": ini("-n auto")}),
+    Configuration(
+        "-n auto (pytest-xdist) in addopts",
+        {"pytest.ini": ini("-n auto")},
+        known_bugs={
+            "score": "score says fail (runner_config_changed: 'module:__channelexec__ None removed'): the "
+            "map's plugin set has execnet's worker module, head's run does not (since main's 85c61bd)"
+        },
+    ),
     Configuration(".pytest.ini", {".pytest.ini": ini("-ra -q")}),
     Configuration("tox.ini [pytest]", {"tox.ini": "[tox]\nenvlist = py\n\n" + ini("-ra -q")}),
     Configuration("setup.cfg [tool:pytest]", {"setup.cfg": ini("-ra -q", section="[tool:pytest]")}),
