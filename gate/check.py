@@ -16,7 +16,7 @@ from pathlib import Path
 from oracle_gate import __version__
 from oracle_gate.errors import GitError
 from oracle_gate.git import Git, diff_blob_pairs
-from oracle_gate.judge.approvals import Approval
+from oracle_gate.judge.approvals import Approval, QueuedApprovals
 from oracle_gate.judge.changes import (
     MAX_BLOB,
     TEXT_KINDS,
@@ -73,6 +73,8 @@ class CheckRequest:
     # v3.9.1: when the base branch last changed; v3.9.3: the author's permission now (None: unasked).
     base_changed_at: datetime | None = None
     author_permission: str | None = None
+    # v3.9.2: the pull requests of a merge group of several, each with its approvals (None: not one).
+    queued: tuple[QueuedApprovals, ...] | None = None
     # v3.7: the date freeze expiry is judged on (None: today's UTC date).
     today: date | None = None
     # SCORING.md v2, 2.2: (path, name) of definitions the scoring run saw rebound; their parent lines
@@ -324,6 +326,7 @@ def gather(git: Git, request: CheckRequest, early_hash: EarlyHash | None = None)
         approved_head=git.commit(request.pr_head) if request.pr_head else head,
         base_changed_at=request.base_changed_at,
         author_permission=request.author_permission,
+        queued=request.queued,
         today=request.today or datetime.now(UTC).date(),
     )
 
