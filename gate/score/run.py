@@ -28,6 +28,7 @@ from oracle_gate.judge.verdict import Outcome, Verdict
 from oracle_gate.maps.outcomes import OUTCOMES_KEY, SKIP_REASONS_KEY, plugin_set
 from oracle_gate.maps.pipe import PipeReader
 from oracle_gate.maps.runner import RunReport
+from oracle_gate.maps.testpaths import default_test_paths
 from oracle_gate.score import settings as plug
 from oracle_gate.score.decide import (
     HeadRun,
@@ -60,6 +61,7 @@ class ScoreRequest:
     tree: Path | None = None  # an existing checkout of head (the sandbox's); else a temporary worktree
     wall_seconds: float = DEFAULT_WALL_SECONDS
     python: str = sys.executable
+    copy_ignored: tuple[str, ...] = ()  # git-ignored files the build writes, copied into head's worktree
 
 
 def run_score(
@@ -94,6 +96,10 @@ def run_score(
     with tempfile.TemporaryDirectory(prefix="oracle-gate-score-") as tmp, ExitStack() as stack:
         scratch = Path(tmp)
         tree = request.tree or stack.enter_context(git.worktree(verdict.head, scratch))
+        if request.copy_ignored:
+            from oracle_gate.maps.ignored_files import copy_ignored
+
+            copy_ignored(git, verdict.head, tree, request.copy_ignored)
         setup = RunSetup(
             tree=tree,
             scratch=scratch,
@@ -102,6 +108,7 @@ def run_score(
             freeze=_write(scratch / "freeze.json", freeze_bytes) if freeze_bytes is not None else None,
             parent_ids=_write(scratch / "parent_ids.json", json.dumps(sorted(parent_run.outcomes)).encode()),
             deadline=started + request.wall_seconds,
+            paths=default_test_paths(git, verdict.parent, oracle.policy.harness).paths,
             tests=tuple(oracle.policy.tests),
         )
         if plan is not None:
@@ -112,6 +119,8 @@ def run_score(
             run = run_once(setup, index, label, _phase_progress(say, f"{label} run"))
             seconds[label] = round(time.monotonic() - run_started, 3)
             runs.append(run)
+            if not run.collected:
+                _refuse_missing_ignored(git, verdict.head, setup.scratch / f"run{index + 1}.log")
             if run.problem or run.leaked or run.harness_stopped:
                 break  # a run that stops the score: a second one would not change it
         say("compare", 0, None)
@@ -138,6 +147,21 @@ def run_score(
     )
 
 
+def _refuse_missing_ignored(git: Git, head: str, log: Path) -> None:
+    """Head's run collected nothing because a module git ignores is missing from the worktree (a
+    build-written ``_version.py``): that is the checkout's, not the change's, so the score is not
+    ``fail`` but a one-line refusal naming the file and ``--copy-ignored`` (issue 28)."""
+    from oracle_gate.maps.ignored_files import ignored_module_cause
+
+    try:
+        tail = log.read_text(encoding="utf-8", errors="replace")[-20_000:]
+    except OSError:
+        return
+    cause = ignored_module_cause(git, head, tail)
+    if cause is not None:
+        raise UsageError(f"head's tests could not be collected: {cause}")
+
+
 def _same_pair(git: Git, request: ScoreRequest, verdict: Verdict) -> None:
     if (git.commit(request.base), git.commit(request.head)) != (verdict.parent, verdict.head):
         raise UsageError("the given diff verdict is about another (parent, head) pair")
@@ -161,6 +185,9 @@ class RunSetup:
     freeze: Path | None
     parent_ids: Path
     deadline: float
+    # The test paths the map's default command runs where the parent's configuration names no
+    # testpaths (oracle_gate.maps.testpaths): head's runs collect what the parent's map ran.
+    paths: tuple[str, ...] = ()
     tests: tuple[str, ...] = ()  # the policy's tests globs: modules 2.2 does not watch
     lines_spec: Path | None = None  # 2.4: the first run records which tests execute these lines
 
@@ -211,6 +238,7 @@ def run_once(setup: RunSetup, index: int, label: str, progress: Callable[[int, i
     # library, pytest or an installed package (a root ``pytest.py``) cannot replace it; the plugin
     # appends the checkout (and its src/) at the end instead, where its own modules still import.
     argv = [setup.python, "-P", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", plug.PLUGIN_MODULE]
+    argv += setup.paths
     report = RunReport()
     read_end, write_end = os.pipe()  # v2 2.3: the second witness's pipe (its write end: the child's only)
     env = {**run_env(setup, index, report_path), ENV_WITNESS: str(write_end)}
