@@ -25,8 +25,11 @@ from typing import Any
 
 TREE_PREFIX = "tree:"  # a plugin whose module is a file of the checkout: "tree:tests/conftest.py"
 MODULE_PREFIX = "module:"  # a plugin module outside the checkout that no distribution provides
-# Modules whose plugins are pytest itself (its version is in the set) or the gate, which both sides run.
-_OWN_TOPS = frozenset({"_pytest", "pytest", "pluggy", "oracle_gate", "py", "builtins"})
+# Modules whose plugins are pytest itself (its version is in the set) or the gate, which both sides run;
+# and ``__channelexec__``, the name execnet gives pytest-xdist's worker code (xdist/remote.py) in a
+# worker, whose distribution is in the set through xdist's entry point. A file of the checkout is
+# named by its path before any of these names is looked at (``origins``).
+_OWN_TOPS = frozenset({"_pytest", "pytest", "pluggy", "oracle_gate", "py", "builtins", "__channelexec__"})
 
 
 def plugin_modules(pluginmanager: Any) -> Iterator[tuple[str, list[str]]]:

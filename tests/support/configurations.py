@@ -155,10 +155,6 @@ CONFIGURATIONS = (
     Configuration(
         "-n auto (pytest-xdist) in addopts",
         {"pytest.ini": ini("-n auto")},
-        known_bugs={
-            "score": "score says fail (runner_config_changed: 'module:__channelexec__ None removed'): the "
-            "map's plugin set has execnet's worker module, head's run does not (since main's 85c61bd)"
-        },
     ),
     Configuration(".pytest.ini", {".pytest.ini": ini("-ra -q")}),
     Configuration("tox.ini [pytest]", {"tox.ini": "[tox]\nenvlist = py\n\n" + ini("-ra -q")}),
