@@ -145,8 +145,12 @@ def _module_as_value(node: ast.expr, resolver: Resolver) -> str | None:
     container, returned, passed): what is taken from it later cannot be resolved."""
     if not isinstance(node, ast.Name) or not isinstance(node.ctx, ast.Load):
         return None
-    modules = sorted(q for q in resolver.resolve(node) if q in MODULE_VALUES or under(q, "_pytest"))
-    if not modules:
+    resolved = resolver.resolve(node)
+    modules = sorted(q for q in resolved if q in MODULE_VALUES or under(q, "_pytest"))
+    if not modules or len(modules) < len(resolved):
+        # Also bound to something taken from the module (``[pytest.param(...)]`` resolves to both
+        # ``pytest.param`` and ``pytest``): data built from its attributes, not the module hidden. A
+        # bare module put into such a value on an added line is a finding on that line itself.
         return None
     module = modules[0]
     return f"the {module} module used as a value (in a container, returned or passed), not as {module}.name"

@@ -232,3 +232,25 @@ def test_the_module_used_through_its_attributes_is_no_marker() -> None:
             return pytest.approx(1.0), isinstance(1, unittest.TestCase), pytest.mark.slow
     """
     assert markers_of(source) == []
+
+
+def test_a_list_of_parametrize_cases_is_data_not_the_module_hidden() -> None:
+    """pluggy 5d7bd2cc0 (an honest commit the history sweep stopped): ``[pytest.param(...)]`` resolves
+    to ``pytest.param`` and ``pytest``; passing it to ``parametrize`` is no module used as a value."""
+    source = """
+        import pytest
+
+        _funcs = [
+            pytest.param(1, id="a"),
+        ]
+
+
+        @pytest.mark.parametrize("func", _funcs)
+        def test_x(func):
+            pass
+    """
+    assert markers_of(source) == []
+    aliased = "import pytest\nsk = pytest\n\n\ndef helper(m):\n    return m\n\n\nhelper(sk)\n"
+    assert markers_of(aliased) == [
+        (9, "the pytest module used as a value (in a container, returned or passed), not as pytest.name")
+    ]
