@@ -84,6 +84,9 @@ FIXTURE_NAMES = frozenset({"fixture", "yield_fixture"})
 
 Key = tuple[str, ...]  # the classes around a test and its name; a class: the classes and its name
 
+#: ``importorskip`` returns the module it imported (a name bound to that result is no marker).
+IMPORTORSKIP = frozenset({"pytest.importorskip", "_pytest.outcomes.importorskip"})
+
 
 @dataclass(frozen=True)
 class Marker:
@@ -317,6 +320,19 @@ class Derived:
 
     names: frozenset[str] = frozenset()
     attributes: frozenset[str] = frozenset()
+    #: names bound only to ``pytest.importorskip(...)``'s result: the module it imported, whose use
+    #: (``monkeypatch.setattr(pkg, ...)``) skips nothing more than the call did: such a use is
+    #: compared with the parent's as a plain reference, not hidden behind a derived binding
+    imported: frozenset[str] = frozenset()
+
+    def through_imported(self, node: ast.AST) -> bool:
+        """Whether a reference is ``pkg`` or ``pkg.attr...`` for a name bound only to importorskip's
+        result, through no attribute some binding derives."""
+        while isinstance(node, ast.Attribute):
+            if node.attr in self.attributes:
+                return False
+            node = node.value
+        return isinstance(node, ast.Name) and node.id in self.imported
 
     def hides(self, node: ast.AST) -> bool:
         """Whether a marker reference goes through such a binding (or is no plain reference at all)."""
@@ -332,8 +348,13 @@ def _derived_bindings(tree: ast.Module, resolver: Resolver) -> Derived:
     derives (``self.skip = False`` binds nothing the resolver follows: ``pytest.skip`` stays plain)."""
     names: set[str] = set()
     attributes: set[str] = set()
+    imported: set[str] = set()
+    other: set[str] = set()
     for node in ast.walk(tree):
         for target, value, in_class in _bindings(node):
+            if isinstance(target, ast.Name):
+                is_import = isinstance(value, ast.Call) and bool(IMPORTORSKIP & resolver.resolve(value.func))
+                (imported if is_import else other).add(target.id)
             if _plain_reference(value):
                 continue
             for bound in ast.walk(target):
@@ -343,7 +364,9 @@ def _derived_bindings(tree: ast.Module, resolver: Resolver) -> Derived:
                 elif isinstance(bound, ast.Attribute):
                     attributes.add(bound.attr)
     return Derived(
-        frozenset(names & resolver.names.keys()), frozenset(attributes & resolver.attributes.keys())
+        frozenset(names & resolver.names.keys()),
+        frozenset(attributes & resolver.attributes.keys()),
+        frozenset(imported - other),
     )
 
 
@@ -616,7 +639,9 @@ class _MarkerReader:
         reaches = in_body and (api.startswith(DECORATOR_APIS) or api in DECORATOR_APIS_EXACT)
         kind = marker_kind(api) or f"mark:{api}"
         target = node.func if isinstance(node, ast.Call) else node
-        opaque = api != "TestCase.skipTest" and self.derived.hides(target)  # skipTest: any object's
+        # skipTest: any object's; a name bound only to importorskip's result reads as the parent's did
+        opaque = api != "TestCase.skipTest" and self.derived.hides(target)
+        opaque = opaque and not self.derived.through_imported(target)
         return Marker(kind, "\0".join((condition, *guards)), start, end, reaches, opaque)
 
     def case_marks(self, decorator: ast.AST) -> dict[int, str]:

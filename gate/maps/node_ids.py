@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from oracle_gate.errors import GateError
 from oracle_gate.maps.layout import src_layout_env
 
 ENV_NODEIDS = "ORACLE_GATE_NODEIDS"  # where the plugin writes the collected node ids (JSON)
@@ -33,7 +34,7 @@ COLLECT_SECONDS = 600
 QUIET_CACHE = ("-p", "no:cacheprovider")  # collecting writes no .pytest_cache into the checkout
 
 
-class CollectionFailed(Exception):
+class CollectionFailed(GateError):
     """pytest could not say which tests it collects (one line: why)."""
 
 
