@@ -346,7 +346,10 @@ class WatchingFinder:
 
         def exec_and_snapshot(module: types.ModuleType) -> None:
             exec_module(module)
-            watch.after_body(module, relative, origin)
+            # One loader may serve many modules (pytest's assertion rewriter loads every file it
+            # rewrites, `--doctest-modules` paths too): snapshot only the module this spec is for.
+            if getattr(getattr(module, "__spec__", None), "origin", None) == origin:
+                watch.after_body(module, relative, origin)
 
         try:
             loader.exec_module = exec_and_snapshot

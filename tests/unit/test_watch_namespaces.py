@@ -196,3 +196,38 @@ def test_a_star_import_after_a_definition_may_bind_its_name(watch: NamespaceWatc
     importlib.import_module("wstar")
     watch.checkpoint("the end of the session")
     assert watch.found == []
+
+
+def test_a_loader_shared_by_many_modules_snapshots_each_module_only_as_itself(tmp_path: Path) -> None:
+    """pytest's assertion rewriter is the loader of every file it rewrites (with --doctest-modules the
+    tree's own modules too): wrapping it for one module must not snapshot the next as that one."""
+    import importlib.abc
+    import importlib.machinery
+    import importlib.util
+    import types
+
+    (tmp_path / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    (tmp_path / "other.py").write_text("def sub(a, b):\n    return a - b\n")
+
+    class SharedLoader(importlib.abc.Loader):
+        def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
+            return None
+
+        def exec_module(self, module: types.ModuleType) -> None:
+            origin = str(getattr(module.__spec__, "origin", ""))
+            exec(compile(Path(origin).read_text(), origin, "exec", dont_inherit=True), vars(module))  # noqa: S102
+
+    loader = SharedLoader()
+    watch = NamespaceWatch(tmp_path, lambda relative: False)
+    finder = WatchingFinder(watch)
+    for name in ("calc", "other"):
+        spec = importlib.util.spec_from_loader(name, loader, origin=str(tmp_path / f"{name}.py"))
+        assert spec is not None
+        finder._wrap(spec)
+    for name in ("calc", "other"):
+        spec = importlib.util.spec_from_loader(name, loader, origin=str(tmp_path / f"{name}.py"))
+        assert spec is not None
+        module = importlib.util.module_from_spec(spec)
+        loader.exec_module(module)
+    assert watch.found == []
+    assert set(watch.snapshots) == {"calc", "other"}
