@@ -25,6 +25,7 @@ from oracle_gate.check import CheckRequest, run_check
 from oracle_gate.errors import UsageError
 from oracle_gate.git import Git
 from oracle_gate.judge.verdict import Outcome, Verdict
+from oracle_gate.maps.layout import src_layout_env
 from oracle_gate.maps.outcomes import OUTCOMES_KEY, SKIP_REASONS_KEY, plugin_set
 from oracle_gate.maps.pipe import PipeReader
 from oracle_gate.maps.runner import RunReport
@@ -220,7 +221,8 @@ def run_env(
         env[plug.ENV_FREEZE] = str(setup.freeze)
     if setup.lines_spec is not None and index == 0:
         env[ENV_LINES] = str(setup.lines_spec)
-    return env
+    # as ``map`` measured the parent: a src layout's package first on the path, not an installed copy
+    return src_layout_env(env, setup.tree)
 
 
 SECRET_WORDS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "PRIVATE", "CREDENTIAL", "API_KEY")

@@ -312,3 +312,34 @@ def test_a_diff_verdict_that_is_not_pass_clean_runs_nothing(parent: Parent, tmp_
     status, doc = score(parent, repo.commit("edits the harness"), tmp_path)
     assert (status, doc["score"], doc["runs"]) == (1, "fail", [])
     assert not marker.exists()
+
+
+def test_a_src_layout_package_is_imported_from_the_tree_not_an_installed_copy(tmp_path: Path) -> None:
+    """As ``map`` measured the parent (``src/`` first on the path): a project whose package is also
+    installed under its name (iniconfig, which pytest itself needs, is the real case) is scored on its
+    own code; the score's runs imported the installed copy, collected nothing and said ``fail``."""
+    repo = Repo(tmp_path / "repo")
+    repo.write(PACKAGE, TREE_PACKAGE)
+    repo.write("tests/test_parse.py", TREE_TESTS)
+    sha = repo.commit("parent")
+    out = tmp_path / "maps" / "parent.coverage"
+    done = run_cli("map", "--repo", str(repo.root), "--sha", sha, "--out", str(out), env=clean_env())
+    assert done.returncode == 0, done.stderr
+    repo.write(PACKAGE, TREE_PACKAGE.replace("text.split()", "text.split()  # ok"))
+    head = repo.commit("an honest comment")
+    result = tmp_path / "score.json"
+    args = ["score", "--repo", str(repo.root), "--base", sha, "--head", head, "--coverage", str(out)]
+    scored = run_cli(*args, "--score-json", str(result), env=clean_env())
+    doc = json.loads(result.read_text())
+    assert (scored.returncode, doc["score"]) == (0, "pass_clean"), doc["reasons"]
+
+
+PACKAGE = "src/markdown_it/__init__.py"  # installed here too, as markdown-it-py
+TREE_PACKAGE = 'SOURCE = "tree"\n\n\ndef parse(text):\n    return text.split()\n'
+TREE_TESTS = """import markdown_it
+
+
+def test_the_trees_package():
+    assert markdown_it.SOURCE == "tree"
+    assert markdown_it.parse("a b") == ["a", "b"]
+"""
