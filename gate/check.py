@@ -16,7 +16,7 @@ from pathlib import Path
 from oracle_gate import __version__
 from oracle_gate.errors import GitError
 from oracle_gate.git import Git, diff_blob_pairs
-from oracle_gate.judge.approvals import Approval
+from oracle_gate.judge.approvals import Approval, QueuedApprovals
 from oracle_gate.judge.changes import (
     MAX_BLOB,
     TEXT_KINDS,
@@ -43,7 +43,12 @@ from oracle_gate.judge.observer_rules import (
 )
 from oracle_gate.judge.pyscope import MAX_PARSE_BYTES
 from oracle_gate.judge.pytest_config import CONFIG_FILES, joined_addopts
-from oracle_gate.judge.rebinding import modules_to_read, needs_module_index, with_dynamic_rebinding
+from oracle_gate.judge.rebinding import (
+    modules_to_read,
+    needs_module_index,
+    with_dynamic_rebinding,
+    with_runtime_rebinding,
+)
 from oracle_gate.judge.symlinks import EntryKind, LinkResolution, resolve_link
 from oracle_gate.judge.verdict import Evidence, Provenance, Verdict, changed_link_target, evaluate
 from oracle_gate.maps.mapbytes import EarlyHash
@@ -68,8 +73,13 @@ class CheckRequest:
     # v3.9.1: when the base branch last changed; v3.9.3: the author's permission now (None: unasked).
     base_changed_at: datetime | None = None
     author_permission: str | None = None
+    # v3.9.2: the pull requests of a merge group of several, each with its approvals (None: not one).
+    queued: tuple[QueuedApprovals, ...] | None = None
     # v3.7: the date freeze expiry is judged on (None: today's UTC date).
     today: date | None = None
+    # SCORING.md v2, 2.2: (path, name) of definitions the scoring run saw rebound; their parent lines
+    # join ``touched`` (the score recomputes the diff verdict with them).
+    rebound: tuple[tuple[str, str], ...] = ()
 
 
 def read_changes(git: Git, parent: str, head: str, *, v2_reads: bool = True) -> ChangeSet:
@@ -245,6 +255,19 @@ def read_dynamic_rebinding(
     return with_dynamic_rebinding(changes, tests, modules, blobs, parents, ignored=skipped)
 
 
+def read_runtime_rebinding(
+    git: Git, parent: str, changes: ChangeSet, targets: tuple[tuple[str, str], ...]
+) -> ChangeSet:
+    """SCORING.md v2, 2.2: read the parent files of definitions the scoring run saw rebound (those
+    small enough to parse), then let the core add their lines."""
+    paths = sorted({path for path, _ in targets})
+    sizes = dict(zip(paths, git.sizes([f"{parent}:{p}" for p in paths]), strict=True))
+    small = [p for p in paths if (sizes[p] or MAX_PARSE_BYTES + 1) <= MAX_PARSE_BYTES]
+    blobs: dict[str, bytes | None] = dict.fromkeys(paths)
+    blobs.update(git.read_blobs(parent, small))
+    return with_runtime_rebinding(changes, targets, blobs)
+
+
 def gather(git: Git, request: CheckRequest, early_hash: EarlyHash | None = None) -> Evidence:
     """Read the parent's oracle, the change and the map. Raises GateError if git cannot answer.
     ``early_hash``: the map's hashing, started by the caller (the command line) before its imports."""
@@ -262,6 +285,8 @@ def gather(git: Git, request: CheckRequest, early_hash: EarlyHash | None = None)
     changes = read_dynamic_rebinding(
         git, parent, changes, tests=tests, modules=modules, parents=parents, ignored=ignored
     )
+    if request.rebound:
+        changes = read_runtime_rebinding(git, parent, changes, request.rebound)
     parents = {**parents, **parse_rebound_files(changes, parents)}
     scored = {path: lines for path, lines in changes.touched().items() if path not in ignored}
     test_inner = {c.path: inner_touched(c, parents.get(c.path)) for c in changes.files if c.path in tests}
@@ -301,6 +326,7 @@ def gather(git: Git, request: CheckRequest, early_hash: EarlyHash | None = None)
         approved_head=git.commit(request.pr_head) if request.pr_head else head,
         base_changed_at=request.base_changed_at,
         author_permission=request.author_permission,
+        queued=request.queued,
         today=request.today or datetime.now(UTC).date(),
     )
 

@@ -178,7 +178,8 @@ def add_map(sub: argparse._SubParsersAction[Parser]) -> None:
         "test command there with one coverage context per test, and write FILE plus "
         "FILE.manifest.json binding it to the full SHA. With --combine, merge shard maps "
         "measured at one SHA instead. Exit 0 map written, 1 map written but the parent's "
-        "tests failed (flagged), 3 no map.",
+        "tests failed (flagged: check uses it only with --allow-failing-parent) or, with "
+        "--fail-on-drift, drift found (the map is written, not flagged), 3 no map.",
         usage="%(prog)s --repo DIR --sha REV [--out FILE] [--shard I/N] [--repeat N]\n"
         "       [--copy-ignored PATH] [--previous MANIFEST [--fail-on-drift]] [-- COMMAND ...]\n"
         "       %(prog)s --combine OUT SHARD [SHARD ...]",
@@ -231,7 +232,8 @@ def add_map(sub: argparse._SubParsersAction[Parser]) -> None:
     p.add_argument(
         "--fail-on-drift",
         action="store_true",
-        help="with --previous: drift (or drift that cannot be computed) makes the map flagged, exit 1",
+        help="with --previous: drift (or drift that cannot be computed) makes the exit status 1; the map "
+        "is still written and not flagged (it is a true map of the commit, and check uses it)",
     )
     p.add_argument(
         "args",

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
-import sys
 from collections.abc import Callable
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -25,7 +23,9 @@ from oracle_gate.errors import GateError, UsageError
 from oracle_gate.files import write_atomically
 from oracle_gate.git import Git
 from oracle_gate.judge.freeze import ISO_DATE, LOGIN, nodeid_matches
-from oracle_gate.judge.policy import POLICY_PATH, parse_policy
+from oracle_gate.judge.policy import POLICY_PATH, Policy, parse_policy
+from oracle_gate.maps.node_ids import CollectionFailed, collect_node_ids
+from oracle_gate.maps.testpaths import default_test_paths_in
 
 KEY_ORDER = ("nodeid", "reason", "bound_sha", "owner", "expires")
 COLLECT_SECONDS = 600
@@ -69,9 +69,12 @@ def _add_repo(p: argparse.ArgumentParser) -> None:
 
 def freeze_path(repo: Path) -> Path:
     """The freeze manifest the working tree's policy names."""
+    return repo / working_policy(repo).freeze
+
+
+def working_policy(repo: Path) -> Policy:
     policy_file = repo / POLICY_PATH
-    data = policy_file.read_bytes() if policy_file.is_file() else None
-    return repo / parse_policy(data).freeze
+    return parse_policy(policy_file.read_bytes() if policy_file.is_file() else None)
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -157,18 +160,15 @@ def _is_date(text: str) -> bool:
 
 
 def collect(repo: Path) -> list[str]:
-    """The test ids ``pytest --collect-only -q`` prints in ``repo`` (exit 3 when it cannot)."""
-    command = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
+    """Every test pytest collects in ``repo`` (selected or deselected; exit 3 when it cannot): asked of
+    pytest through a collection hook, so no ``addopts`` verbosity changes the answer
+    (:mod:`oracle_gate.maps.node_ids`)."""
     try:
-        proc = subprocess.run(
-            command, cwd=repo, capture_output=True, text=True, timeout=COLLECT_SECONDS, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise UsageError(f"cannot collect the tests in {repo}: {exc}") from exc
-    if proc.returncode not in (0, 5):  # 5: no tests collected
-        last = (proc.stdout.strip().splitlines() or proc.stderr.strip().splitlines() or ["no output"])[-1]
-        raise UsageError(f"pytest --collect-only failed in {repo} (exit {proc.returncode}): {last[:200]}")
-    return [line.strip() for line in proc.stdout.splitlines() if "::" in line and " " not in line.strip()]
+        # the tests the default map command runs (oracle_gate.maps.testpaths)
+        paths = default_test_paths_in(repo, working_policy(repo).harness).paths
+        return list(collect_node_ids(repo, paths, timeout=COLLECT_SECONDS).all)
+    except CollectionFailed as exc:
+        raise UsageError(str(exc)) from exc
 
 
 # -- list -----------------------------------------------------------------------------------------

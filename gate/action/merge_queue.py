@@ -5,7 +5,8 @@ The queue builds its own merge commit (``merge_group.head_sha``, on ``head_ref``
 tip it will land on (``base_sha``): that is exactly the (parent, head) pair the verdict is about, so
 a verdict from the queue never outlives its parent. The check is posted on ``head_sha``, the commit
 the queue waits on. Only git objects are fetched; nothing is checked out. v3.9.2: the group carries
-the approvals of its pull request, on that pull request's head (:mod:`oracle_gate.review.merge_group`).
+the approvals of each of its pull requests, on that pull request's own head
+(:mod:`oracle_gate.review.merge_group`).
 """
 
 from __future__ import annotations
@@ -45,12 +46,12 @@ def judge_merge_group(ctx: Context, group: MergeGroup) -> ExitStatus:
 
 
 def queue_approvals(ctx: Context, group: MergeGroup, commits: Commits) -> ApprovalsRead | None:
-    """v3.9.2: the approvals of the group's pull request, on its head
+    """v3.9.2: the approvals of each pull request of the group, on its own head
     (:mod:`oracle_gate.review.merge_group`)."""
 
     def pull(number: int) -> QueuedPull:
         info = ctx.publisher.pull_request(number)
-        return QueuedPull(info.head_sha, info.author)
+        return QueuedPull(info.head_sha, info.author, info.base_ref)
 
     def fetch_head(number: int) -> None:
         source, env = MergeFinder(ctx.config, ctx.git, ctx.log, ctx.sleep).fetch_source()

@@ -66,7 +66,7 @@ class StatusAccess:
             return Decision.OFF
         given = bearer if bearer is not None else query_token
         if given is not None and self.token is not None:
-            same = hmac.compare_digest(given.encode(), self.token.encode())
+            same = hmac.compare_digest(given.encode("utf-8", "surrogateescape"), self.token.encode())
             return Decision.ALLOWED if same else Decision.FORBIDDEN
         if self._listed(peer) or (given is None and self._session(cookie)):
             return Decision.ALLOWED
@@ -80,7 +80,11 @@ class StatusAccess:
 
     def _session(self, cookie: str | None) -> bool:
         expected = self.cookie_value()
-        return cookie is not None and expected is not None and hmac.compare_digest(cookie, expected)
+        if cookie is None or expected is None:
+            return False
+        # As bytes: a cookie is whatever the client sent (a header is read as latin-1), and
+        # compare_digest refuses a str that is not ASCII with a TypeError (a 500, not a refusal).
+        return hmac.compare_digest(cookie.encode("utf-8", "surrogateescape"), expected.encode())
 
     def _listed(self, peer: str | None) -> bool:
         try:

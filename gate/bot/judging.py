@@ -506,12 +506,12 @@ def _judge_group(ctx: Context, claimed: ClaimedJob) -> Outcome:
 def _group_approvals(
     ctx: Context, git: Git, publisher: Publisher, token: str, job: Job, *, base: str, head: str
 ) -> ApprovalsRead | None:
-    """v3.9.2: the approvals of the group's pull request, on its head
+    """v3.9.2: the approvals of each pull request of the group, on its own head
     (:mod:`oracle_gate.review.merge_group`)."""
 
     def pull(number: int) -> QueuedPull:
         info = publisher.pull_request(number)
-        return QueuedPull(info.head_sha, info.author)
+        return QueuedPull(info.head_sha, info.author, info.base_ref)
 
     def fetch_head(number: int) -> None:
         mirror.fetch(git, ctx.config.clone_url(job.repo), [f"+refs/pull/{number}/head:{QUEUED_HEAD}"], token)

@@ -106,9 +106,24 @@ class ReviewReader:
         return True
 
     def permission(self, login: str) -> str:
-        """``repos/get-collaborator-permission-level``: ``admin``, ``write``, ``read`` or ``none``."""
+        """``repos/get-collaborator-permission-level``: ``admin``, ``maintain``, ``write``, ``read`` or
+        ``none`` (:func:`role_of`)."""
+        path = f"{self._repo.url}/collaborators/{quote(login, safe='')}/permission"
         try:
             with github_call(f"read the permission of {login}"):
-                return str(self._repo.get_collaborator_permission(login))
+                _, data = self._repo.requester.requestJsonAndCheck("GET", path)
         except NotFound:
             return "none"
+        return role_of(data)
+
+
+def role_of(data: object) -> str:
+    """The permission an answer of ``repos/get-collaborator-permission-level`` gives. Its
+    ``permission`` is the legacy base role, where GitHub maps ``maintain`` to ``write`` (and
+    ``triage`` to ``read``); ``role_name`` says ``maintain`` (v3.9.3's maintainer, who would otherwise
+    read as a writer). Any other role name (a custom role) keeps its base role: fail closed."""
+    if not isinstance(data, dict):
+        return "none"
+    permission = str(data.get("permission") or "none")
+    role = str(data.get("role_name") or "")
+    return "maintain" if role.casefold() == "maintain" and permission.casefold() == "write" else permission

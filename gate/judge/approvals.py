@@ -76,6 +76,21 @@ class Approver:
 
 
 @dataclass(frozen=True)
+class QueuedApprovals:
+    """v3.9.2: one pull request of a merge group of several, as its front door attributed it: its
+    approvals as they stood on its head, and the paths its own queue entry changed (its step of the
+    group's first-parent chain, renames as a delete and an add)."""
+
+    number: int
+    author: str
+    head: str
+    approvals: tuple[Approval, ...]
+    paths: frozenset[str]
+    base_changed_at: datetime | None = None
+    author_permission: str | None = None
+
+
+@dataclass(frozen=True)
 class ApprovalsSeen:
     """Display only (not in the JSON, never judged): what a front door read of the reviews besides the
     approvals it passed in: the approvals of an older head (``stale``), and why the reviews could not
@@ -218,6 +233,38 @@ def counts(
         return login in rules.logins
     teams = {team.removeprefix("@").casefold() for team in approval.teams}
     return login in rules.logins or bool(teams & rules.teams)
+
+
+def queue_makers(queued: Sequence[QueuedApprovals], paths: Iterable[str | None]) -> list[QueuedApprovals]:
+    """v3.9.2: the pull requests of a merge group that make the oracle changes found at ``paths``:
+    those whose own entry changed the path; a change found at no path, or at a path no entry
+    changed (the entries only together make it), is made by every pull request of the group."""
+    makers: dict[int, QueuedApprovals] = {}
+    for path in paths:
+        by = [q for q in queued if path is not None and path in q.paths] or list(queued)
+        makers.update((q.number, q) for q in by)
+    return [makers[number] for number in sorted(makers)]
+
+
+def queue_approvers(rules: ApprovalRules, makers: Sequence[QueuedApprovals]) -> list[Approver] | None:
+    """v3.9.2: the approvers of each maker on its own head (every rule of v3.5 and v3.9 applied to
+    each pull request alone), or None when some maker has fewer than ``count`` (or there is none)."""
+    if not makers:
+        return None
+    found: list[Approver] = []
+    for queued in makers:
+        approvers = counting_approvers(
+            rules,
+            queued.approvals,
+            author=queued.author,
+            head_sha=queued.head,
+            base_changed_at=queued.base_changed_at,
+            author_permission=queued.author_permission,
+        )
+        if len(approvers) < rules.count:
+            return None
+        found += approvers
+    return found
 
 
 def enough(rules: ApprovalRules | None, approvers: Sequence[Approver]) -> bool:

@@ -115,6 +115,25 @@ def with_dynamic_rebinding(
     return replace(changes, rebound=changes.rebound + rebound) if rebound else changes
 
 
+def with_runtime_rebinding(
+    changes: ChangeSet, targets: tuple[tuple[str, str], ...], blobs: Mapping[str, bytes | None]
+) -> ChangeSet:
+    """SCORING.md v2, 2.2: the change set with the parent lines of definitions the scoring run saw
+    rebound (``targets``: (path, module-level name)) added as :class:`Rebound` entries, so the verdict
+    is recomputed as if the change had edited them. ``blobs``: the parent bytes of those paths (None:
+    the parent has no such file, and there is nothing of the parent's to touch)."""
+    found: dict[str, set[int]] = {}
+    for path, name in targets:
+        blob = blobs.get(path)
+        module = parse_python(blob) if blob is not None else None
+        if module is not None:
+            found.setdefault(path, set()).update(_lines(module, name))
+    rebound = tuple(
+        Rebound(path, frozenset(lines), blobs.get(path)) for path, lines in sorted(found.items()) if lines
+    )
+    return replace(changes, rebound=changes.rebound + rebound) if rebound else changes
+
+
 def dynamic_rebinding_sites(
     changes: ChangeSet, tests: GlobSet, index: ModuleIndex, ignored: GlobSet = NO_FILES
 ) -> list[tuple[str, int, str]]:

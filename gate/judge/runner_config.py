@@ -218,7 +218,9 @@ def _setup_cfg_tables(text: str) -> dict[str, Any]:
         if name == "tool:pytest" or name.startswith("coverage:")
     }
     if parser.has_section("options.extras_require"):  # v3.8: the test extras
-        tables.update(setup_cfg_test_extras(dict(parser.items("options.extras_require", raw=True))))
+        project = parser.get("metadata", "name", raw=True, fallback=None)
+        extras = dict(parser.items("options.extras_require", raw=True))
+        tables.update(setup_cfg_test_extras(extras, project))
     if parser.has_option("options.entry_points", "pytest11"):
         raw = parser.get("options.entry_points", "pytest11", raw=True)
         tables["[options.entry_points] pytest11"] = entry_point_lines(raw)

@@ -47,6 +47,10 @@ OUTCOME_MODULES = ("_pytest.outcomes", "_pytest.skipping")
 UNITTEST_MODULES = ("unittest.case", "unittest")
 #: ``getattr``/``__dict__``/``__import__`` on these (or names from them) cannot be resolved.
 OPAQUE_ROOTS = frozenset({"pytest", "_pytest", "unittest"})
+#: Module objects that must only be used as ``module.attribute``: put in a container, returned from a
+#: helper or passed as an argument, the module reaches a later ``.skip(...)`` the resolver cannot
+#: follow (issue 30, 8: an early signal; the scoring run's outcomes are the backstop).
+MODULE_VALUES = frozenset({"pytest", "_pytest", "unittest", "unittest.case", *OUTCOME_MODULES})
 #: ``from M import *`` brings the listed APIs of M into the file.
 STAR_SOURCES = frozenset({"pytest", "unittest", "unittest.case", *OUTCOME_MODULES})
 
@@ -93,20 +97,63 @@ def find_markers(tree: ast.Module, resolver: Resolver, lines: AddedLines) -> lis
 
 def _references(tree: ast.Module, resolver: Resolver, lines: AddedLines) -> Iterator[tuple[int, str]]:
     named: set[int] = set()  # ``X.__dict__`` / ``vars(X)`` read with a literal key: resolvable
-    for node, _statement in nodes_on_added_lines(tree, lines):  # parents come before children
+    attributed: set[int] = set()  # the ``X`` of ``X.attr`` or of ``getattr(X, "attr")``: resolvable
+    for node, statement in nodes_on_added_lines(tree, lines):  # parents come before children
         if isinstance(node, ast.Import | ast.ImportFrom):
             yield from _imports(node, lines)
             continue
+        if node is statement:
+            attributed.update(_aliased(statement))
         if not isinstance(node, ast.Name | ast.Attribute | ast.Call | ast.Subscript):
             continue
         if isinstance(node, ast.Subscript) and string_literal(node.slice) is not None:
             named.add(id(node.value))
+        attributed.update(_attribute_bases(node, resolver))
         line = lines.of(node)
         if line is None:
             continue
         what = _listed(node, resolver) or (None if id(node) in named else _opaque(node, resolver))
+        what = what or (None if id(node) in attributed else _module_as_value(node, resolver))
         if what:
             yield line, what
+
+
+def _attribute_bases(node: ast.expr, resolver: Resolver) -> Iterator[int]:
+    """The expressions ``node`` uses in ways the resolver follows: ``X.attr``, ``X[...]``,
+    ``getattr(X, "attr")`` / ``hasattr``, ``vars(X)`` (whose use :func:`_opaque` judges)."""
+    if isinstance(node, ast.Attribute | ast.Subscript):
+        yield id(node.value)
+    elif isinstance(node, ast.Call) and node.args:
+        func = resolver.resolve(node.func)
+        if isinstance(node.func, ast.Name) and node.func.id == "hasattr":
+            func = func | GETATTR
+        literal = len(node.args) >= 2 and string_literal(node.args[1]) is not None
+        if func & VARS_CALLS or (literal and func & GETATTR):
+            yield id(node.args[0])
+
+
+def _aliased(statement: ast.AST) -> Iterator[int]:
+    """``sk = pytest``: a plain alias, which the resolver follows."""
+    if not isinstance(statement, ast.Assign) or not isinstance(statement.value, ast.Name):
+        return
+    if all(isinstance(t, ast.Name) for t in statement.targets):
+        yield id(statement.value)
+
+
+def _module_as_value(node: ast.expr, resolver: Resolver) -> str | None:
+    """A name bound to pytest, _pytest or unittest used other than as ``module.attribute`` (put in a
+    container, returned, passed): what is taken from it later cannot be resolved."""
+    if not isinstance(node, ast.Name) or not isinstance(node.ctx, ast.Load):
+        return None
+    resolved = resolver.resolve(node)
+    modules = sorted(q for q in resolved if q in MODULE_VALUES or under(q, "_pytest"))
+    if not modules or len(modules) < len(resolved):
+        # Also bound to something taken from the module (``[pytest.param(...)]`` resolves to both
+        # ``pytest.param`` and ``pytest``): data built from its attributes, not the module hidden. A
+        # bare module put into such a value on an added line is a finding on that line itself.
+        return None
+    module = modules[0]
+    return f"the {module} module used as a value (in a container, returned or passed), not as {module}.name"
 
 
 def _imports(node: ast.Import | ast.ImportFrom, lines: AddedLines) -> Iterator[tuple[int, str]]:

@@ -18,6 +18,10 @@ v3.8 adds the test tools of **any** requirements file (:func:`is_requirements_fi
 whose project name is ``pytest``, ``coverage`` or ``pytest-*`` (:func:`test_tool_lines`; a pytest
 plugin added there loads code into the run whatever the file is called), and the test extras of
 ``setup.cfg``'s ``[options.extras_require]`` (:func:`setup_cfg_test_extras`).
+
+A test group is compared with what it takes in (:func:`_taken_in`): a PEP 735 ``include-group`` and
+the project's own extras (``test = ["my-pkg[plugins]"]``), else a plugin added to ``plugins`` would
+reach the run unseen while ``test`` itself reads the same.
 """
 
 from __future__ import annotations
@@ -110,14 +114,14 @@ def _project_name(spec: str) -> str | None:
     return archive.group(1) if archive else None
 
 
-def setup_cfg_test_extras(extras: dict[str, str]) -> dict[str, list[str]]:
+def setup_cfg_test_extras(extras: dict[str, str], project: str | None = None) -> dict[str, list[str]]:
     """v3.8: the test entries of ``setup.cfg``'s ``[options.extras_require]`` (named as v3.3's
-    pyproject entries), each as its sorted requirement lines."""
-    return {
-        f"[options.extras_require] {name}": requirement_lines(value.encode()) or []
-        for name, value in extras.items()
-        if group_name(name) in TEST_GROUPS
-    }
+    pyproject entries), and the project's own extras they take in (``[metadata] name``), each as its
+    sorted requirement lines."""
+    lines = {name: requirement_lines(value.encode()) or [] for name, value in extras.items()}
+    wanted = [name for name in extras if group_name(name) in TEST_GROUPS]
+    taken = _taken_in(dict(lines), wanted, project)
+    return {f"[options.extras_require] {name}": lines[name] for name in extras if name in taken}
 
 
 def requirement_lines(data: bytes | None) -> list[str] | None:
@@ -143,12 +147,16 @@ def group_name(name: str) -> str:
 
 
 def pyproject_declarations(doc: dict[str, Any]) -> dict[str, Any]:
-    """The test dependency tables of a parsed ``pyproject.toml``, by a name for the report."""
+    """The test dependency tables of a parsed ``pyproject.toml``, by a name for the report: the test
+    groups, and every group or extra one of them takes in (:func:`_taken_in`)."""
     found: dict[str, Any] = {}
+    own = _get(doc, "project.name")
     for table in ("project.optional-dependencies", "dependency-groups"):
         groups = _get(doc, table)
         if isinstance(groups, dict):
-            found.update({f"[{table}] {k}": v for k, v in groups.items() if group_name(k) in TEST_GROUPS})
+            wanted = [k for k in groups if group_name(k) in TEST_GROUPS]
+            taken = _taken_in(groups, wanted, own if isinstance(own, str) else None)
+            found.update({f"[{table}] {k}": groups[k] for k in groups if k in taken})
         elif groups is not None:
             found[f"[{table}]"] = groups
     poetry_groups = _get(doc, "tool.poetry.group")
@@ -163,6 +171,42 @@ def pyproject_declarations(doc: dict[str, Any]) -> dict[str, Any]:
         if value is not None:
             found[f"[{table}]"] = value
     return found
+
+
+def _taken_in(groups: dict[str, Any], wanted: list[str], project: str | None) -> set[str]:
+    """``wanted`` and every group it takes in, transitively: a PEP 735 ``{include-group = "x"}``, and
+    the project's own extras (``test = ["my-pkg[plugins]"]`` installs the ``plugins`` extra). A
+    pytest plugin added to ``plugins`` reaches the test run as surely as one added to ``test``.
+    Names compared as PEP 503/685 normalize them."""
+    by_name = {group_name(k): k for k in groups}
+    own = group_name(project) if project else None
+    taken: set[str] = set()
+    stack = list(wanted)
+    while stack:
+        key = stack.pop()
+        if key in taken:
+            continue
+        taken.add(key)
+        entries = groups.get(key)
+        for entry in entries if isinstance(entries, list) else []:
+            stack += [by_name[n] for n in _included(entry, own) if n in by_name]
+    return taken
+
+
+def _included(entry: object, project: str | None) -> list[str]:
+    """The normalized names of the groups or extras one entry takes in."""
+    if isinstance(entry, dict):
+        name = entry.get("include-group")
+        return [group_name(name)] if isinstance(name, str) else []
+    if not (isinstance(entry, str) and project):
+        return []
+    found = _SELF_EXTRAS.match(entry)
+    if found is None or group_name(found["name"]) != project:
+        return []
+    return [group_name(extra.strip()) for extra in found["extras"].split(",") if extra.strip()]
+
+
+_SELF_EXTRAS = re.compile(r"\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*\[(?P<extras>[^\]]*)\]")
 
 
 def pipfile_declarations(doc: dict[str, Any]) -> dict[str, Any]:

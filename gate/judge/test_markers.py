@@ -22,10 +22,18 @@ Where the contract is silent, the choices (``docs/contract-choices.md``) fail cl
   marker, so an unconditional ``pytest.skip()`` added where the parent had ``if rare:
   pytest.skip()`` is not equal; ``skipUnless(c)`` is ``skipIf(not c)``; a pytest mark's every
   positional condition counts, as pytest reads them all;
-- a new test's marker still counts when it reaches beyond that test: ``pytest.exit`` (ends the
-  whole run), a mark decorator *used* in its body (``unittest.skip("x")(Other.test_a)``), or a new
-  test (or class) the file's own code refers to by name (a "test" called as a helper) or
-  subclasses;
+- a marker still counts when it reaches beyond its test: ``pytest.exit`` in a new test (ends the
+  whole run), a mark decorator *used* in a test's body (``unittest.skip("x")(Other.test_a)``), a
+  new test (or class) the file's own code refers to by name (a "test" called as a helper) or
+  subclasses, and anything that runs when the test is *defined*, at import, other than the
+  decorator (or ``pytestmark`` item) being a mark itself: a marker in a default or an annotation,
+  inside a decorator's arguments, or a mark called with one non-literal argument
+  (``pytest.mark.skip(test_old)`` marks ``test_old``);
+- a case's mark (``pytest.param(2, marks=skip)``) marks that case: it equals the same mark on the
+  same case's values only;
+- a marker reached through a name bound to anything but a plain reference (``win =
+  pytest.mark.skipif(c, ...)``; ``@win``) has a condition the syntax cannot read: it equals no
+  other marker, on either side;
 - tests are what pytest collects by default, in files matched by the policy's ``tests`` globs:
   functions named ``test*`` at module level or in a test class, not decorated as fixtures; classes
   named ``Test*`` or deriving from a ``*TestCase``;
@@ -38,7 +46,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Collection, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
 
 from oracle_gate.judge.pyrefs import Resolver, build_resolver
@@ -72,8 +80,12 @@ DECORATOR_APIS_EXACT = frozenset({"unittest.case.expectedFailure"})
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _BLOCKS = (ast.If, ast.Try, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While)
 PYTESTMARK = "pytestmark"
+FIXTURE_NAMES = frozenset({"fixture", "yield_fixture"})
 
 Key = tuple[str, ...]  # the classes around a test and its name; a class: the classes and its name
+
+#: ``importorskip`` returns the module it imported (a name bound to that result is no marker).
+IMPORTORSKIP = frozenset({"pytest.importorskip", "_pytest.outcomes.importorskip"})
 
 
 @dataclass(frozen=True)
@@ -86,6 +98,9 @@ class Marker:
     end: int
     #: a decorator-style API used in a test's body: it marks something else, not the running test
     reaches_out: bool = False
+    #: reached through a name bound to something derived (``sk = pytest.mark.skipif(c, ...)``,
+    #: ``pytestmark = marks``): its condition cannot be read here, so it equals no other marker
+    opaque: bool = False
 
     @property
     def identity(self) -> tuple[str, str]:
@@ -122,12 +137,12 @@ class TestLayout:
 
     def carried(self, key: Key) -> set[tuple[str, str]]:
         """Every marker that applies to the test ``key``: its own, its classes', the module's."""
-        found = {m.identity for m in self.functions[key].markers}
+        markers = [*self.functions[key].markers, *self.module]
         for depth in range(1, len(key)):
             scope = self.classes.get(key[:depth])
             if scope is not None:
-                found |= {m.identity for m in scope.markers}
-        return found | {m.identity for m in self.module}
+                markers += scope.markers
+        return {m.identity for m in markers if not m.opaque}
 
     def tests_below(self, prefix: Key) -> list[Key]:
         return [k for k in self.functions if k[: len(prefix)] == prefix]
@@ -163,13 +178,22 @@ def _counts(line: int, head: TestLayout, parent: TestLayout | None) -> bool:
     site = _site(line, head)
     if site is None or not site.tests or parent is None:
         return True  # outside every test (as before), on no test, or no parent to compare with
+    if any(m.reaches_out for m in site.markers):
+        return True  # it marks something else than the tests it sits on: whatever they carried
     for key in site.tests:
         if key not in parent.functions:  # new on head: its own markers, unless they reach beyond it
-            if site.helper or any(m.kind == EXIT or m.reaches_out for m in site.markers):
+            if site.helper or any(m.kind == EXIT for m in site.markers):
                 return True
-        elif not site.markers or not {m.identity for m in site.markers} <= parent.carried(key):
+        elif not _equal_to_carried(site.markers, parent.carried(key)):
             return True
     return False
+
+
+def _equal_to_carried(markers: list[Marker], carried: set[tuple[str, str]]) -> bool:
+    """Each marker of the line equals one the test carried on the parent (one whose condition is
+    hidden behind a derived name equals nothing)."""
+    readable = markers and not any(m.opaque for m in markers)
+    return bool(readable) and {m.identity for m in markers} <= carried
 
 
 @dataclass(frozen=True)
@@ -194,10 +218,19 @@ def _site(line: int, layout: TestLayout) -> Site | None:
             return None  # a helper, a fixture, a setup method of the class
         if cls.key[-1] in layout.referenced:  # subclassed or used: its marks reach other tests
             return Site([], [], True)
-        return Site(layout.tests_below(cls.key), [m for m in cls.markers if m.holds(line)], False)
+        return Site(layout.tests_below(cls.key), _statement_markers(line, cls.mark_lines, cls.markers), False)
     if any(a <= line <= b for a, b in layout.module_mark_lines):
-        return Site(list(layout.functions), [m for m in layout.module if m.holds(line)], False)
+        return Site(
+            list(layout.functions), _statement_markers(line, layout.module_mark_lines, layout.module), False
+        )
     return None
+
+
+def _statement_markers(line: int, statements: list[tuple[int, int]], markers: list[Marker]) -> list[Marker]:
+    """The markers of the decorator or ``pytestmark`` statement holding ``line``: each of its lines
+    (``pytestmark = [``, a renamed ``marks = [``) is judged by everything the statement marks."""
+    a, b = next((a, b) for a, b in statements if a <= line <= b)
+    return [m for m in markers if a <= m.start and m.end <= b]
 
 
 def _innermost(line: int, scopes: Collection[Scope]) -> Scope | None:
@@ -210,11 +243,14 @@ def _innermost(line: int, scopes: Collection[Scope]) -> Scope | None:
 
 def read_layout(tree: ast.Module, deselected: Collection[str] = ()) -> TestLayout:
     """The tests of a parsed file, the markers each carries, and the names the file refers to."""
-    reader = _MarkerReader(build_resolver(tree), frozenset(deselected))
+    resolver = build_resolver(tree)
+    reader = _MarkerReader(resolver, frozenset(deselected), _derived_bindings(tree, resolver))
     layout = TestLayout(referenced=_referenced_names(tree))
     for stmt in _body_statements(tree.body):
         if _is_pytestmark(stmt):
-            layout.module += reader.markers_in(stmt, guards=_guards_of(stmt, tree))
+            layout.module += reader.markers_in(
+                stmt, guards=_guards_of(stmt, tree), own=_pytestmark_marks(stmt)
+            )
             layout.module_mark_lines.append(_lines(stmt))
     _read_scopes(tree.body, (), layout, reader)
     return layout
@@ -222,11 +258,14 @@ def read_layout(tree: ast.Module, deselected: Collection[str] = ()) -> TestLayou
 
 def _read_scopes(body: list[ast.stmt], classes: Key, layout: TestLayout, reader: _MarkerReader) -> None:
     for stmt in _body_statements(body):
-        if isinstance(stmt, _FUNCTIONS) and _is_test_function(stmt):
+        if isinstance(stmt, _FUNCTIONS) and _is_test_function(stmt, reader.resolver):
             key = (*classes, stmt.name)
             scope = Scope(key, *_lines(stmt))
             for decorator in stmt.decorator_list:
-                scope.markers += reader.markers_in(decorator, guards=())
+                cases = reader.case_marks(decorator)
+                scope.markers += reader.markers_in(decorator, guards=(), own=(decorator,), cases=cases)
+            for part in _signature(stmt):  # defaults and annotations: run when the test is defined
+                scope.markers += reader.markers_in(part, guards=(), own=())
             for inner in stmt.body:
                 scope.markers += reader.markers_in(inner, guards=(), in_body=True)
             layout.functions[key] = scope
@@ -234,14 +273,135 @@ def _read_scopes(body: list[ast.stmt], classes: Key, layout: TestLayout, reader:
             key = (*classes, stmt.name)
             scope = Scope(key, *_lines(stmt))
             for decorator in stmt.decorator_list:
-                scope.markers += reader.markers_in(decorator, guards=())
+                scope.markers += reader.markers_in(decorator, guards=(), own=(decorator,))
                 scope.mark_lines.append(_lines(decorator))
             for inner in _body_statements(stmt.body):
                 if _is_pytestmark(inner):
-                    scope.markers += reader.markers_in(inner, guards=_guards_of(inner, stmt))
+                    scope.markers += reader.markers_in(
+                        inner, guards=_guards_of(inner, stmt), own=_pytestmark_marks(inner)
+                    )
                     scope.mark_lines.append(_lines(inner))
             layout.classes[key] = scope
             _read_scopes(stmt.body, key, layout, reader)
+
+
+def _signature(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
+    """What Python evaluates when it defines the function, besides its decorators: the defaults and
+    the annotations of its arguments and its return annotation."""
+    return [node.args, *([node.returns] if node.returns is not None else [])]
+
+
+def _pytestmark_marks(stmt: ast.stmt) -> tuple[ast.AST, ...]:
+    """The marks a ``pytestmark`` statement gives: its value, or each item of a list or tuple."""
+    value = getattr(stmt, "value", None)
+    if isinstance(value, ast.List | ast.Tuple):
+        return tuple(value.elts)
+    return () if value is None else (value,)
+
+
+def _applies_to_what_it_decorates(api: str, node: ast.AST) -> bool:
+    """Whether a mark in a decorator's (or a ``pytestmark`` item's) place marks only what it
+    decorates: a decorator-style API, not called with one argument that may be a test to mark
+    (``pytest.mark.skip(test_old)`` and ``unittest.skip(test_old)`` mark ``test_old``; a reason is a
+    string literal, and a condition that is not one needs ``reason=``)."""
+    if not (api.startswith(DECORATOR_APIS) or api in DECORATOR_APIS_EXACT):
+        return False
+    if not isinstance(node, ast.Call):
+        return True
+    one_target = len(node.args) == 1 and not node.keywords
+    return not (one_target and not isinstance(node.args[0], ast.Constant | ast.JoinedStr))
+
+
+@dataclass(frozen=True)
+class Derived:
+    """The names and attributes a file binds to something other than a plain reference (a call's
+    result, a list, a lambda, a loop variable): what a marker reached through them is, and under
+    which condition, the syntax cannot say."""
+
+    names: frozenset[str] = frozenset()
+    attributes: frozenset[str] = frozenset()
+    #: names bound only to ``pytest.importorskip(...)``'s result: the module it imported, whose use
+    #: (``monkeypatch.setattr(pkg, ...)``) skips nothing more than the call did: such a use is
+    #: compared with the parent's as a plain reference, not hidden behind a derived binding
+    imported: frozenset[str] = frozenset()
+
+    def through_imported(self, node: ast.AST) -> bool:
+        """Whether a reference is ``pkg`` or ``pkg.attr...`` for a name bound only to importorskip's
+        result, through no attribute some binding derives."""
+        while isinstance(node, ast.Attribute):
+            if node.attr in self.attributes:
+                return False
+            node = node.value
+        return isinstance(node, ast.Name) and node.id in self.imported
+
+    def hides(self, node: ast.AST) -> bool:
+        """Whether a marker reference goes through such a binding (or is no plain reference at all)."""
+        while isinstance(node, ast.Attribute):
+            if node.attr in self.attributes:
+                return True
+            node = node.value
+        return not isinstance(node, ast.Name) or node.id in self.names
+
+
+def _derived_bindings(tree: ast.Module, resolver: Resolver) -> Derived:
+    """Of the names and attributes the resolver binds to a marker API's module, those some binding
+    derives (``self.skip = False`` binds nothing the resolver follows: ``pytest.skip`` stays plain)."""
+    names: set[str] = set()
+    attributes: set[str] = set()
+    imported: set[str] = set()
+    other: set[str] = set()
+    for node in ast.walk(tree):
+        for target, value, in_class in _bindings(node):
+            if isinstance(target, ast.Name):
+                is_import = isinstance(value, ast.Call) and bool(IMPORTORSKIP & resolver.resolve(value.func))
+                (imported if is_import else other).add(target.id)
+            if _plain_reference(value):
+                continue
+            for bound in ast.walk(target):
+                if isinstance(bound, ast.Name):
+                    (attributes if in_class else names).add(bound.id)
+                    names.add(bound.id)
+                elif isinstance(bound, ast.Attribute):
+                    attributes.add(bound.attr)
+    return Derived(
+        frozenset(names & resolver.names.keys()),
+        frozenset(attributes & resolver.attributes.keys()),
+        frozenset(imported - other),
+    )
+
+
+def _bindings(node: ast.AST) -> Iterator[tuple[ast.expr, ast.expr | None, bool]]:
+    """(target, value, in a class body) of each binding ``node`` makes (value None: not a plain one)."""
+    if isinstance(node, ast.ClassDef):
+        yield ast.Name(id=node.name, ctx=ast.Store()), None, False
+        for stmt in node.body:
+            if isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
+                for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
+                    yield target, _value(stmt), True
+    elif isinstance(node, ast.Assign):
+        yield from ((t, node.value, False) for t in node.targets)
+    elif isinstance(node, ast.AnnAssign | ast.AugAssign | ast.NamedExpr):
+        yield node.target, _value(node), False
+    elif isinstance(node, ast.For | ast.AsyncFor | ast.comprehension):
+        yield node.target, None, False
+    elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+        yield node.optional_vars, None, False
+    elif isinstance(node, ast.arguments):  # a parameter binds what its default is (the resolver's view)
+        positional = [*node.posonlyargs, *node.args]
+        pairs = list(zip(positional[len(positional) - len(node.defaults) :], node.defaults, strict=True))
+        pairs += [(a, d) for a, d in zip(node.kwonlyargs, node.kw_defaults, strict=True) if d is not None]
+        yield from ((ast.Name(id=a.arg, ctx=ast.Store()), d, False) for a, d in pairs)
+
+
+def _value(node: ast.AST) -> ast.expr | None:
+    """An assignment's value; None for an augmented one (``x += ...`` derives from what x was)."""
+    return None if isinstance(node, ast.AugAssign) else getattr(node, "value", None)
+
+
+def _plain_reference(value: ast.expr | None) -> bool:
+    while isinstance(value, ast.Attribute):
+        value = value.value
+    return isinstance(value, ast.Name)
 
 
 def _body_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
@@ -289,8 +449,19 @@ def _is_pytestmark(stmt: ast.stmt) -> bool:
     return False
 
 
-def _is_test_function(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    return node.name.startswith("test") and not any(_last_name(d) == "fixture" for d in node.decorator_list)
+def _is_test_function(node: ast.FunctionDef | ast.AsyncFunctionDef, resolver: Resolver | None = None) -> bool:
+    """Named ``test*`` and not a fixture: no decorator named ``fixture``, or that resolves to one
+    (``fx = pytest.fixture``, ``auto = functools.partial(pytest.fixture, autouse=True)``): an
+    autouse fixture called ``test_setup`` that skips is not a new test, it skips every test."""
+    return node.name.startswith("test") and not any(_is_fixture(d, resolver) for d in node.decorator_list)
+
+
+def _is_fixture(decorator: ast.expr, resolver: Resolver | None) -> bool:
+    if _last_name(decorator) in FIXTURE_NAMES:
+        return True
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    found = resolver.resolve(target) if resolver is not None else frozenset()
+    return any(q.rsplit(".", 1)[-1] in FIXTURE_NAMES for q in found)
 
 
 def _is_test_class(node: ast.ClassDef) -> bool:
@@ -407,13 +578,37 @@ class _MarkerReader:
 
     resolver: Resolver
     deselected: frozenset[str]
+    derived: Derived = field(default_factory=Derived)
 
-    def markers_in(self, root: ast.AST, guards: tuple[str, ...], in_body: bool = False) -> list[Marker]:
+    def markers_in(
+        self,
+        root: ast.AST,
+        guards: tuple[str, ...],
+        in_body: bool = False,
+        own: tuple[ast.AST, ...] | None = None,
+        cases: dict[int, str] | None = None,
+    ) -> list[Marker]:
+        """The markers in ``root``. ``own``: ``root`` runs when the test (or class, or module) is
+        defined, and only a mark in one of these places marks it; any other marker there reaches
+        beyond it (it runs at import: ``pytest.skip(allow_module_level=True)`` in a default skips
+        the whole file; ``pytest.mark.skip(test_old)`` in a decorator's argument marks another test).
+        ``cases``: the marks of ``pytest.param(..., marks=...)`` cases (:meth:`case_marks`), which
+        mark that case only: their kind says so and their condition holds the case's values."""
         found: list[Marker] = []
+        cases = cases or {}
         stack: list[tuple[ast.AST, tuple[str, ...]]] = [(root, guards)]
         while stack:
             node, where = stack.pop()
             marker, skip_child = self._marker(node, where, in_body)
+            if marker is not None and id(node) in cases:
+                marker = replace(
+                    marker,
+                    kind=f"case:{marker.kind}",
+                    condition=f"{marker.condition}\0{cases[id(node)]}",
+                    reaches_out=not self._marks_itself(node, (node,)),
+                )
+            elif marker is not None and own is not None and not self._marks_itself(node, own):
+                marker = replace(marker, reaches_out=True)
             if marker is not None:
                 found.append(marker)
             for child in ast.iter_child_nodes(node):
@@ -431,6 +626,8 @@ class _MarkerReader:
                 return None, None
             return self._make(api, node, _condition(api, node), guards, in_body), node.func
         if isinstance(node, ast.Attribute | ast.Name):
+            if not isinstance(node.ctx, ast.Load):
+                return None, None  # a name being bound (``pytestmark = ...``) marks nothing itself
             api = self._api(node)
             return (self._make(api, node, "", guards, in_body), None) if api else (None, None)
         return None, None
@@ -441,7 +638,34 @@ class _MarkerReader:
         start, end = _lines(node)
         reaches = in_body and (api.startswith(DECORATOR_APIS) or api in DECORATOR_APIS_EXACT)
         kind = marker_kind(api) or f"mark:{api}"
-        return Marker(kind, "\0".join((condition, *guards)), start, end, reaches)
+        target = node.func if isinstance(node, ast.Call) else node
+        # skipTest: any object's; a name bound only to importorskip's result reads as the parent's did
+        opaque = api != "TestCase.skipTest" and self.derived.hides(target)
+        opaque = opaque and not self.derived.through_imported(target)
+        return Marker(kind, "\0".join((condition, *guards)), start, end, reaches, opaque)
+
+    def case_marks(self, decorator: ast.AST) -> dict[int, str]:
+        """The marks given to one case of a parametrized test, ``pytest.param(2, marks=M)`` (M, or
+        each item of a list or tuple M), by node, with the case's values as a syntax-tree dump: a
+        skip of case 2 is not a skip of the test, nor of case 1."""
+        found: dict[int, str] = {}
+        for node in ast.walk(decorator):
+            if not (isinstance(node, ast.Call) and "pytest.param" in self.resolver.resolve(node.func)):
+                continue
+            values = "|".join(_dump(arg) for arg in node.args)
+            for keyword in node.keywords:
+                if keyword.arg == "marks":
+                    marks = keyword.value
+                    items = marks.elts if isinstance(marks, ast.List | ast.Tuple) else [marks]
+                    found.update({id(item): values for item in items})
+        return found
+
+    def _marks_itself(self, node: ast.AST, own: tuple[ast.AST, ...]) -> bool:
+        if not any(node is place for place in own):
+            return False
+        target = node.func if isinstance(node, ast.Call) else node
+        api = self._api(target) if isinstance(target, ast.expr) else None
+        return api is not None and _applies_to_what_it_decorates(api, node)
 
     def _api(self, node: ast.expr) -> str | None:
         if isinstance(node, ast.Attribute) and node.attr == "skipTest":

@@ -15,7 +15,17 @@ from datetime import date, datetime
 from enum import StrEnum
 
 from oracle_gate.exit_status import ExitStatus
-from oracle_gate.judge.approvals import BY_THE_AUTHOR, Approval, ApprovalsSeen, Approver, counting_approvers
+from oracle_gate.judge.approvals import (
+    BY_THE_AUTHOR,
+    Approval,
+    ApprovalRules,
+    ApprovalsSeen,
+    Approver,
+    QueuedApprovals,
+    counting_approvers,
+    queue_approvers,
+    queue_makers,
+)
 from oracle_gate.judge.changes import ChangeSet, FileChange, FileStatus, Kind
 from oracle_gate.judge.freeze import Freeze
 from oracle_gate.judge.globs import GlobSet
@@ -209,6 +219,8 @@ class Evidence:
     # v3.9.3: the author's permission on the repository now (None: not asked).
     base_changed_at: datetime | None = None
     author_permission: str | None = None
+    # v3.9.2: a merge group of several pull requests, each with its own approvals (None: not one).
+    queued: tuple[QueuedApprovals, ...] | None = None
     # v3.7: the UTC date of the run, for freeze expiry (None: expiry is not checked).
     today: date | None = None
 
@@ -408,27 +420,34 @@ def seed_rewritten(changes: ChangeSet, policy: Policy) -> list[Reason]:
 
 def oracle_change_approved(reasons: list[Reason], ev: Evidence) -> list[Reason]:
     """v3.5: with enough approvers, every approvable reason is replaced by one informational reason
-    per approver; otherwise (or with nothing to replace) ``reasons`` unchanged."""
+    per approver; otherwise (or with nothing to replace) ``reasons`` unchanged. v3.9.2: in a merge
+    group of several pull requests, every pull request that makes an oracle change needs its own."""
     rules = ev.policy.approvals
-    if rules is None or ev.author is None:
+    approvable = [r for r in reasons if r.code in APPROVABLE]
+    if rules is None or not approvable:
         return reasons
-    if ev.approvals is None and ev.author_permission is None:
-        return reasons
-    if not any(r.code in APPROVABLE for r in reasons):
-        return reasons
-    head = ev.approved_head or ev.changes.head
-    approvers = counting_approvers(
-        rules,
-        ev.approvals or (),
-        author=ev.author,
-        head_sha=head,
-        base_changed_at=ev.base_changed_at,
-        author_permission=ev.author_permission,
-    )
-    if len(approvers) < rules.count:
+    if ev.queued is not None:
+        approvers = queue_approvers(rules, queue_makers(ev.queued, (r.path for r in approvable)))
+    else:
+        approvers = pull_approvers(rules, ev)
+    if approvers is None or len(approvers) < rules.count:
         return reasons
     kept = [r for r in reasons if r.code not in APPROVABLE]
     return kept + [Reason(ReasonCode.ORACLE_CHANGE_APPROVED, approved_detail(a)) for a in approvers]
+
+
+def pull_approvers(rules: ApprovalRules, ev: Evidence) -> list[Approver] | None:
+    """The approvers that count for one pull request (None: no approvals were looked up)."""
+    if ev.author is None or (ev.approvals is None and ev.author_permission is None):
+        return None
+    return counting_approvers(
+        rules,
+        ev.approvals or (),
+        author=ev.author,
+        head_sha=ev.approved_head or ev.changes.head,
+        base_changed_at=ev.base_changed_at,
+        author_permission=ev.author_permission,
+    )
 
 
 def approved_detail(approver: Approver) -> str:

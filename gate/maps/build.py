@@ -45,7 +45,7 @@ from oracle_gate.maps.choice import chosen_collector, collector_fields, coverage
 from oracle_gate.maps.combine import combine_maps
 from oracle_gate.maps.command import run_map_cli
 from oracle_gate.maps.hints import EXIT_NO_TESTS, EXIT_TESTS_FAILED, no_map_cause
-from oracle_gate.maps.ignored_files import copy_ignored
+from oracle_gate.maps.ignored_files import copy_ignored, ignored_module_cause
 from oracle_gate.maps.layout import interpreter_first_on_path, src_layout_env
 from oracle_gate.maps.mapfile import (
     MAX_LISTED,
@@ -61,9 +61,20 @@ from oracle_gate.maps.provenance import Producer
 from oracle_gate.maps.read import Manifest, manifest_beside
 from oracle_gate.maps.relocate import relocated_copy
 from oracle_gate.maps.repeat import repeat_runs, unstable_observations
-from oracle_gate.maps.runner import DATA_DIR, REPORT_FILE, Progress, Run, Runner, child_env, default_command
-from oracle_gate.maps.shards import COVERAGE_COLLECTOR, ENV_COLLECTOR, ENV_FREEZE, GATE_COLLECTORS
+from oracle_gate.maps.runner import (
+    DATA_DIR,
+    RAW_NAME,
+    REPORT_FILE,
+    Progress,
+    Run,
+    Runner,
+    child_env,
+    default_command,
+    measurer_env,
+)
+from oracle_gate.maps.shards import COVERAGE_COLLECTOR, ENV_FREEZE, GATE_COLLECTORS
 from oracle_gate.maps.sqlite_map import SqliteCoverageMap
+from oracle_gate.maps.testpaths import DefaultPaths, default_test_paths
 from oracle_gate.oracle_files import read_oracle
 
 # Importers (the Action, the CLI) name these through this module.
@@ -108,8 +119,11 @@ def build_map(
     why = coverage_py_reason(command)
     if why is not None:
         note(f"measuring with coverage.py: {why}")
-    argv = map_command(command, collector)
     oracle = read_oracle(git, sha, check_bound=False)  # which tests are frozen; check judges bindings
+    default_paths = DefaultPaths() if command else default_test_paths(git, sha, oracle.policy.harness)
+    if default_paths.note is not None:
+        note(default_paths.note)
+    argv = [*map_command(command, collector), *default_paths.paths]
     freeze, freeze_path = oracle.freeze, oracle.policy.freeze
     started = time.monotonic()
     unstable: dict[str, dict[str, list[int]]] | None = None
@@ -119,24 +133,33 @@ def build_map(
         with git.worktree(sha, scratch) as tree:
             copy_ignored(git, sha, tree, copy_ignored_paths)
             env = interpreter_first_on_path(
-                child_env(scratch / DATA_DIR / "raw.coverage", scratch / REPORT_FILE, shard)
+                child_env(scratch / DATA_DIR / RAW_NAME, scratch / REPORT_FILE, shard)
             )
             if not command:
                 env = src_layout_env(env, tree)
             if freeze.entries and (tree / freeze_path).is_file():
                 env[ENV_FREEZE] = str(tree / freeze_path)
-            env[ENV_COLLECTOR] = collector
+            env = measurer_env(env, scratch, collector)
             runner = Runner(argv, tree, env, scratch, show_output, progress, poll_seconds)
             run = runner.run()
             if collector != COVERAGE_COLLECTOR and run.report.refused is not None:
                 note(f"measuring with coverage.py: the collector cannot follow {run.report.refused}")
-                collector, argv = COVERAGE_COLLECTOR, map_command(command, COVERAGE_COLLECTOR)
+                collector = COVERAGE_COLLECTOR
+                argv = [*map_command(command, COVERAGE_COLLECTOR), *default_paths.paths]
                 (scratch / REPORT_FILE).unlink()
-                env[ENV_COLLECTOR] = collector
+                env = measurer_env(env, scratch, collector)
                 run = replace(runner, argv=argv, env=env).run()
             _refuse_tampered(run, sha)
             outside = _collect(
-                run, scratch / DATA_DIR, built, tree, sha=sha, shard=shard, argv=argv, collector=collector
+                run,
+                scratch / DATA_DIR,
+                built,
+                tree,
+                sha=sha,
+                shard=shard,
+                argv=argv,
+                collector=collector,
+                git=git,
             )
             if repeat > 1:
 
@@ -148,7 +171,7 @@ def build_map(
                 repeats = repeat_runs(replace(runner, argv=argv, env=env), repeat, collect_one, sha)
                 unstable = unstable_observations([built, *repeats])
                 _union(built, repeats, tree)
-        outcome = _judge(run, built, sha, shard, freeze, argv=argv, collector=collector)
+        outcome = _judge(run, built, sha, shard, freeze, argv=argv, collector=collector, git=git)
         seconds = time.monotonic() - started
         manifest = Manifest(
             path=manifest_beside(out),
@@ -255,23 +278,35 @@ def _collect(
     shard: tuple[int, int] | None,
     argv: Sequence[str],
     collector: str = COVERAGE_COLLECTOR,
+    git: Git | None = None,
 ) -> list[str]:
     """Merge what the run wrote into ``built``; the measured paths outside the tree are returned."""
     errors = run.report.policy_errors
     if errors:
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
         raise MapError(f"{sha[:12]}: freeze policy error: {errors[0]}{more}", run.tail)
-    raw_files = sorted(p for p in raw_dir.iterdir() if p.name.startswith("raw.coverage"))
+    raw_files = sorted(p for p in raw_dir.iterdir() if p.name.startswith(RAW_NAME))
     if not raw_files and not _empty_shard(run, shard):
-        _raise_cause(run, sha, argv, collector)
+        _raise_cause(run, sha, argv, collector, git)
         raise MapError(
             f"{sha[:12]}: the test command wrote no coverage data (exit status {run.exit_status}); "
             "it must run pytest with --cov --cov-context=test (or coverage run -m pytest --oracle-contexts)",
             run.tail,
         )
-    if run.finish.get("collector") in GATE_COLLECTORS and len(raw_files) == 1:
-        return _adopt(raw_files[0], built)
+    if run.finish.get("collector") in GATE_COLLECTORS:
+        _refuse_unsealed(run, raw_files, sha)
+        if len(raw_files) == 1:
+            return _adopt(raw_files[0], built)
     return _merge(raw_files, built, tree)
+
+
+def _refuse_unsealed(run: Run, raw_files: Sequence[Path], sha: str) -> None:
+    """v2 2.5: the collector's data must be exactly what it sealed (:mod:`oracle_gate.maps.seal`)."""
+    from oracle_gate.maps.seal import seal_problem
+
+    problem = seal_problem(raw_files, run.seals)
+    if problem is not None:
+        raise MapError(f"{sha[:12]}: no map: {problem}", run.tail)
 
 
 def _judge(
@@ -283,12 +318,13 @@ def _judge(
     *,
     argv: Sequence[str],
     collector: str = COVERAGE_COLLECTOR,
+    git: Git | None = None,
 ) -> _Outcome:
     """Is the data a usable map, and did the parent's tests pass?"""
     empty_shard = _empty_shard(run, shard)
     test_ids = map_test_ids(built)
     if not test_ids and not empty_shard:
-        _raise_cause(run, sha, argv, collector)
+        _raise_cause(run, sha, argv, collector, git)
         raise MapError(
             f"{sha[:12]}: the coverage data has no test contexts (exit status {run.exit_status}); "
             "measure with pytest --cov --cov-context=test, or coverage run -m pytest --oracle-contexts",
@@ -320,11 +356,14 @@ def _judge(
     )
 
 
-def _raise_cause(run: Run, sha: str, argv: Sequence[str], collector: str) -> None:
+def _raise_cause(run: Run, sha: str, argv: Sequence[str], collector: str, git: Git | None = None) -> None:
     """Raise a :class:`MapError` naming why the run made no map, when its output shows it. With the
-    gate's collector the plugin is the measurer: that it never started is then the cause."""
+    gate's collector the plugin is the measurer: that it never started is then the cause. A module
+    missing because git ignores its file (a build-written ``_version.py``) is named with the way out."""
     started = run.report.started if collector in GATE_COLLECTORS else None
     cause = no_map_cause(run.exit_status, run.tail, argv, plugin_started=started)
+    if cause is not None and git is not None and run.exit_status != 0:
+        cause = ignored_module_cause(git, sha, run.tail) or cause
     if cause is not None:
         raise MapError(f"{sha[:12]}: no map: {cause}", run.tail)
 

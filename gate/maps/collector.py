@@ -37,6 +37,7 @@ from types import CodeType, FrameType
 from typing import Any, Protocol
 
 from oracle_gate.maps.guard import MonitoringGuard, sysmon_problem, trace_problem
+from oracle_gate.maps.shards import ENV_DATA
 
 COLLECTOR_NAME = "sysmon"
 COVERAGE_COLLECTOR = "coverage.py"
@@ -417,7 +418,7 @@ def start_from_environment(
         reason = refusal()
     if reason is not None or not start:
         return reason
-    data_file = Path(env.get("COVERAGE_FILE") or ".coverage")
+    data_file = Path(env.get(ENV_DATA) or env.get("COVERAGE_FILE") or ".coverage")
     data_file = data_file.with_name(f"{data_file.name}.{os.getpid()}")
     if chosen == TRACE_COLLECTOR:
         from oracle_gate.maps.trace_collector import start_trace_collector

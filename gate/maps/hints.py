@@ -22,6 +22,9 @@ _MISSING_MODULE = r"(ModuleNotFoundError|ImportError): (.+)"
 _COLLECTING = "ERROR collecting"
 _FAILED = r"\b(\d+) failed\b"
 _USAGE = r"(?m)^(?:ERROR: |\S+: error: )(.+)$"
+# An exception that stopped pytest before its plugins were configured (a conftest's import, a
+# warning made an error by ``filterwarnings = error`` while pytest-cov starts): its last line.
+_STARTUP_EXCEPTION = r"(?m)^(?:E\s+)?((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Warning)): (.+)$"
 
 
 PLUGIN_NOT_STARTED = (
@@ -44,8 +47,22 @@ def no_map_cause(
     program = argv[0] if argv else "the test command"
     missing = _missing_tool(tail, program)
     if missing is None and plugin_started is False:
-        return PLUGIN_NOT_STARTED
+        return _stopped_at_startup(exit_status, tail) or PLUGIN_NOT_STARTED
     return missing or _pytest_outcome(exit_status, tail)
+
+
+def _stopped_at_startup(exit_status: int, tail: str) -> str | None:
+    """pytest ran but stopped on an exception before the gate's plugin started: that exception."""
+    if exit_status == 0:
+        return None
+    found = re.findall(_STARTUP_EXCEPTION, tail)
+    if not found:
+        return None
+    name, message = found[-1]
+    return (
+        f"the test command stopped (exit status {exit_status}) before pytest configured its plugins: "
+        f"{name}: {message.strip()[:300]}"
+    )
 
 
 def _missing_tool(tail: str, program: str) -> str | None:

@@ -18,6 +18,7 @@ written, never replace what the parent contains. Anything else is a usage error 
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
@@ -67,3 +68,32 @@ def _ignored(git: Git, paths: Sequence[str]) -> set[str]:
     payload = b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in paths)
     out = git.run(["check-ignore", "-z", "--stdin"], stdin=payload, ok_codes=(0, 1)).stdout
     return {p for p in out.decode("utf-8", "surrogateescape").split("\0") if p}
+
+
+_NO_MODULE = r"No module named '([A-Za-z_][\w.]*)'"
+
+
+def ignored_module_cause(git: Git, sha: str, tail: str) -> str | None:
+    """The run failed because a module whose file git ignores is missing from the map's worktree (a
+    ``_version.py`` that setuptools-scm or hatch-vcs writes at build time): one clause naming the file
+    and ``--copy-ignored``, or None. The file is looked for where the module would be, at the top of
+    the repository and under ``src/``; it must be ignored by git and not a file of the commit."""
+    missing = re.search(_NO_MODULE, tail)
+    if missing is None:
+        return None
+    module = missing.group(1)
+    stem = module.replace(".", "/")
+    candidates = [f"{base}{stem}{end}" for base in ("", "src/") for end in (".py", "/__init__.py")]
+    ignored, tracked = _ignored(git, candidates), git.existing_files(sha, candidates)
+    for rel in candidates:
+        if rel in ignored and rel not in tracked:
+            first = (
+                ""
+                if (git.repo / rel).is_file()
+                else "build it in the checkout (e.g. pip install -e .), then "
+            )
+            return (
+                f"the tests cannot import {module}: {rel} is ignored by git (a file the build writes), so "
+                f"the map's worktree of the commit does not have it; {first}pass --copy-ignored {rel}"
+            )
+    return None

@@ -23,6 +23,10 @@ OUTCOMES_KEY = "outcomes"  # manifest: {test id: outcome}
 SKIP_REASONS_KEY = "skip_reasons"  # manifest: {test id: reason} for skipped and xfailed tests
 PLUGINS_KEY = "pytest_plugins"  # manifest: [{"name": dist, "version": v}, ...]
 PYTHON_KEY = "python_version"  # manifest: "3.11.7"
+# manifest: 1 when the plugin set lists every registered plugin by origin (SCORING.md v2, 2.1); a map
+# without it lists distributions only, and ``score`` cannot compare the tree's plugins with it.
+PLUGIN_ORIGINS_KEY = "plugin_origins"
+PLUGIN_ORIGINS = 1
 OUTCOME_WORDS = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
 # Load-time switches, not plugins: "-p no:NAME" blocks a plugin, which the loaded set then shows.
 _NOT_A_PLUGIN = ("no:",)
@@ -78,18 +82,37 @@ def skip_reason(report: Any) -> str:
 
 
 def loaded_plugins(config: Any, own: Sequence[str] = ()) -> list[dict[str, str | None]]:
-    """Every plugin distribution the run loaded: ``pytest11`` entry points (which pytest loaded, as
-    pluggy records them) and ``-p`` / ``PYTEST_PLUGINS`` names, sorted by name, each once. ``own``:
-    ``-p`` modules of the gate's own that the caller added (not part of the project's set)."""
+    """Every plugin the run loaded: ``pytest11`` entry points (which pytest loaded, as pluggy records
+    them), ``-p`` / ``PYTEST_PLUGINS`` names, and (SCORING.md v2, 2.1) every other plugin registered
+    with the plugin manager by origin (:mod:`oracle_gate.maps.plugin_origins`), sorted by name, each
+    once. ``own``: ``-p`` modules of the gate's own that the caller added (not part of the project's
+    set)."""
+    from oracle_gate.maps.plugin_origins import origins
+
     found: dict[str, str | None] = {}
-    for _plugin, dist in config.pluginmanager.list_plugin_distinfo():
+    counted: set[str] = set()  # top-level packages of the entry points' modules: their distribution is in
+    for plugin, dist in config.pluginmanager.list_plugin_distinfo():
         # One parse of the distribution's METADATA (its name and its version would each parse it again).
         metadata = dist.metadata
         found[normalize(str(metadata["name"]))] = str(metadata["version"])
+        counted.add(str(getattr(plugin, "__name__", "")).split(".", 1)[0])
     named = named_plugins(config.invocation_params.args, os.environ.get("PYTEST_PLUGINS", ""))
     for module in (m for m in named if m not in own):
         name, version = _module_distribution(module)
         found.setdefault(name, version)
+    root = config.invocation_params.dir  # the checkout: ``map`` and ``score`` run pytest at its top
+    for name, version in origins(config.pluginmanager, root, _module_distribution, counted).items():
+        found.setdefault(name, version)
+    return [{"name": name, "version": found[name]} for name in sorted(found)]
+
+
+def plugins_union(*sets: Sequence[Mapping[str, Any]]) -> list[dict[str, str | None]]:
+    """Plugin lists taken at several points of a run (the end of collection, the end of the session)
+    as one: every plugin registered at any of them."""
+    found: dict[str, str | None] = {}
+    for entries in sets:
+        for name, version in plugin_set(entries).items():
+            found.setdefault(name, version)
     return [{"name": name, "version": found[name]} for name in sorted(found)]
 
 
@@ -116,7 +139,7 @@ def _module_distribution(module: str) -> tuple[str, str | None]:
     import importlib.metadata  # here, not at the top: ``map`` imports this module for run_facts
 
     top = module.split(".", 1)[0]
-    dists = importlib.metadata.packages_distributions().get(top, [])
+    dists = _packages_distributions().get(top, [])
     if dists:
         name = normalize(dists[0])
         try:
@@ -126,6 +149,19 @@ def _module_distribution(module: str) -> tuple[str, str | None]:
     if top in _BUILTIN:
         return f"pytest:{top}", None
     return f"module:{module}", None
+
+
+_DISTRIBUTIONS: list[Mapping[str, list[str]]] = []
+
+
+def _packages_distributions() -> Mapping[str, list[str]]:
+    """``importlib.metadata.packages_distributions()``, read once per process (it scans every
+    installed distribution)."""
+    import importlib.metadata
+
+    if not _DISTRIBUTIONS:
+        _DISTRIBUTIONS.append(importlib.metadata.packages_distributions())
+    return _DISTRIBUTIONS[0]
 
 
 # pytest's own plugins, loadable by ``-p NAME``: part of pytest, whose version the set already has.
@@ -172,7 +208,7 @@ def run_facts(finish: Mapping[str, Any]) -> dict[str, Any]:
     plugin's ``finish`` event (empty when the plugin did not report them: an old or absent plugin,
     which ``score`` then refuses to score against)."""
     facts: dict[str, Any] = {}
-    for key in (OUTCOMES_KEY, SKIP_REASONS_KEY, PLUGINS_KEY, PYTHON_KEY):
+    for key in (OUTCOMES_KEY, SKIP_REASONS_KEY, PLUGINS_KEY, PYTHON_KEY, PLUGIN_ORIGINS_KEY):
         if key in finish:
             facts[key] = finish[key]
     return facts
@@ -193,7 +229,7 @@ def combined_facts(parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     if parts and all(isinstance(p.get(OUTCOMES_KEY), dict) for p in parts):
         facts[OUTCOMES_KEY] = dict(sorted(o for p in parts for o in p[OUTCOMES_KEY].items()))
         facts[SKIP_REASONS_KEY] = {k: v for p in parts for k, v in (p.get(SKIP_REASONS_KEY) or {}).items()}
-    for key in (PLUGINS_KEY, PYTHON_KEY):
+    for key in (PLUGINS_KEY, PYTHON_KEY, PLUGIN_ORIGINS_KEY):
         values = [p.get(key) for p in parts]
         if values and values[0] is not None and all(v == values[0] for v in values):
             facts[key] = values[0]

@@ -190,6 +190,10 @@ class OracleGate:
         self.controller = is_xdist_controller(config)  # the xdist controller: runs no test itself
         self.workers: list[dict[str, Any]] = []  # the controller: what each worker sent back
         self.outcome_log = _outcome_log()
+        self.plugins_collected: list[dict[str, str | None]] = []  # the plugin set at the end of collection
+        # v2 2.5: the seal of each data file the collector wrote (its own; the controller: its workers')
+        self.seals: list[dict[str, str]] = []
+        self.seal_pipe = _take_seal_pipe() if settings.map_mode else None
         self.pending: list[str] = []  # report lines not written yet (finished tests only)
         self.write_at = 0.0  # when the pending lines are written at the latest (monotonic)
         if settings.report is not None:
@@ -273,6 +277,7 @@ class OracleGate:
                 for nodeid in forced
             ]
         self.selected = len(session.items)
+        self.plugins_collected = _plugins_now(self.config)  # SCORING.md v2, 2.1: at the end of collection
         self._emit({"event": "collected", "tests": self.selected, "frozen": len(self.frozen)})
         if self.policy_errors:
             self._emit({"event": "policy_error", "errors": self.policy_errors})
@@ -377,6 +382,9 @@ class OracleGate:
             ]
             self.shard_deselected = max(self.shard_deselected, int(result.get("shard_deselected", 0)))
             self.core = self.core or result.get("coverage_core")
+            self.seals += [dict(seal) for seal in result.get("seals") or [] if isinstance(seal, dict)]
+            # v2 2.1: what the workers registered (their conftests, a test module's pytest_plugins)
+            self.plugins_collected = _plugins_union(self.plugins_collected, result.get("plugins") or [])
         self.frozen.sort(key=lambda f: f.nodeid)
 
     def _collector_fields(self) -> dict[str, Any]:
@@ -397,11 +405,16 @@ class OracleGate:
 
             self.collector.stop()
             report_tampering(self, session)
+            self._seal()
         if self.worker:
             self._send_to_controller()
             return
         if self.controller:
             self._worker_results()
+        if self.seal_pipe is not None and self.seals:
+            from oracle_gate.maps.seal import ENV_SEAL, send_seals
+
+            send_seals(self.seals, {ENV_SEAL: self.seal_pipe})
         self._emit(
             {
                 **self._collector_fields(),
@@ -420,6 +433,14 @@ class OracleGate:
             }
         )
 
+    def _seal(self) -> None:
+        """v2 2.5: the collector has closed its file; its digest now, before any later code runs."""
+        from oracle_gate.maps.seal import collector_seal
+
+        seal = collector_seal(self.collector)
+        if seal is not None:
+            self.seals.append(seal)
+
     def _send_to_controller(self) -> None:
         """An xdist worker's results, which only it knows, for the controller's finish event."""
         output: dict[str, Any] = getattr(self.config, "workeroutput", {})
@@ -429,6 +450,8 @@ class OracleGate:
             "shard_deselected": self.shard_deselected,
             "coverage_core": self.core,
             "collector": _collector_fields(self.collector) if self.collector is not None else None,
+            "seals": self.seals,
+            "plugins": _plugins_union(self.plugins_collected, _plugins_now(self.config)),
         }
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
@@ -497,6 +520,13 @@ def _start_collector(plugin: OracleGate) -> Any:
     return started
 
 
+def _take_seal_pipe() -> str | None:
+    """``map``'s seal pipe (v2 2.5), taken out of the environment the tests see."""
+    from oracle_gate.maps.seal import ENV_SEAL
+
+    return os.environ.pop(ENV_SEAL, None)
+
+
 def _outcome_log() -> Any:
     from oracle_gate.maps.outcomes import OutcomeLog
 
@@ -505,13 +535,34 @@ def _outcome_log() -> Any:
 
 def _run_facts(plugin: OracleGate) -> dict[str, Any]:
     """Issue 20: per-test outcomes, the loaded plugin set and the Python version, for the manifest."""
-    from oracle_gate.maps.outcomes import PLUGINS_KEY, PYTHON_KEY, loaded_plugins, python_version
+    from oracle_gate.maps.outcomes import (
+        PLUGIN_ORIGINS,
+        PLUGIN_ORIGINS_KEY,
+        PLUGINS_KEY,
+        PYTHON_KEY,
+        loaded_plugins,
+        plugins_union,
+        python_version,
+    )
 
     return {
         **plugin.outcome_log.document(),
-        PLUGINS_KEY: loaded_plugins(plugin.config),
+        PLUGINS_KEY: plugins_union(plugin.plugins_collected, loaded_plugins(plugin.config)),
+        PLUGIN_ORIGINS_KEY: PLUGIN_ORIGINS,
         PYTHON_KEY: python_version(),
     }
+
+
+def _plugins_union(*sets: Any) -> list[dict[str, str | None]]:
+    from oracle_gate.maps.outcomes import plugins_union
+
+    return plugins_union(*sets)
+
+
+def _plugins_now(config: pytest.Config) -> list[dict[str, str | None]]:
+    from oracle_gate.maps.outcomes import loaded_plugins
+
+    return loaded_plugins(config)
 
 
 def _collector_fields(collector: Any) -> dict[str, Any]:

@@ -16,8 +16,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from oracle_gate.maps.mapfile import MapError
-from oracle_gate.maps.runner import DATA_DIR, REPORT_FILE, Run, Runner
-from oracle_gate.maps.shards import ENV_REPORT
+from oracle_gate.maps.runner import DATA_DIR, REPORT_FILE, Run, Runner, measurer_env
+from oracle_gate.maps.shards import COVERAGE_COLLECTOR, ENV_COLLECTOR, ENV_REPORT
 from oracle_gate.maps.sqlite_map import SqliteCoverageMap
 
 MAX_REPEAT = 20
@@ -42,7 +42,7 @@ def repeat_runs(
     for index in range(2, times + 1):
         scratch = runner.scratch / f"repeat-{index}"
         scratch.mkdir()
-        env = {**runner.env, "COVERAGE_FILE": str(scratch / DATA_DIR / "raw.coverage")}
+        env = measurer_env(runner.env, scratch, runner.env.get(ENV_COLLECTOR, COVERAGE_COLLECTOR))
         env[ENV_REPORT] = str(scratch / REPORT_FILE)
         run = replace(runner, scratch=scratch, env=env).run()
         if run.report.tampered is not None:

@@ -22,7 +22,17 @@ from pathlib import Path
 from typing import Any
 
 from oracle_gate.maps.mapfile import MapError
-from oracle_gate.maps.shards import ENV_FREEZE, ENV_MAP, ENV_REPORT, ENV_SHARD
+from oracle_gate.maps.pipe import PipeReader
+from oracle_gate.maps.seal import ENV_SEAL
+from oracle_gate.maps.shards import (
+    ENV_COLLECTOR,
+    ENV_DATA,
+    ENV_FREEZE,
+    ENV_MAP,
+    ENV_REPORT,
+    ENV_SHARD,
+    GATE_COLLECTORS,
+)
 
 DEFAULT_COMMAND = ("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--cov", "--cov-context=test")
 # pytest-cov's terminal report is not needed for a map and costs a pass over every measured file.
@@ -30,6 +40,11 @@ DEFAULT_REPORT_OFF = ("--cov-report=",)
 TAIL_LINES = 30
 REPORT_FILE = "report.jsonl"  # in the scratch directory: the plugin's JSON-lines report
 DATA_DIR = "data"  # in the scratch directory: where the run writes its coverage data
+RAW_NAME = "raw.coverage"  # in DATA_DIR: the run's data file(s), ``raw.coverage[.suffix]``
+# In the scratch directory: where a coverage.py running beside the gate's collector (pytest-cov from
+# the project's addopts) writes. Never read: the map is the collector's, and pytest-cov combines (and
+# deletes) every file named like its own data file, so the collector's must not be named like it.
+BESIDE_DIR = "coverage-beside"
 
 Progress = Callable[[int, int | None, float], None]  # (tests done, tests selected or None, seconds)
 
@@ -93,6 +108,7 @@ class Run:
     exit_status: int
     report: RunReport
     tail: str
+    seals: bytes | None = None  # v2 2.5: what the collector sealed (None: the pipe never closed)
 
     @property
     def finish(self) -> dict[str, Any]:
@@ -117,20 +133,26 @@ class Runner:
         (self.scratch / DATA_DIR).mkdir(exist_ok=True)
         report = RunReport()
         started = time.monotonic()
+        read_end, write_end = os.pipe()  # v2 2.5: the collector's seals (the write end: the child's only)
         with log_path.open("wb") as log:
             try:
                 proc = subprocess.Popen(
                     list(self.argv),
                     cwd=self.cwd,
-                    env=dict(self.env),
+                    env={**self.env, ENV_SEAL: str(write_end)},
                     stdin=subprocess.DEVNULL,
                     stdout=None if self.show_output else log,
                     stderr=None if self.show_output else subprocess.STDOUT,
+                    pass_fds=(write_end,),
                 )
             except OSError as exc:
+                os.close(read_end)
                 raise MapError(
                     f"cannot run the test command {self.argv[0]!r}: {exc.strerror or exc}"
                 ) from exc
+            finally:
+                os.close(write_end)
+            seals = PipeReader(read_end, "oracle-gate-map-seals")
             exited = _exit_event(proc)
             try:
                 while not exited.wait(self.poll_seconds):
@@ -142,7 +164,7 @@ class Runner:
                 proc.wait()
                 raise
         report.poll(report_path)
-        return Run(proc.returncode, report, _tail(log_path))
+        return Run(proc.returncode, report, _tail(log_path), seals.data())
 
 
 def _exit_event(proc: subprocess.Popen[bytes]) -> threading.Event:
@@ -167,6 +189,19 @@ def child_env(data_file: Path, report: Path, shard: tuple[int, int] | None) -> d
     if shard is not None:
         env[ENV_SHARD] = f"{shard[0]}/{shard[1]}"
     return env
+
+
+def measurer_env(env: Mapping[str, str], scratch: Path, collector: str) -> dict[str, str]:
+    """``env`` for a run whose data goes to ``scratch``: coverage.py (pytest-cov) writes the map's data
+    there when it measures; when the gate's collector measures, the collector writes it
+    (``ORACLE_GATE_DATA``) and a coverage.py beside it writes elsewhere, out of the map."""
+    raw = scratch / DATA_DIR / RAW_NAME
+    out = {**env, ENV_COLLECTOR: collector, ENV_DATA: str(raw), "COVERAGE_FILE": str(raw)}
+    if collector in GATE_COLLECTORS:
+        beside = scratch / BESIDE_DIR
+        beside.mkdir(exist_ok=True)
+        out["COVERAGE_FILE"] = str(beside / ".coverage")
+    return out
 
 
 def _tail(log_path: Path) -> str:

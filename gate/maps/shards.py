@@ -19,6 +19,10 @@ COLLECTOR_NAME = "sysmon"  # ... when the sys.monitoring collector measured (3.1
 TRACE_COLLECTOR = "settrace"  # ... when the gate drove coverage.py's C tracer (3.11)
 GATE_COLLECTORS = (COLLECTOR_NAME, TRACE_COLLECTOR)  # the gate's own collectors: no pytest-cov
 ENV_COLLECTOR = "ORACLE_GATE_COLLECTOR"  # set by ``map``: which one measures
+# The gate's collector's data file (it adds ``.<pid>``). Not ``COVERAGE_FILE``: a pytest-cov run from
+# the project's ``addopts`` beside the collector combines and deletes every ``COVERAGE_FILE.*`` at the
+# end of the session, the collector's file among them, before the collector's last write (issue 28).
+ENV_DATA = "ORACLE_GATE_DATA"
 
 
 def parse_shard(text: str) -> tuple[int, int]:

@@ -36,6 +36,7 @@ from oracle_gate.judge.approvals import (
     ApprovalRules,
     ApprovalsSeen,
     Approver,
+    QueuedApprovals,
     before_base_change,
 )
 
@@ -67,6 +68,7 @@ class ApprovalsRead:
     seen: ApprovalsSeen
     base_changed_at: datetime | None = None  # v3.9.1
     author_permission: str | None = None  # v3.9.3: asked only when ``authors`` names the author
+    queued: tuple[QueuedApprovals, ...] | None = None  # v3.9.2: a merge group of several
 
 
 def latest_reviews(reviews: Iterable[Review]) -> list[Review]:
@@ -188,6 +190,7 @@ def request_fields(read: ApprovalsRead | None, *, pr_head: bool = True) -> dict[
         "author": read.author,
         "base_changed_at": read.base_changed_at,
         "author_permission": read.author_permission,
+        "queued": read.queued,
     }
     if pr_head:
         fields["pr_head"] = read.head

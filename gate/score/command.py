@@ -40,6 +40,13 @@ def add_score(sub: Any) -> None:
         default=Path("score.json"),
         help="where score.json goes (default: ./score.json)",
     )
+    p.add_argument(
+        "--copy-ignored",
+        action="append",
+        metavar="PATH",
+        help="copy this git-ignored file the build writes (e.g. src/pkg/_version.py) from the checkout "
+        "into head's worktree (repeatable; as map --copy-ignored)",
+    )
     p.add_argument("--tree", type=Path, help=argparse.SUPPRESS)  # the sandbox's checkout of head
     p.add_argument(
         "--wall-seconds", type=float, default=3600.0, help="wall-clock limit of the test runs (default 3600)"
@@ -63,6 +70,7 @@ def run_score_command(args: argparse.Namespace) -> int:
             coverage=args.coverage,
             tree=args.tree,
             wall_seconds=args.wall_seconds,
+            copy_ignored=tuple(args.copy_ignored or ()),
         ),
         progress=progress_printer(sys.stderr.isatty()),
     )

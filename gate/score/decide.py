@@ -18,6 +18,7 @@ from enum import StrEnum
 from typing import Any
 
 from oracle_gate.judge.verdict import SEVERITY, Outcome, Verdict
+from oracle_gate.score.tampering import Witnessed, disagreements
 
 SCORE_KIND = "oracle-gate-score"  # score.json's "kind"
 SCORE_SCHEMA = 1
@@ -35,6 +36,8 @@ class ScoreCode(StrEnum):
     TESTS_FAILED = "tests_failed"
     RUNNER_CONFIG_CHANGED = "runner_config_changed"
     NOT_REPLAYABLE = "not_replayable"
+    SCORE_TAMPERED = "score_tampered"  # v2 2.3: the run's witnesses disagree
+    DYNAMIC_REBINDING = "dynamic_rebinding"  # v2 2.2: a module of the tree does not keep what its text binds
     SCORING_INCOMPLETE = "scoring_incomplete"  # the run could not check: crashed, a limit, no parent facts
     SCORE_REPORT_REJECTED = "score_report_rejected"  # the trusted stage: an uploaded report does not check
     UNCHECKED_LINE = "unchecked_line"  # 2.4: a touched line's mutant survived its live tests
@@ -50,6 +53,8 @@ SCORE_REASONS = {
     ScoreCode.TESTS_FAILED: Outcome.FAIL,
     ScoreCode.RUNNER_CONFIG_CHANGED: Outcome.FAIL,
     ScoreCode.NOT_REPLAYABLE: Outcome.UNSCORED,
+    ScoreCode.SCORE_TAMPERED: Outcome.FAIL,
+    ScoreCode.DYNAMIC_REBINDING: Outcome.UNSCORED,
     ScoreCode.SCORING_INCOMPLETE: Outcome.UNSCORED,
     ScoreCode.SCORE_REPORT_REJECTED: Outcome.UNSCORED,
     ScoreCode.UNCHECKED_LINE: Outcome.UNSCORED,  # in [mutation] mode "unscored"; listed only in "report"
@@ -88,6 +93,9 @@ class HeadRun:
     harness_stopped: bool = False  # a harness test failed: the tree tests were not run
     leaked: tuple[str, ...] = ()  # frozen tests still collected
     problem: str | None = None  # why this run reported nothing usable (crash, limit, ...)
+    exit_status: int | None = None  # the recorder's (the score plugin's finish event)
+    witnessed: Witnessed | None = None  # v2 2.3: the second witness and the process's exit status
+    rebound: tuple[Mapping[str, str], ...] = ()  # v2 2.2: what the namespace watch found
 
 
 @dataclass(frozen=True)
@@ -168,6 +176,8 @@ def decide(parent: ParentRun, live: frozenset[str], runs: tuple[HeadRun, ...]) -
     reasons += _missing_and_skipped(parent, live, complete)
     reasons += _plugins(parent, complete)
     reasons += _replay(complete)
+    reasons += _tampered(runs)
+    reasons += _rebinding(runs)
     fails = [r for r in reasons if r.outcome == Outcome.FAIL]
     if fails:
         return Score(Outcome.FAIL, tuple(reasons))
@@ -304,6 +314,49 @@ def _replay(runs: list[HeadRun]) -> list[ScoreReason]:
             differing,
         )
     ]
+
+
+def _tampered(runs: tuple[HeadRun, ...]) -> list[ScoreReason]:
+    """v2 2.3: each run's witnesses must agree (:mod:`oracle_gate.score.tampering`)."""
+    out = []
+    for run in runs:
+        if run.problem is not None or run.witnessed is None:
+            continue
+        phrases, tests = disagreements(run.outcomes, run.exit_status, run.witnessed)
+        if phrases:
+            detail = f"the {run.label} run's witnesses disagree: " + "; ".join(phrases)
+            out.append(_reason(ScoreCode.SCORE_TAMPERED, detail, tests))
+    return out
+
+
+def _rebinding(runs: tuple[HeadRun, ...]) -> list[ScoreReason]:
+    """v2 2.2: a module of the tree whose namespace does not keep what its text binds."""
+    from oracle_gate.score.rebound import describe
+
+    seen: dict[tuple[str, str], Mapping[str, str]] = {}
+    for run in runs:
+        for entry in run.rebound:
+            seen.setdefault((entry["module"], entry["name"]), entry)
+    if not seen:
+        return []
+    entries = [seen[k] for k in sorted(seen)]
+    detail = f"{len(entries)} definition(s) of the tree rebound at run time: {describe(entries)}"
+    return [_reason(ScoreCode.DYNAMIC_REBINDING, detail)]
+
+
+def rechecked_score(score: Score, verdict: Verdict) -> Score:
+    """v2 2.2: the score with the diff verdict recomputed with the rebound definitions touched
+    (:func:`oracle_gate.score.rebound.with_rechecked`)."""
+    from oracle_gate.score.rebound import with_rechecked
+
+    rechecked = [(r.code.value, r.detail) for r in verdict.reasons]
+    reasons = with_rechecked(
+        list(score.reasons),
+        verdict.verdict,
+        rechecked,
+        lambda code, detail, outcome: ScoreReason(code, detail, outcome=outcome),
+    )
+    return Score(most_severe(r.outcome for r in reasons), tuple(reasons))
 
 
 def most_severe(outcomes: Iterable[Outcome]) -> Outcome:

@@ -9,7 +9,14 @@ from pathlib import Path
 
 from oracle_gate.errors import InputError
 from oracle_gate.git import Git
-from oracle_gate.maps.outcomes import OUTCOMES_KEY, PLUGINS_KEY, PYTHON_KEY, plugin_set
+from oracle_gate.maps.outcomes import (
+    OUTCOMES_KEY,
+    PLUGIN_ORIGINS,
+    PLUGIN_ORIGINS_KEY,
+    PLUGINS_KEY,
+    PYTHON_KEY,
+    plugin_set,
+)
 from oracle_gate.maps.read import Manifest, locate
 from oracle_gate.oracle_files import Oracle, read_oracle
 from oracle_gate.score.decide import ParentRun, live_tests
@@ -60,6 +67,11 @@ def parent_facts(manifest: Manifest) -> ParentRun | str:
         return f"{manifest.path}: the parent's map manifest records no per-test outcomes (an older gate's?)"
     if not isinstance(plugins, list) or not all(isinstance(p, dict) for p in plugins):
         return f"{manifest.path}: the parent's map manifest records no pytest plugin set"
+    if manifest.extra.get(PLUGIN_ORIGINS_KEY) != PLUGIN_ORIGINS:
+        return (
+            f"{manifest.path}: the parent's map manifest lists plugin distributions only, not every "
+            "plugin by origin (an older gate's map): rebuild it with this gate's 'oracle-gate map'"
+        )
     if not all(isinstance(k, str) and isinstance(v, str) for k, v in outcomes.items()):
         return f"{manifest.path}: the parent's outcomes are not test id -> outcome strings"
     python = manifest.extra.get(PYTHON_KEY)

@@ -28,7 +28,14 @@ from typing import Any
 
 import pytest
 
-from oracle_gate.maps.outcomes import OutcomeLog, loaded_plugins, python_version
+from oracle_gate.maps.outcomes import (
+    PLUGIN_ORIGINS,
+    PLUGIN_ORIGINS_KEY,
+    OutcomeLog,
+    loaded_plugins,
+    plugins_union,
+    python_version,
+)
 from oracle_gate.score.mutation.settings import ENV_LINES
 from oracle_gate.score.settings import (
     ENV_FREEZE,
@@ -36,6 +43,7 @@ from oracle_gate.score.settings import (
     ENV_PARENT_IDS,
     ENV_REPORT,
     ENV_REVERSE,
+    ENV_WATCH_EXCLUDE,
     PLUGIN_MODULE,
 )
 
@@ -56,6 +64,7 @@ class ScorePlugin:
         self.leaked: list[str] = []
         self.harness_failed = False
         self.stopped = False
+        self.plugins_collected: list[dict[str, str | None]] = []  # the plugin set at the end of collection
         self._handle: Any = None
         self._emit({"event": "start", "pid": os.getpid()})
 
@@ -79,6 +88,9 @@ class ScorePlugin:
         from oracle_gate.score.decide import parametrization_leaks
 
         self.collected = [i.nodeid for i in session.items]
+        self.plugins_collected = loaded_plugins(self.config, own=(PLUGIN_MODULE,))
+        if WATCH is not None:
+            WATCH.checkpoint("the end of collection")
         if self.freeze is not None:
             still = [t for t in self.collected if self.freeze.frozen_by(t) is not None]
             entries = [e.nodeid for e in self.freeze.entries]
@@ -113,7 +125,10 @@ class ScorePlugin:
         if report.when == "teardown":
             self._emit({"event": "test", "nodeid": report.nodeid})
 
+    @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if WATCH is not None:
+            WATCH.checkpoint("the end of the session")
         self._finish(int(exitstatus))
 
     def _finish(self, exit_status: int) -> None:
@@ -127,7 +142,11 @@ class ScorePlugin:
                 "harness": sorted(self.harness),
                 "harness_stopped": self.stopped,
                 "leaked": self.leaked,
-                "plugins": loaded_plugins(self.config, own=(PLUGIN_MODULE,)),
+                "plugins": plugins_union(
+                    self.plugins_collected, loaded_plugins(self.config, own=(PLUGIN_MODULE,))
+                ),
+                PLUGIN_ORIGINS_KEY: PLUGIN_ORIGINS,
+                "rebound": [r.document() for r in WATCH.found] if WATCH is not None else [],
                 "python_version": python_version(),
                 **self.log.document(),
             }
@@ -176,6 +195,9 @@ def _load_freeze(path: str | None) -> Any:
 
 def pytest_configure(config: pytest.Config) -> None:
     if os.environ.get(ENV_REPORT):
+        from oracle_gate.score.witness import install
+
+        install(config.pluginmanager, os.environ)  # v2 2.3: the second witness, a plugin of its own
         config.pluginmanager.register(ScorePlugin(config), "oracle_gate_score-session")
         _lines_recorder_register(config)
         for name in (ENV_REPORT, ENV_FREEZE, ENV_PARENT_IDS, ENV_HARNESS, ENV_REVERSE):
@@ -190,14 +212,24 @@ def _append_checkout() -> None:
             sys.path.append(str(path))
 
 
+def _watch_namespaces() -> Any:
+    """v2 2.2: start watching the tree's modules (before any of them is imported)."""
+    from oracle_gate.score.watch_namespaces import install
+
+    globs = _globs(json.loads(os.environ.pop(ENV_WATCH_EXCLUDE, "[]") or "[]"))
+    return install(Path.cwd(), lambda path: path in globs)
+
+
 def _lines_recorder_register(config: pytest.Config) -> None:
     from oracle_gate.score.mutation import recorder
 
     recorder.register(config)
 
 
+WATCH: Any = None
 if os.environ.get(ENV_REPORT):
     _append_checkout()
+    WATCH = _watch_namespaces()
     if os.environ.get(ENV_LINES):  # SCORING.md 2.4: trace the touched lines from before collection
         from oracle_gate.score.mutation import recorder as _recorder
 

@@ -79,6 +79,21 @@ def _run_document(run: HeadRun) -> dict[str, Any]:
         "harness_stopped": run.harness_stopped,
         "leaked": list(run.leaked),
         "problem": run.problem,
+        "exit_status": run.exit_status,
+        "witness": _witness_document(run),
+        "rebound": [dict(entry) for entry in run.rebound],
+    }
+
+
+def _witness_document(run: HeadRun) -> dict[str, Any] | None:
+    seen = run.witnessed
+    if seen is None:
+        return None
+    return {
+        "outcomes": dict(sorted(seen.outcomes.items())),
+        "exit_status": seen.exit_status,
+        "returncode": seen.returncode,
+        "unreadable": seen.unreadable,
     }
 
 

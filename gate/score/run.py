@@ -26,7 +26,9 @@ from oracle_gate.errors import UsageError
 from oracle_gate.git import Git
 from oracle_gate.judge.verdict import Outcome, Verdict
 from oracle_gate.maps.outcomes import OUTCOMES_KEY, SKIP_REASONS_KEY, plugin_set
+from oracle_gate.maps.pipe import PipeReader
 from oracle_gate.maps.runner import RunReport
+from oracle_gate.maps.testpaths import default_test_paths
 from oracle_gate.score import settings as plug
 from oracle_gate.score.decide import (
     HeadRun,
@@ -34,12 +36,16 @@ from oracle_gate.score.decide import (
     decide,
     from_diff_verdict,
     incomplete,
+    rechecked_score,
 )
 from oracle_gate.score.mutation.outcome import with_mutation
 from oracle_gate.score.mutation.run import mutation_stage, plan_for
 from oracle_gate.score.mutation.settings import ENV_LINES
 from oracle_gate.score.mutation.stage import recorder_spec
 from oracle_gate.score.parent import ParentProblem, parent_side
+from oracle_gate.score.rebound import rebound_entries, rebound_targets
+from oracle_gate.score.tampering import Witnessed
+from oracle_gate.score.witness import ENV_WITNESS, witnessed_outcomes
 
 HASH_SEEDS = (1729, 4104)  # first run, second run
 DEFAULT_WALL_SECONDS = 3600.0
@@ -55,6 +61,7 @@ class ScoreRequest:
     tree: Path | None = None  # an existing checkout of head (the sandbox's); else a temporary worktree
     wall_seconds: float = DEFAULT_WALL_SECONDS
     python: str = sys.executable
+    copy_ignored: tuple[str, ...] = ()  # git-ignored files the build writes, copied into head's worktree
 
 
 def run_score(
@@ -89,6 +96,10 @@ def run_score(
     with tempfile.TemporaryDirectory(prefix="oracle-gate-score-") as tmp, ExitStack() as stack:
         scratch = Path(tmp)
         tree = request.tree or stack.enter_context(git.worktree(verdict.head, scratch))
+        if request.copy_ignored:
+            from oracle_gate.maps.ignored_files import copy_ignored
+
+            copy_ignored(git, verdict.head, tree, request.copy_ignored)
         setup = RunSetup(
             tree=tree,
             scratch=scratch,
@@ -97,6 +108,8 @@ def run_score(
             freeze=_write(scratch / "freeze.json", freeze_bytes) if freeze_bytes is not None else None,
             parent_ids=_write(scratch / "parent_ids.json", json.dumps(sorted(parent_run.outcomes)).encode()),
             deadline=started + request.wall_seconds,
+            paths=default_test_paths(git, verdict.parent, oracle.policy.harness).paths,
+            tests=tuple(oracle.policy.tests),
         )
         if plan is not None:
             setup = replace(setup, lines_spec=recorder_spec(plan, tree, scratch))
@@ -106,10 +119,22 @@ def run_score(
             run = run_once(setup, index, label, _phase_progress(say, f"{label} run"))
             seconds[label] = round(time.monotonic() - run_started, 3)
             runs.append(run)
+            if not run.collected:
+                _refuse_missing_ignored(git, verdict.head, setup.scratch / f"run{index + 1}.log")
             if run.problem or run.leaked or run.harness_stopped:
                 break  # a run that stops the score: a second one would not change it
         say("compare", 0, None)
         score = decide(parent_run, live, tuple(runs))
+        targets = rebound_targets(entry for run in runs for entry in run.rebound)
+        if targets:  # v2 2.2: the diff verdict again, with the rebound definitions touched
+            again = CheckRequest(
+                repo=request.repo,
+                base=verdict.parent,
+                head=verdict.head,
+                coverage=request.coverage,
+                rebound=targets,
+            )
+            score = rechecked_score(score, run_check(again))
         mutation = None
         if plan is not None and score.score == Outcome.PASS_CLEAN:
             say("mutation", 0, len(plan.mutants))
@@ -120,6 +145,21 @@ def run_score(
     return ScoreResult(
         score, verdict, verdict.parent, verdict.head, digest, parent_run, tuple(runs), seconds, mutation
     )
+
+
+def _refuse_missing_ignored(git: Git, head: str, log: Path) -> None:
+    """Head's run collected nothing because a module git ignores is missing from the worktree (a
+    build-written ``_version.py``): that is the checkout's, not the change's, so the score is not
+    ``fail`` but a one-line refusal naming the file and ``--copy-ignored`` (issue 28)."""
+    from oracle_gate.maps.ignored_files import ignored_module_cause
+
+    try:
+        tail = log.read_text(encoding="utf-8", errors="replace")[-20_000:]
+    except OSError:
+        return
+    cause = ignored_module_cause(git, head, tail)
+    if cause is not None:
+        raise UsageError(f"head's tests could not be collected: {cause}")
 
 
 def _same_pair(git: Git, request: ScoreRequest, verdict: Verdict) -> None:
@@ -145,6 +185,10 @@ class RunSetup:
     freeze: Path | None
     parent_ids: Path
     deadline: float
+    # The test paths the map's default command runs where the parent's configuration names no
+    # testpaths (oracle_gate.maps.testpaths): head's runs collect what the parent's map ran.
+    paths: tuple[str, ...] = ()
+    tests: tuple[str, ...] = ()  # the policy's tests globs: modules 2.2 does not watch
     lines_spec: Path | None = None  # 2.4: the first run records which tests execute these lines
 
 
@@ -169,6 +213,7 @@ def run_env(
             plug.ENV_HARNESS: json.dumps(setup.harness),
             plug.ENV_PARENT_IDS: str(setup.parent_ids),
             plug.ENV_REVERSE: "1" if index == 1 else "0",
+            plug.ENV_WATCH_EXCLUDE: json.dumps([*setup.tests, *setup.harness]),
         }
     )
     if setup.freeze is not None:
@@ -193,20 +238,28 @@ def run_once(setup: RunSetup, index: int, label: str, progress: Callable[[int, i
     # library, pytest or an installed package (a root ``pytest.py``) cannot replace it; the plugin
     # appends the checkout (and its src/) at the end instead, where its own modules still import.
     argv = [setup.python, "-P", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", plug.PLUGIN_MODULE]
+    argv += setup.paths
     report = RunReport()
+    read_end, write_end = os.pipe()  # v2 2.3: the second witness's pipe (its write end: the child's only)
+    env = {**run_env(setup, index, report_path), ENV_WITNESS: str(write_end)}
     with log_path.open("wb") as log:
         try:
             proc = subprocess.Popen(
                 argv,
                 cwd=setup.tree,
-                env=run_env(setup, index, report_path),
+                env=env,
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
+                pass_fds=(write_end,),
             )
         except OSError as exc:
+            os.close(read_end)
             return HeadRun(label, problem=f"cannot run pytest ({exc.strerror or exc})")
+        finally:
+            os.close(write_end)
+        witness = PipeReader(read_end, "oracle-gate-witness")
         while True:
             try:
                 proc.wait(timeout=0.2)
@@ -223,7 +276,21 @@ def run_once(setup: RunSetup, index: int, label: str, progress: Callable[[int, i
         return HeadRun(
             label, problem=f"the run's report holds {finishes} finish events: something else wrote to it"
         )
-    return head_run(label, report.finish, proc.returncode, _tail(log_path))
+    run = head_run(label, report.finish, proc.returncode, _tail(log_path))
+    return with_witness(run, witness.data(), proc.returncode)
+
+
+def with_witness(run: HeadRun, data: bytes | None, returncode: int) -> HeadRun:
+    """The run with what its second witness and the operating system saw (v2 2.3)."""
+    if run.problem is not None:
+        return run
+    if data is None:
+        why = (
+            "the second witness's pipe stayed open after pytest exited (a process the tests started holds it)"
+        )
+        return replace(run, problem=why)
+    outcomes, exit_status, unreadable = witnessed_outcomes(data)
+    return replace(run, witnessed=Witnessed(outcomes, exit_status, returncode, unreadable))
 
 
 def _finish_events(path: Path) -> int:
@@ -277,4 +344,10 @@ def head_run(label: str, finish: Mapping[str, Any] | None, exit_status: int, tai
         harness=frozenset(str(t) for t in finish.get("harness") or ()),
         harness_stopped=bool(finish.get("harness_stopped")),
         leaked=tuple(str(t) for t in finish.get("leaked") or ()),
+        exit_status=_int_or_none(finish.get("exit_status")),
+        rebound=rebound_entries(finish.get("rebound")),
     )
+
+
+def _int_or_none(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

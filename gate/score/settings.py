@@ -7,3 +7,6 @@ ENV_PARENT_IDS = "ORACLE_GATE_SCORE_PARENT_IDS"  # a file: JSON list of the test
 ENV_HARNESS = "ORACLE_GATE_SCORE_HARNESS"  # JSON list of harness globs
 ENV_REVERSE = "ORACLE_GATE_SCORE_REVERSE"  # "1": reverse the order within each file
 PLUGIN_MODULE = "oracle_gate.score.pytest_score"
+ENV_WATCH_EXCLUDE = (
+    "ORACLE_GATE_SCORE_WATCH_EXCLUDE"  # JSON list: globs of files whose modules 2.2 leaves alone
+)

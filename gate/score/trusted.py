@@ -56,7 +56,14 @@ def verify_document(doc: object, repo: Path, verdict: Verdict, coverage: Path) -
     )
     if isinstance(doc, InputError):
         return ScoreResult(rejected(str(doc)), verdict, verdict.parent, verdict.head, side.digest, side.run)
-    checked: Score = check_report(doc, known)
+
+    def recheck(targets: tuple[tuple[str, str], ...]) -> Verdict:
+        request = CheckRequest(
+            repo=repo, base=verdict.parent, head=verdict.head, coverage=coverage, rebound=targets
+        )
+        return run_check(request)
+
+    checked: Score = check_report(doc, known, recheck)
     return ScoreResult(checked, verdict, verdict.parent, verdict.head, side.digest, side.run)
 
 

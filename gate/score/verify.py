@@ -16,11 +16,11 @@ beyond the outcomes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from oracle_gate.judge.verdict import Outcome
+from oracle_gate.judge.verdict import Outcome, Verdict
 from oracle_gate.score.decide import (
     SCORE_KIND,
     SCORE_REASONS,
@@ -31,7 +31,12 @@ from oracle_gate.score.decide import (
     ScoreCode,
     ScoreReason,
     decide,
+    rechecked_score,
 )
+from oracle_gate.score.rebound import rebound_entries, rebound_targets
+from oracle_gate.score.tampering import Witnessed
+
+Recheck = Callable[[tuple[tuple[str, str], ...]], Verdict]
 
 
 @dataclass(frozen=True)
@@ -53,8 +58,10 @@ def rejected(problem: str) -> Score:
     return Score(SCORE_REASONS[code], (ScoreReason(code, problem, outcome=SCORE_REASONS[code]),))
 
 
-def check_report(doc: object, known: KnownFacts) -> Score:
-    """The score to post: recomputed from a report bound to what the stage knows, else rejected."""
+def check_report(doc: object, known: KnownFacts, recheck: Recheck | None = None) -> Score:
+    """The score to post: recomputed from a report bound to what the stage knows, else rejected.
+    ``recheck``: the diff verdict with the definitions the report's runs saw rebound touched (v2 2.2;
+    the stage computes it itself)."""
     if known.verdict != Outcome.PASS_CLEAN:
         return Score(
             known.verdict,
@@ -69,7 +76,9 @@ def check_report(doc: object, known: KnownFacts) -> Score:
         return rejected(f"score.json: a run is malformed ({exc})")
     problem = completeness_problem(runs)
     try:
-        score = with_claimed_mutation(decide(known.parent_run, known.live, runs), doc, known.mutation_mode)
+        score = with_claimed_mutation(
+            rechecked(decide(known.parent_run, known.live, runs), runs, recheck), doc, known.mutation_mode
+        )
     except ValueError as exc:
         problem = problem or f"score.json: {exc}"
     if problem is not None:
@@ -84,6 +93,12 @@ def check_report(doc: object, known: KnownFacts) -> Score:
             f"outcomes score {score.score.value!r} ({', '.join(score.codes)})"
         )
     return score
+
+
+def rechecked(score: Score, runs: tuple[HeadRun, ...], recheck: Recheck | None) -> Score:
+    """v2 2.2: the score with the stage's own diff verdict over the definitions the runs saw rebound."""
+    targets = rebound_targets(entry for run in runs for entry in run.rebound)
+    return rechecked_score(score, recheck(targets)) if targets and recheck is not None else score
 
 
 def with_claimed_mutation(score: Score, doc: Mapping[str, Any], mode: str) -> Score:
@@ -132,6 +147,9 @@ def completeness_problem(runs: tuple[HeadRun, ...]) -> str | None:
         return f"score.json: {len(runs)} run(s) reported; the replay needs two"
     if [r.label for r in runs] != ["first", "second"][: len(runs)]:
         return "score.json: the runs are not labelled first, second"
+    unwitnessed = [r.label for r in runs if r.problem is None and r.witnessed is None]
+    if unwitnessed:
+        return f"score.json: the {unwitnessed[0]} run has no second witness (SCORING.md v2, 2.3)"
     return None
 
 
@@ -154,6 +172,31 @@ def _run(raw: object) -> HeadRun:
         harness_stopped=raw.get("harness_stopped") is True,
         leaked=tuple(map(str, raw.get("leaked") or [])),
         problem=None if problem is None else str(problem),
+        exit_status=_optional_int(raw.get("exit_status")),
+        witnessed=_witnessed(raw.get("witness")),
+        rebound=rebound_entries(raw.get("rebound")),
+    )
+
+
+def _optional_int(value: object) -> int | None:
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError("an exit status must be an integer or null")
+    return value
+
+
+def _witnessed(raw: object) -> Witnessed | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise ValueError("'witness' must be an object")
+    unreadable = _optional_int(raw.get("unreadable")) or 0
+    return Witnessed(
+        outcomes=_strings(raw.get("outcomes")),
+        exit_status=_optional_int(raw.get("exit_status")),
+        returncode=_optional_int(raw.get("returncode")),
+        unreadable=unreadable,
     )
 
 

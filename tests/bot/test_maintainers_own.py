@@ -41,3 +41,18 @@ def test_the_maintainers_own_pull_request_passes_until_they_lose_maintain(
     conclusion, summary = judged(bot, github, "member", member_event("maint"))
     assert conclusion == "failure", summary
     assert "approved by" not in summary
+
+
+def test_a_maintainer_reads_as_maintain_though_github_maps_it_to_write(
+    bot: Bot, github: FakeGitHub, origin: Origin
+) -> None:
+    """GitHub's permission endpoint gives ``permission: write`` for the maintain role (its legacy
+    field) and ``role_name: maintain``: a maintainer's own pull request counts, a triager approves
+    nothing (red team: the maintain role was read as write, so v3.9.3 held for admins only)."""
+    head = maintainers_pull(github, origin)
+    github.set_permission(REPO, "maint", "maintain")
+    conclusion, summary = judged(
+        bot, github, "pull_request", pull_request_event("opened", 1, head, origin.main)
+    )
+    assert conclusion == "success", summary
+    assert f"approved by maint at {head} (by the author)" in summary

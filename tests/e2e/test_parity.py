@@ -59,6 +59,7 @@ class Row:
     comment: bool = False  # a sticky comment is posted
     reactions: tuple[str, ...] = ()  # on the row's comment
     summary_has: str = ""
+    summary_lacks: str = ""  # no summary says this (empty: not asked)
     setup: Callable[[World], None] = lambda world: None
     with_map: bool = False  # the Action gets the parent's map (coverage-file); else neither door has one
     not_served: dict[str, str] = field(default_factory=dict)  # door -> why it cannot serve the row
@@ -263,6 +264,25 @@ TABLE = [
         summary_has="approved by alice",
         setup=approved_pulls.queued_approved,
     ),
+    Row(  # v3.9.2: #35 (source) then #36 (an approved fixture rewrite) in one group
+        "merge-queue-two-prs-approved",
+        "merge_group",
+        "merge_group",
+        approved_pulls.group_event,
+        UNSCORED,
+        summary_has="approved by alice",
+        setup=approved_pulls.queued_two_approved,
+    ),
+    Row(  # v3.9.2: #35's oracle change approved, #36's not: the group's oracle change is not
+        "merge-queue-second-unapproved",
+        "merge_group",
+        "merge_group",
+        approved_pulls.group_event,
+        ((NAME, "failure"),),
+        summary_has="fixtures/more.json",
+        summary_lacks="Approvals could not be read",  # judged with both pull requests' approvals, not without
+        setup=approved_pulls.queued_second_unapproved,
+    ),
     Row(
         "clean",
         "pull_request_target",
@@ -374,5 +394,7 @@ def test_both_front_doors_post_the_same(
         assert got.comment == row.comment, door
         assert got.reactions == row.reactions, door
         assert all(row.summary_has in s for s in got.summaries), (door, got.summaries)
+        lacking = [s for s in got.summaries if row.summary_lacks and row.summary_lacks in s]
+        assert not lacking, (door, lacking)
     if len(seen) == 2:
         assert seen["action"].annotations == seen["bot"].annotations

@@ -313,13 +313,18 @@ def reaction(r: ReactionState, api: str) -> dict[str, Any]:
     return data
 
 
+LEGACY_PERMISSIONS = {"maintain": "write", "triage": "read"}
+
+
 def collaborator_permission(repo: RepoState, login: str, api: str) -> dict[str, Any]:
     """``repos/get-collaborator-permission-level`` for ``login`` ("none" when not a collaborator)."""
     data = _rebased(
         "repository-collaborator-permission-response-if-user-has-admin-permissions", api, repo.full_name
     )
     permission = repo.permissions.get(login, "none")
-    data["permission"] = permission
+    # GitHub's description: ``permission`` is the legacy base role (maintain reads write, triage read);
+    # ``role_name`` is the role itself.
+    data["permission"] = LEGACY_PERMISSIONS.get(permission, permission)
     data["role_name"] = permission
     data["user"].update(user(login, api))
     data["user"]["role_name"] = permission

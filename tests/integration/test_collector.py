@@ -129,7 +129,8 @@ def test_map_uses_the_collector_on_312_and_records_it_and_combine_refuses_mixing
 
     assert by_sysmon["collector"] == "sysmon"
     assert str(by_sysmon["python"]).startswith("3.12.")
-    assert by_sysmon["command"] == [str(py312), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    # no testpaths, a tests/ directory: the default runs it (oracle_gate.maps.testpaths)
+    assert by_sysmon["command"] == [str(py312), "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"]
     assert by_coverage["collector"] == "coverage.py"
     assert contexts_of([sysmon], repo.root) == contexts_of([ctrace], repo.root)
     proc = subprocess.run(
@@ -324,3 +325,31 @@ def test_a_command_that_never_runs_pytest_is_named_as_the_cause(py312: Path, tmp
     )
     assert autoload_off.returncode == 3, autoload_off.stderr
     assert "no map: the oracle-gate pytest plugin never started" in autoload_off.stderr
+
+
+@pytest.mark.parametrize(
+    "addopts",
+    ["--cov=. --cov-report=term-missing", "-ra -q --cov --cov-context=test --cov-report=", "-n 2 --cov=."],
+)
+def test_pytest_cov_in_addopts_beside_the_collector_leaves_its_map_alone(
+    py312: Path, tmp_path: Path, addopts: str
+) -> None:
+    """pytest-cov from ``addopts`` combines and deletes every ``COVERAGE_FILE.*`` at the end of the
+    session: the collector's data file was among them, and ``map`` exited 3 ("isn't a coverage data
+    file"). The collector's file is out of its reach now, and the map is the plain run's (issue 28)."""
+    repo = make_repo(tmp_path)
+    plain = map_with(py312, repo, tmp_path / "plain.coverage")
+    repo.write("pytest.ini", f"[pytest]\naddopts = {addopts}\n")
+    repo.commit("pytest-cov in addopts")
+
+    manifest = map_with(py312, repo, tmp_path / "cov.coverage")
+
+    assert manifest["collector"] == "sysmon"
+    assert manifest["tests_passed"] is True
+    assert manifest["tests_ran"] == plain["tests_ran"]
+    got = contexts_of([tmp_path / "cov.coverage"], repo.root)
+    expected = contexts_of([tmp_path / "plain.coverage"], repo.root)
+    if "-n" in addopts:  # which test's teardown runs a module's finalizers is the xdist schedule's
+        got, expected = ({c: v for c, v in d.items() if not c.endswith("|teardown")} for d in (got, expected))
+    assert len(expected) >= 10
+    assert got == expected

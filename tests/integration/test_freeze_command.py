@@ -152,3 +152,28 @@ def test_list_shows_age_owner_expiry_existence_and_unique_lines(repo: Repo, tmp_
     assert "tests/test_x.py::test_a" in text
     assert "(EXPIRED)" in text
     assert "NO LONGER COLLECTED" in text
+
+
+@pytest.mark.parametrize("addopts", ["-q", "-ra -q", "-qq", "-v", "-rA --verbose"])
+def test_add_and_list_whatever_verbosity_the_projects_addopts_set(repo: Repo, addopts: str) -> None:
+    """``--collect-only -q`` plus the project's ``-q`` printed file counts, and plus ``-v`` a tree:
+    a test that exists "matched no test pytest collects" and ``list`` called it gone (issue 28)."""
+    repo.write("pytest.ini", f"[pytest]\naddopts = {addopts}\n")
+
+    status, _out, err = freeze(repo, "add", "tests/test_x.py::test_p", "--reason", "flaky")
+
+    assert status == 0, err
+    status, out, err = freeze(repo, "list", "--format", "json")
+    assert status == 0, err
+    exists = {row["nodeid"]: row["exists"] for row in json.loads(out)}
+    assert exists == {"tests/test_x.py::test_p": True, "tests/test_x.py::test_z": False}
+
+
+def test_a_test_deselected_by_the_projects_addopts_still_exists(repo: Repo) -> None:
+    """``-m 'not slow'`` deselects a test; it is still a test of the project (``list`` says so)."""
+    repo.write("pytest.ini", "[pytest]\naddopts = -m 'not slow'\nmarkers = slow\n")
+    repo.write("tests/test_slow.py", "import pytest\n\n\n@pytest.mark.slow\ndef test_slow():\n    pass\n")
+    assert freeze(repo, "add", "tests/test_slow.py::test_slow", "--reason", "r")[0] == 0
+    status, out, _ = freeze(repo, "list", "--format", "json")
+    assert status == 0
+    assert {row["nodeid"]: row["exists"] for row in json.loads(out)}["tests/test_slow.py::test_slow"] is True

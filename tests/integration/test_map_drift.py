@@ -107,3 +107,26 @@ def test_fail_on_drift_needs_previous(repo: Repo, tmp_path: Path) -> None:
     proc = map_of(repo, make_first(repo), tmp_path / "m.coverage", "--fail-on-drift")
     assert proc.returncode == 3
     assert "--fail-on-drift needs --previous MANIFEST" in proc.stderr
+
+
+def test_help_and_docs_say_what_fail_on_drift_does(repo: Repo, tmp_path: Path) -> None:
+    """``--help`` said drift "makes the map flagged"; the docs say the drifted map is written and used.
+    The code: exit 1, the manifest unflagged (``tests_passed`` true), so ``check`` uses it (issue 28)."""
+    first = make_first(repo)
+    before = tmp_path / "first.coverage"
+    assert map_of(repo, first, before).returncode == 0
+    second = drifted(repo)
+    out = tmp_path / "second.coverage"
+    assert (
+        map_of(repo, second, out, "--previous", f"{before}.manifest.json", "--fail-on-drift").returncode == 1
+    )
+
+    assert json.loads(out.with_name(out.name + ".manifest.json").read_text())["tests_passed"] is True
+    text = " ".join(run_cli("map", "--help").stdout.split())
+    assert (
+        "drift (or drift that cannot be computed) makes the exit status 1; the map is still written and "
+        "not flagged" in text
+    )
+    assert "makes the map flagged" not in text
+    docs = " ".join((Path(__file__).parents[2] / "docs" / "coverage-maps.md").read_text().split())
+    assert "With it, drift makes the exit status 1 (the map is still written" in docs

@@ -118,6 +118,8 @@ def test_a_git_ignored_version_file_is_copied_into_the_worktree_when_named(
 
     assert without.returncode == 3
     assert "No module named '_version'" in without.stderr
+    assert "pass --copy-ignored _version.py" in without.stderr
+    assert "src layout" not in without.stderr
     assert named.returncode == 0, named.stderr
     assert repo.git("status", "--porcelain") == ""
 
@@ -193,3 +195,85 @@ def test_map_repeat_refuses_a_count_out_of_range(repo: Repo, tmp_path: Path, val
 
     assert proc.returncode != 0
     assert f"--repeat {value!r}: give a whole number of runs from 1 to 20" in proc.stderr
+
+
+@pytest.mark.parametrize("built", [True, False])
+def test_a_missing_git_ignored_version_file_of_a_src_layout_is_named_not_the_src_layout(
+    repo: Repo, tmp_path: Path, built: bool
+) -> None:
+    """The hint blamed the src layout ("a src layout needs src/ on the path?") for a package that
+    imports fine but whose build-written ``_version.py`` the worktree lacks (issue 28): it names the
+    file and ``--copy-ignored`` now, and says to build it first when the checkout lacks it too."""
+    repo.write(".gitignore", "src/pkg/_version.py\n")
+    repo.write("src/pkg/__init__.py", "from pkg._version import version\n")
+    repo.write("tests/test_pkg.py", "import pkg\n\n\ndef test_version():\n    assert pkg.version\n")
+    repo.write("pyproject.toml", '[tool.pytest.ini_options]\npythonpath = ["src"]\n')
+    repo.commit("a src layout with a version file the build writes")
+    if built:
+        repo.write("src/pkg/_version.py", "version = '1.0'\n")
+
+    proc = run_cli(*map_args(repo, tmp_path / "map.coverage"))
+
+    assert proc.returncode == 3
+    line = next(x for x in proc.stderr.splitlines() if "no map:" in x)
+    assert "src/pkg/_version.py is ignored by git" in line
+    assert line.endswith("pass --copy-ignored src/pkg/_version.py")
+    assert ("build it in the checkout" in line) is not built
+    assert "src layout" not in proc.stderr
+
+
+def no_testpaths_project(repo: Repo, config: dict[str, str]) -> None:
+    """Tests under tests/, and a benchmark needing a plugin this environment lacks (its CI installs it
+    in another job, and runs ``pytest tests`` here)."""
+    repo.write("calc.py", "def sign(x):\n    return -1 if x < 0 else 1\n")
+    repo.write("tests/test_calc.py", "from calc import sign\n\n\ndef test_pos():\n    assert sign(3) == 1\n")
+    repo.write(
+        "benchmarks/test_speed.py", "import pytest_benchmark_plugin_absent\n\n\ndef test_speed():\n    pass\n"
+    )
+    repo.write("harness/test_harness.py", "def test_harness():\n    pass\n")  # the oracle's: run too
+    for rel, text in config.items():
+        repo.write(rel, text)
+    repo.commit("tests, and benchmarks run elsewhere")
+
+
+@pytest.mark.parametrize(
+    "config",
+    [{}, {"pytest.ini": "[pytest]\npythonpath = .\n"}, {"pyproject.toml": "[tool.pytest.ini_options]\n"}],
+)
+def test_without_testpaths_the_default_runs_the_conventional_test_directory_and_says_so(
+    repo: Repo, tmp_path: Path, config: dict[str, str]
+) -> None:
+    """Without ``testpaths`` the default command collected benchmarks/ too, which the project's CI never
+    runs here, and the map failed on its import (issue 28)."""
+    no_testpaths_project(repo, config)
+    out = tmp_path / "map.coverage"
+
+    proc = run_cli(*map_args(repo, out))
+
+    assert proc.returncode == 0, proc.stderr
+    notes = [line for line in proc.stderr.splitlines() if "no testpaths in" in line]
+    assert len(notes) == 1
+    assert "the map runs pytest on tests/" in notes[0]
+    assert "set testpaths" in notes[0]
+    manifest = json.loads(out.with_name(out.name + ".manifest.json").read_text())
+    assert manifest["tests_ran"] == ["harness/test_harness.py::test_harness", "tests/test_calc.py::test_pos"]
+    assert manifest["command"][-2:] == ["tests", "harness"]
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"pytest.ini": "[pytest]\ntestpaths = tests benchmarks\n"},
+        {"setup.cfg": "[tool:pytest]\naddopts = --doctest-modules\n"},
+    ],
+)
+def test_testpaths_or_module_doctests_leave_the_choice_to_pytest(
+    repo: Repo, tmp_path: Path, config: dict[str, str]
+) -> None:
+    no_testpaths_project(repo, config)
+
+    proc = run_cli(*map_args(repo, tmp_path / "map.coverage"))
+
+    assert proc.returncode == 3  # the project's own choice collects benchmarks/: it fails as pytest does
+    assert "No module named 'pytest_benchmark_plugin_absent'" in proc.stderr
+    assert "no testpaths in" not in proc.stderr

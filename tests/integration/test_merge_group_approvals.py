@@ -1,6 +1,7 @@
-"""Contract v3.9.2 (issue 29): which merge groups carry their pull request's approvals. Only a group
-of one pull request whose tree is that pull request's head merged onto the base; every other group
-carries none and says why (the verdict is then judged without approvals: fail closed)."""
+"""Contract v3.9.2 (issue 29): which merge groups carry their pull requests' approvals. A group of one
+pull request whose tree is that pull request's head merged onto the base; a group of several whose
+every entry is its pull request's head merged onto the entry ahead; every other group carries none
+and says why (the verdict is then judged without approvals: fail closed)."""
 
 from __future__ import annotations
 
@@ -96,7 +97,7 @@ def test_a_group_of_one_carries_its_pull_requests_approvals(tmp_path: Path) -> N
 @pytest.mark.parametrize(
     ("case", "why"),
     [
-        ("stacked", "holds more than pull request #7"),
+        ("stacked", "names the entry ahead as"),
         ("not-a-queue-ref", "names no queued pull request"),
         ("other-tree", "is not its head"),
         ("absent-head", "could not be fetched"),
@@ -153,3 +154,115 @@ def test_queue_entry_names() -> None:
     )
     for name in bad:
         assert queue_entry(name) is None, name
+
+
+@dataclass(frozen=True)
+class Two:
+    """Two queued pull requests: #7 (a fixture rewrite) then #8 (a source edit), one group."""
+
+    repo: Repo
+    base: str
+    heads: dict[int, str]
+    first: str  # #7's queue commit, on the base
+    group: str  # #8's queue commit, on #7's
+
+
+@dataclass
+class ReviewsOf:
+    """Each pull request's reviews: ``alice`` approved the heads in ``approved``."""
+
+    approved: dict[int, str]
+
+    def reviews(self, number: int) -> list[Review]:
+        head = self.approved.get(number)
+        return [Review("alice", "APPROVED", head)] if head else []
+
+    def active_member(self, team: str, login: str) -> bool:
+        return False
+
+    def team_exists(self, team: str) -> bool:
+        return True
+
+    def permission(self, login: str) -> str:
+        return "write"
+
+    def base_changed_at(self, number: int) -> datetime | None:
+        return None
+
+
+def two(tmp_path: Path, *, subject: str = "Merge pull request #7 from agent/seven") -> Two:
+    repo = Repo(tmp_path / "r")
+    repo.write("fixtures/data.json", "1\n")
+    repo.write("src/a.py", "x = 1\n")
+    base = repo.commit("base")
+    repo.write("fixtures/data.json", "2\n")
+    seven = repo.commit("seven")
+    repo.checkout(base)
+    repo.write("src/a.py", "x = 2\n")
+    eight = repo.commit("eight")
+    repo.checkout(base)
+    repo.git("merge", "-q", "--no-ff", "-m", subject, seven)
+    first = repo.head()
+    repo.git("merge", "-q", "--no-ff", "-m", "Merge pull request #8 from agent/eight", eight)
+    return Two(repo, base, {7: seven, 8: eight}, first, repo.head())
+
+
+def two_carried(
+    t: Two, *, heads: dict[int, str] | None = None, group: str | None = None, base: str = "main"
+) -> ApprovalsRead:
+    now = heads or t.heads
+    read = group_approvals(
+        Git(t.repo.root), ReviewsOf(dict(t.heads)), RULES, head_ref=ref(8, t.first), base_sha=t.base,
+        head_sha=group or t.group, pull=lambda n: QueuedPull(now.get(n, "e" * 40), "agent", base),
+        fetch_head=lambda n: None,
+    )  # fmt: skip
+    assert read is not None
+    return read
+
+
+def test_a_group_of_two_carries_each_pull_requests_approvals_and_paths(tmp_path: Path) -> None:
+    t = two(tmp_path)
+    read = two_carried(t)
+    assert read.seen.unreadable == ""
+    assert read.queued is not None
+    assert [(q.number, q.head, sorted(q.paths)) for q in read.queued] == [
+        (7, t.heads[7], ["fixtures/data.json"]),
+        (8, t.heads[8], ["src/a.py"]),
+    ]
+    assert [[a.login for a in q.approvals] for q in read.queued] == [["alice"], ["alice"]]
+
+
+@pytest.mark.parametrize(
+    ("subject", "why"),
+    [
+        ("Merge pull request #9 from agent/nine", "is not pull request #9's change"),  # a forged name
+        ("Update data (#8)", "names the same pull request twice"),
+        ("the agent's own words", "names no pull request"),
+    ],
+)
+def test_an_entry_named_otherwise_carries_none(tmp_path: Path, subject: str, why: str) -> None:
+    read = two_carried(two(tmp_path, subject=subject))
+    assert read.approvals is None
+    assert why in read.seen.unreadable
+
+
+def test_an_entry_whose_pull_request_moved_on_carries_none(tmp_path: Path) -> None:
+    t = two(tmp_path)
+    read = two_carried(t, heads={7: t.heads[8], 8: t.heads[8]})
+    assert read.approvals is None
+    assert "is not pull request #7's change" in read.seen.unreadable
+
+
+def test_an_entry_whose_pull_request_targets_another_branch_carries_none(tmp_path: Path) -> None:
+    read = two_carried(two(tmp_path), base="release")
+    assert read.approvals is None
+    assert "targets 'release', not the group's base 'main'" in read.seen.unreadable
+
+
+def test_a_head_not_stacked_on_the_entry_its_branch_names_carries_none(tmp_path: Path) -> None:
+    t = two(tmp_path)
+    t.repo.checkout(t.heads[8])  # on #7's queue commit through its second parent only
+    t.repo.git("merge", "-q", "--no-ff", "-m", "Merge pull request #8 from agent/eight", t.first)
+    read = two_carried(t, group=t.repo.head())
+    assert read.approvals is None
+    assert "names the entry ahead as" in read.seen.unreadable

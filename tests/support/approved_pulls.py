@@ -23,7 +23,9 @@ REVIEWED = "2026-11-30T12:00:00Z"
 RETARGETED = "2026-11-30T12:05:00Z"
 AGENT_BRANCH = "mine"
 FIXTURE_REWRITE = {"fixtures/data.json": b'{"answer": 43}\n'}
-NUMBERS = (31, 32, 33, 34)  # the pull request numbers made here
+NUMBERS = (31, 32, 33, 34, 35, 36)  # the pull request numbers made here
+SOURCE_EDIT = {"src/queued.py": b"VALUE = 1\n"}
+NEW_FIXTURE = {"fixtures/more.json": b'{"more": 1}\n'}
 
 
 class ApprovalWorld(Protocol):
@@ -126,4 +128,51 @@ def queue_event(world: ApprovalWorld, number: int = 33) -> dict[str, Any]:
         world.project, head_sha=pr.merge or "", head_ref=queue_ref(number, pr.base or "")
     )
     payload["merge_group"]["base_sha"] = pr.base
+    return payload
+
+
+def _queue_commit(world: ApprovalWorld, parent: str, pr: PullRequest) -> str:
+    """GitHub's queue commit of ``pr`` on ``parent``: its head merged onto the entry ahead."""
+    project = world.project
+    tree = project.git("merge-tree", "--write-tree", parent, pr.head).splitlines()[0]
+    message = f"Merge pull request #{pr.number} from agent/{pr.branch}"
+    commit = project.git("commit-tree", tree, "-p", parent, "-p", pr.head, "-m", message)
+    seed_commit(world.fake, project, commit)
+    return commit
+
+
+def queued_two(
+    world: ApprovalWorld, first: dict[str, bytes], second: dict[str, bytes], approved: tuple[int, ...]
+) -> None:
+    """v3.9.2: pull requests 35 (``first``) then 36 (``second``) queued in one group; ``alice``
+    approved the heads of those in ``approved``. The group's branch names #36 on #35's entry."""
+    base = guarded_main(world.project, world.undo)
+    pulls = [pull_on(world, base, 35, first), pull_on(world, base, 36, second)]
+    world.fake.set_permission(REPO, "alice", "write")
+    for pr in pulls:
+        if pr.number in approved:
+            world.fake.reviews.add_review(REPO, pr.number, "alice", state="APPROVED", commit_id=pr.head)
+    entry = _queue_commit(world, base, pulls[0])
+    group = _queue_commit(world, entry, pulls[1])
+    ref = queue_ref(36, entry)
+    world.project.git("update-ref", ref, group)
+    world.undo.append(_deleting(world.project, ref))
+    world.made["group"] = PullRequest(36, entry, group, ref, base=base)
+
+
+def queued_two_approved(world: ApprovalWorld) -> None:
+    """#35 edits source (unreviewed), #36 rewrites a fixture (approved): the group is approved."""
+    queued_two(world, SOURCE_EDIT, FIXTURE_REWRITE, approved=(36,))
+
+
+def queued_second_unapproved(world: ApprovalWorld) -> None:
+    """#35 rewrites a fixture (approved), #36 adds one (not approved): the group is not approved."""
+    queued_two(world, FIXTURE_REWRITE, NEW_FIXTURE, approved=(35,))
+
+
+def group_event(world: ApprovalWorld) -> dict[str, Any]:
+    """``merge_group.checks_requested`` for the group :func:`queued_two` made."""
+    group = world.made["group"]
+    payload = events.merge_group(world.project, head_sha=group.merge or "", head_ref=group.branch)
+    payload["merge_group"]["base_sha"] = group.base
     return payload

@@ -572,3 +572,32 @@ def test_other_setup_cfg_edits_are_not_runner_config(new: str) -> None:
     assert "runner_config_changed" not in codes(
         judge(modified("setup.cfg", SETUP_CFG.encode(), new.encode()))
     )
+
+
+# -- importorskip's result: the module it imported ----------------------------------------------------
+
+IMPORTING_PARENT = dedent(
+    """
+    import pytest
+
+
+    def test_entry_points(monkeypatch):
+        pkg_resources = pytest.importorskip("pkg_resources")
+        monkeypatch.setattr(pkg_resources, 'iter_entry_points', lambda name: iter([]))
+    """
+)
+
+
+def test_a_line_that_uses_the_module_importorskip_returned_adds_no_marker() -> None:
+    """pluggy 6587ed0d0 (black's quotes on the setattr line), an honest commit the sweep stopped."""
+    head = IMPORTING_PARENT.replace("'iter_entry_points'", '"iter_entry_points"')
+    assert judge_test_file(head, parent=IMPORTING_PARENT) == ["live_surface_covers_diff"]
+
+
+def test_an_importorskip_added_to_that_test_still_counts() -> None:
+    head = IMPORTING_PARENT.replace(
+        '    pkg_resources = pytest.importorskip("pkg_resources")\n',
+        '    pkg_resources = pytest.importorskip("pkg_resources")\n'
+        '    other = pytest.importorskip("other")\n',
+    )
+    assert "skip_marker_added" in judge_test_file(head, parent=IMPORTING_PARENT)

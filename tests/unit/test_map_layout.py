@@ -84,3 +84,24 @@ def test_a_plugin_that_never_started_is_the_cause_when_the_collector_was_to_meas
         no_map_cause(5, tail, ["python"], plugin_started=True) == "pytest collected no tests (exit status 5)"
     )
     assert no_map_cause(0, "ok", ["python"], plugin_started=None) is None
+
+
+def test_an_exception_that_stopped_pytest_before_its_plugins_is_the_cause_not_the_plugin() -> None:
+    """pluggy with ``--cov=pluggy`` in addopts and ``filterwarnings = error``: pytest-cov's start raised
+    a CoverageWarning before any plugin was configured; the hint said the command "did not run pytest
+    with the plugin loaded" (issue 28, tried on a real project)."""
+    tail = (
+        '  File ".../coverage/control.py", line 470, in _warn\n'
+        "    warnings.warn(msg, category=CoverageWarning, stacklevel=2)\n"
+        "coverage.exceptions.CoverageWarning: --include is ignored because --source is set (include-ignored)"
+    )
+    found = no_map_cause(1, tail, ["python", "-m", "pytest"], plugin_started=False)
+
+    assert found == (
+        "the test command stopped (exit status 1) before pytest configured its plugins: "
+        "coverage.exceptions.CoverageWarning: --include is ignored because --source is set (include-ignored)"
+    )
+    conftest = "ImportError while loading conftest 'c.py'.\nE   ModuleNotFoundError: No module named 'x'"
+    assert "ModuleNotFoundError: No module named 'x'" in str(
+        no_map_cause(4, conftest, ["pytest"], plugin_started=False)
+    )

@@ -200,3 +200,57 @@ def test_deep_chains_are_bounded_not_a_crash() -> None:
     n = 900
     source = f"import pytest\nsk = pytest\nx = sk{'.a' * n}\ny = sk{'[0]' * n}\nsk.skip()\n"
     assert syntax_markers(source.encode(), [1, 2, 3, 4, 5]) == [(5, "pytest.skip")]
+
+
+# -- issue 30, 8: the module object itself, used other than as module.attribute -------------------
+
+MODULE_ESCAPES = {
+    "in a container": skipping_test("mods = [pytest]", "mods[0].skip('not today')"),
+    "returned from a helper": skipping_test(
+        "helper().skip('not today')", header="import pytest as _p\n\n\ndef helper():\n    return _p\n\n\n"
+    ),
+    "passed to a function": skipping_test("(lambda m: m.skip('not today'))(pytest)"),
+    "unittest in a dict": skipping_test("{'u': unittest}['u'].SkipTest", header="import unittest\n"),
+}
+
+
+@pytest.mark.parametrize("head", MODULE_ESCAPES.values(), ids=MODULE_ESCAPES.keys())
+def test_a_skip_module_used_as_a_value_is_skip_marker_added(head: bytes) -> None:
+    v = judge(modified("tests/test_x.py", TEST_PARENT.encode(), head))
+    assert (v.verdict, [str(c) for c in v.codes]) == ("fail", ["skip_marker_added"])
+
+
+def test_the_module_used_through_its_attributes_is_no_marker() -> None:
+    source = """
+        import pytest
+        import unittest
+
+
+        @pytest.fixture
+        def f():
+            assert getattr(pytest, "approx") and hasattr(unittest, "TestCase")
+            return pytest.approx(1.0), isinstance(1, unittest.TestCase), pytest.mark.slow
+    """
+    assert markers_of(source) == []
+
+
+def test_a_list_of_parametrize_cases_is_data_not_the_module_hidden() -> None:
+    """pluggy 5d7bd2cc0 (an honest commit the history sweep stopped): ``[pytest.param(...)]`` resolves
+    to ``pytest.param`` and ``pytest``; passing it to ``parametrize`` is no module used as a value."""
+    source = """
+        import pytest
+
+        _funcs = [
+            pytest.param(1, id="a"),
+        ]
+
+
+        @pytest.mark.parametrize("func", _funcs)
+        def test_x(func):
+            pass
+    """
+    assert markers_of(source) == []
+    aliased = "import pytest\nsk = pytest\n\n\ndef helper(m):\n    return m\n\n\nhelper(sk)\n"
+    assert markers_of(aliased) == [
+        (9, "the pytest module used as a value (in a container, returned or passed), not as pytest.name")
+    ]
