@@ -517,6 +517,18 @@ class Store:
         with self._transaction() as db:
             db.execute("UPDATE verdicts SET approved_by = NULL WHERE repo = ? AND pr = ?", (repo, pr))
 
+    def recent_pulls(self, repo: str, limit: int = 50) -> list[tuple[int, str, str, float, bool]]:
+        """(pr, verdict, head, at, required) of each pull request's latest judgement in ``repo``,
+        newest first, at most ``limit`` (the status page's per-pull-request list: bounded work)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT pr, verdict, head, at, required FROM verdicts AS v WHERE repo = ? AND at = "
+                "(SELECT MAX(at) FROM verdicts WHERE repo = v.repo AND pr = v.pr) "
+                "ORDER BY at DESC, pr DESC LIMIT ?",
+                (repo, limit),
+            ).fetchall()
+        return [(int(r[0]), str(r[1]), str(r[2]), float(r[3]), r[4] is None or bool(r[4])) for r in rows]
+
     def _latest(self, repo: str) -> list[tuple[int, int, str, str]]:
         """(pr, installation, parent, verdict) of each pull request's last judgement in ``repo``."""
         with self._lock:

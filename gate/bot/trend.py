@@ -21,7 +21,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from oracle_gate.bot.store import NO_MAP, Store
 from oracle_gate.judge.triage import EXPIRED, NO_OWNER
@@ -103,6 +103,18 @@ class MapShare:
     at: float
 
 
+PULLS_SHOWN = 50
+
+
+@dataclass(frozen=True)
+class PullRow:
+    pr: int
+    verdict: str
+    head: str
+    at: float
+    required: bool
+
+
 @dataclass(frozen=True)
 class RepoTrend:
     repo: str
@@ -112,6 +124,8 @@ class RepoTrend:
     triage_parent: str | None
     #: verdicts posted under another name than the required check's (bases not allowed): counted apart
     other_bases: Week = Week("other bases")
+    #: each pull request's latest judgement, newest first (at most PULLS_SHOWN)
+    pulls: list[PullRow] = field(default_factory=list)
 
 
 def repositories(store: Store) -> list[str]:
@@ -155,6 +169,7 @@ def repo_trend(store: Store, repo: str, weeks_shown: int = WEEKS_SHOWN) -> RepoT
         triage=triage,
         triage_parent=str(last[0][0]) if last else None,
         other_bases=total("other bases", others),
+        pulls=[PullRow(*row) for row in store.recent_pulls(repo, PULLS_SHOWN)],
     )
 
 

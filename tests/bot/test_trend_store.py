@@ -99,3 +99,22 @@ def test_a_replaced_verdict_still_counts_as_posted_so_counters_never_go_down(tmp
     data = trend.repo_trend(store, "octo/repo")
     assert data is not None
     assert sum(w.total for w in data.weeks) == 1
+
+
+def test_the_pull_request_list_is_each_latest_verdict_newest_first_and_bounded(tmp_path: Path) -> None:
+    store = Store(tmp_path / "db.sqlite3")
+    store.record_verdict(job(1), "p1", "h1-old", "fail", 1)
+    store.record_verdict(job(2), "p1", "h2", "pass_clean", 2, required=False)
+    store.record_verdict(job(1), "p1", "h1-new", "pass_clean", 3)
+    for n in range(3, 60):
+        store.record_verdict(job(n), "p1", f"h{n}", "fail", n)
+    data = trend.repo_trend(store, "octo/repo")
+    assert data is not None
+    assert len(data.pulls) == trend.PULLS_SHOWN
+    everything = store.recent_pulls("octo/repo", 100)
+    assert [p for p, *_ in everything].count(1) == 1
+    one = next(r for r in everything if r[0] == 1)
+    two = next(r for r in everything if r[0] == 2)
+    assert (one[1], one[2], one[4]) == ("pass_clean", "h1-new", True)
+    assert (two[1], two[4]) == ("pass_clean", False)
+    assert [r[3] for r in everything] == sorted((r[3] for r in everything), reverse=True)

@@ -228,6 +228,10 @@ def hostile_trend() -> trend.RepoTrend:
         triage=[trend.TriageEntry(f"tests/test_x.py::{HOSTILE}", f"why {HOSTILE}")],
         triage_parent="b" * 40,
         other_bases=trend.Week("other bases", pass_clean=1, fail=3, unscored=2),
+        pulls=[
+            trend.PullRow(7, "fail", HOSTILE, at("2026-11-30"), True),
+            trend.PullRow(5, "no_map", "c" * 40, at("2026-11-29"), False),
+        ],
     )
 
 
@@ -290,3 +294,16 @@ def test_the_table_and_the_chart_round_a_rate_alike() -> None:
 def test_the_page_matches_its_golden() -> None:
     """The whole page for fixed data, hostile names included (review the escaping in the diff)."""
     assert_matches_golden("status/page.html", status.page(hostile_trend(), at("2026-12-01")))
+
+
+def test_the_page_lists_each_pull_request_newest_first_escaped() -> None:
+    html = status.page(hostile_trend(), at("2026-12-01"))
+    rows = re.findall(
+        r"<tr><td>#(\d+)</td><td>(\w+)</td><td><code>([^<]*)</code></td>.*?<td>([a-z ]+)</td></tr>", html
+    )
+    assert [(r[0], r[1], r[3]) for r in rows] == [
+        ("7", "fail", "required check"),
+        ("5", "unscored", "other base"),
+    ]
+    assert rows[1][2] == "c" * 12
+    assert "<script" not in html
