@@ -53,3 +53,18 @@ def write_line(fd: int, data: bytes) -> bool:
     except OSError:
         return False
     return True
+
+
+def json_lines(data: bytes) -> tuple[list[object], int]:
+    """Each line of ``data`` parsed as JSON, and how many lines were not JSON (a pipe a test process
+    writes to: read defensively, counted, never raised)."""
+    import json
+
+    parsed: list[object] = []
+    bad = 0
+    for raw in data.splitlines():
+        try:
+            parsed.append(json.loads(raw))
+        except (ValueError, RecursionError):
+            bad += 1
+    return parsed, bad

@@ -58,15 +58,12 @@ def send_seals(seals: Iterable[Mapping[str, str]], environ: Mapping[str, str] | 
 
 def parse_seals(data: bytes) -> tuple[list[dict[str, str]], int]:
     """The seals on the pipe, and how many lines were not seals."""
+    from oracle_gate.maps.pipe import json_lines
+
     seals: list[dict[str, str]] = []
-    bad = 0
-    for raw in data.splitlines():
-        try:
-            line = json.loads(raw)
-        except (ValueError, RecursionError):
-            bad += 1
-            continue
-        if _is_seal(line):
+    lines, bad = json_lines(data)
+    for line in lines:
+        if isinstance(line, dict) and _is_seal(line):
             seals.append({"file": line["file"], "sha256": line["sha256"]})
         else:
             bad += 1

@@ -62,16 +62,12 @@ def install(pluginmanager: Any, environ: dict[str, str] | Any) -> None:
 def witnessed_outcomes(data: bytes) -> tuple[dict[str, str], int | None, int]:
     """The witness's outcomes, the exit status it saw, and how many lines it could not read."""
     from oracle_gate.maps.outcomes import OutcomeLog
+    from oracle_gate.maps.pipe import json_lines
 
     log = OutcomeLog()
     exit_status: int | None = None
-    bad = 0
-    for raw in data.splitlines():
-        try:
-            line = json.loads(raw)
-        except (ValueError, RecursionError):
-            bad += 1
-            continue
+    lines, bad = json_lines(data)
+    for line in lines:
         if not isinstance(line, dict):
             bad += 1
         elif "exit" in line and isinstance(line["exit"], int):
