@@ -93,7 +93,10 @@ def main() -> int:
     known = set(mods)
     graph = {name: imported(path, name, known) for name, path in mods.items()}
     # a package's __init__ importing its own submodules is not a cycle of design
-    graph = {n: {m for m in deps if not n.startswith(m + ".") and not m.startswith(n + ".")} for n, deps in graph.items()}
+    graph = {
+        n: {m for m in deps if not n.startswith(m + ".") and not m.startswith(n + ".")}
+        for n, deps in graph.items()
+    }
     sizes: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for name, path in mods.items():
         sizes[room(name)][0] += 1

@@ -201,8 +201,9 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.report",
         "oracle_gate.github",
         "oracle_gate.review",
-        "oracle_gate.surface",  # the status page's freeze surface share (oracle_gate.bot.surface), issue 18
-        "oracle_gate.score",  # the sandboxed scoring run, checked as trusted (oracle_gate.bot.scoring)
+        # the status page's freeze surface share (oracle_gate.bot.jobs.surface_share), issue 18
+        "oracle_gate.surface",
+        "oracle_gate.score",  # the sandboxed scoring run, checked as trusted (oracle_gate.bot.jobs.scoring)
         "oracle_gate.bot",
     ),
 }
@@ -347,13 +348,13 @@ def test_the_front_door_rule_can_fail() -> None:
     """The rule sees a bot module importing the Action (and the reverse) and lets oracle_gate.github pass."""
     assert not inside("oracle_gate.action.run", ALLOWED["oracle_gate.bot"])
     assert not inside("oracle_gate.action.content", ALLOWED["oracle_gate.bot"])
-    assert not inside("oracle_gate.bot.judging", ALLOWED["oracle_gate.action"])
+    assert not inside("oracle_gate.bot.jobs.judging", ALLOWED["oracle_gate.action"])
     assert inside("oracle_gate.github.publisher", ALLOWED["oracle_gate.bot"])
     assert inside("oracle_gate.github.publisher", ALLOWED["oracle_gate.action"])
     assert not inside("oracle_gate.action.run", ALLOWED["oracle_gate.github"])
-    assert not inside("oracle_gate.bot.judging", ALLOWED["oracle_gate.github"])
+    assert not inside("oracle_gate.bot.jobs.judging", ALLOWED["oracle_gate.github"])
     assert not inside("oracle_gate.action.run", ALLOWED["oracle_gate.review"])
-    assert not inside("oracle_gate.bot.judging", ALLOWED["oracle_gate.review"])
+    assert not inside("oracle_gate.bot.jobs.judging", ALLOWED["oracle_gate.review"])
 
 
 def test_importing_the_verdict_loads_no_io_module() -> None:
@@ -394,11 +395,11 @@ def test_the_publisher_and_the_client_render_nothing(name: str) -> None:
 
 
 #: The bot's own HTML page (issue 18): autoescaped templates/status*.html.j2, never posted to GitHub.
-HTML_PAGES = frozenset({"oracle_gate.bot.status"})
+HTML_PAGES = frozenset({"oracle_gate.bot.web.status"})
 
 
 def test_only_the_content_module_renders_for_github() -> None:
-    doors = [*ACTION.glob("*.py"), *GITHUB.glob("*.py"), *(GATE / "bot").glob("*.py")]
+    doors = [*ACTION.glob("*.py"), *GITHUB.glob("*.py"), *(GATE / "bot").rglob("*.py")]
     doors = [path for path in doors if module_name(path) not in HTML_PAGES]
     users = {module_name(path) for path in doors if {"oracle_gate.report", "jinja2"} & set(imports_of(path))}
     assert users <= REPORT_USERS
@@ -407,7 +408,7 @@ def test_only_the_content_module_renders_for_github() -> None:
 
 
 def test_the_status_page_renders_html_only_and_nothing_for_github() -> None:
-    names = set(imports_of(GATE / "bot" / "status.py"))
+    names = set(imports_of(GATE / "bot" / "web" / "status.py"))
     assert "jinja2" in names
     assert not names & {"oracle_gate.report", "oracle_gate.github.content", "oracle_gate.github.publisher"}, (
         sorted(names)
