@@ -9,6 +9,7 @@ from oracle_gate.bot.app.ratelimit import Budgets
 from tests.bot.harness import Bot, Origin, pull_request_event
 from tests.bot.test_judging import REPO, open_pull
 from tests.github_fake.server import FakeGitHub
+from tests.support.clock import FakeClock
 
 
 class Requester:
@@ -19,7 +20,7 @@ class Requester:
 
 def test_budgets_pause_only_a_nearly_spent_installation_until_its_reset() -> None:
     now = 1_000_000.0
-    budgets = Budgets(floor=100, max_pause=60, clock=lambda: now)
+    budgets = Budgets(floor=100, max_pause=60, clock=FakeClock(now))
     budgets.note(1, Requester(99, now + 30))
     budgets.note(2, Requester(100, now + 30))
     budgets.note(3, Requester(0, now + 3600))

@@ -20,16 +20,9 @@ from tests.bot.harness import BotFactory, Origin, minimal_environment, pull_requ
 from tests.bot.maps import ARTIFACT, WORKFLOW
 from tests.bot.test_judging import open_pull
 from tests.github_fake.server import FakeGitHub
+from tests.support.clock import FakeClock
 
 JOB = Job(JUDGE, "octo/repo", 7, "octo/repo#1", pr=1)
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def test_the_delay_doubles_per_attempt_up_to_the_cap() -> None:
@@ -47,30 +40,30 @@ def test_the_delays_are_configured_from_the_environment(tmp_path: Path) -> None:
 
 
 def test_a_requeued_job_is_not_claimed_before_its_delay(tmp_path: Path) -> None:
-    clock = Clock()
+    clock = FakeClock(1_000_000.0)
     store = Store(tmp_path / "db.sqlite3", clock=clock)
     store.accept("d1", "pull_request", [JOB])
     claimed = store.claim()
     assert claimed is not None
     store.requeue(claimed.id, "GitHub answered 502", delay=8)
     assert store.claim() is None
-    assert store.next_due() == clock.now + 8
-    clock.now += 7.9
+    assert store.next_due() == clock.now() + 8
+    clock.advance(7.9)
     assert store.claim() is None
-    clock.now += 0.2
+    clock.advance(0.2)
     again = store.claim()
     assert again is not None
     assert (again.id, again.attempts) == (claimed.id, 2)
 
 
 def test_a_job_failing_transiently_is_retried_with_growing_waits_then_failed(tmp_path: Path) -> None:
-    clock = Clock()
+    clock = FakeClock(1_000_000.0)
     store = Store(tmp_path / "db.sqlite3", clock=clock)
     attempts: list[float] = []
     ran = threading.Event()
 
     def flaky(claimed: ClaimedJob) -> JobOutcome:
-        attempts.append(clock.now)
+        attempts.append(clock.now())
         ran.set()
         raise Transient("GitHub answered 503")
 
@@ -82,10 +75,10 @@ def test_a_job_failing_transiently_is_retried_with_growing_waits_then_failed(tmp
             assert ran.wait(5)
             ran.clear()
             settle(store, QUEUED)
-            assert store.next_due() == clock.now + wait
+            assert store.next_due() == clock.now() + wait
             time.sleep(1.5)  # the worker polls: a job not yet due stays queued
             assert len(attempts) == (1 if wait == 10 else 2)
-            clock.now += wait
+            clock.advance(wait)
             pool.wake()
         assert ran.wait(5)
         settle(store, FAILED)

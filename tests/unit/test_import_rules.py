@@ -590,3 +590,91 @@ def test_the_bot_rules_see_a_cycle_and_a_private_name(tmp_path: Path) -> None:
     ]
     lazy = imported_modules(probe, "oracle_gate.bot.jobs.probe", known)
     assert lazy == known
+
+
+# -- the bot's one clock ----------------------------------------------------------------------------
+
+#: Reading the time or waiting for it: only the bot's clock module does (oracle_gate.bot.app.clock).
+TIME_CALLS = frozenset(
+    {
+        "time.time",
+        "time.time_ns",
+        "time.monotonic",
+        "time.monotonic_ns",
+        "time.perf_counter",
+        "time.sleep",
+        "datetime.now",
+        "datetime.utcnow",
+        "datetime.today",
+        "date.today",
+    }
+)
+CLOCK_MODULE = "oracle_gate.bot.app.clock"
+#: Modules still reading the time themselves, and why; each must still do so (else drop it here).
+CLOCK_PENDING = {
+    # its two time.monotonic() reads (how long judging took) go with the judgement sequence that
+    # issue 27 moves to oracle_gate.review.judgement (hjudge); the job's context carries the clock
+    "oracle_gate.bot.jobs.judging": "time.monotonic",
+}
+
+
+def time_calls(path: Path) -> list[str]:
+    """Where ``path`` reads the time: ``time.time()``, ``dt.datetime.now()``, ``from time import
+    sleep; sleep(1)``, ``clock=time.time``… (the name's last two parts, after import aliases)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    aliases: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            aliases.update({(a.asname or a.name): a.name for a in node.names})
+        elif isinstance(node, ast.ImportFrom) and node.module in ("time", "datetime"):
+            aliases.update({(a.asname or a.name): f"{node.module}.{a.name}" for a in node.names})
+
+    def dotted(node: ast.expr) -> str | None:
+        if isinstance(node, ast.Name):
+            return aliases.get(node.id, node.id)
+        if isinstance(node, ast.Attribute):
+            base = dotted(node.value)
+            return None if base is None else f"{base}.{node.attr}"
+        return None
+
+    found = []
+    for node in ast.walk(tree):  # a call, or the function passed on (``clock=time.time``)
+        if isinstance(node, ast.Name | ast.Attribute) and (name := dotted(node)) is not None:
+            tail = ".".join(name.split(".")[-2:])
+            if tail in TIME_CALLS:
+                found.append(f"{tail} line {node.lineno}")
+    return found
+
+
+@pytest.mark.parametrize("path", sorted(BOT.rglob("*.py")), ids=module_name)
+def test_no_bot_module_reads_the_time_but_the_clock(path: Path) -> None:
+    """One clock, made in ``serve`` and passed down, so a test's own clock is the only time there is."""
+    module = module_name(path)
+    used = time_calls(path)
+    if module == CLOCK_MODULE:
+        assert used, "the clock module reads the machine's clocks"
+        return
+    if module in CLOCK_PENDING:
+        assert used, f"{module} no longer reads the time: drop it from CLOCK_PENDING"
+        assert all(u.startswith(CLOCK_PENDING[module]) for u in used), (module, used)
+        return
+    assert not used, f"{module} reads the time itself: {used}; take the server's clock ({CLOCK_MODULE})"
+
+
+def test_the_clock_rule_sees_every_way_of_reading_the_time(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "import time\nimport datetime as dt\nfrom time import monotonic as mono\n"
+        "from datetime import datetime\n\n"
+        "def f(event):\n    event.wait(1)\n    time.strftime('%Y')\n"
+        "    return time.time(), dt.datetime.now(dt.UTC), mono(), datetime.utcnow(), dt.date.today()\n"
+        "def g(clock=time.monotonic):\n    return clock\n"
+    )
+    assert sorted(u.split(" ")[0] for u in time_calls(probe)) == [
+        "date.today",
+        "datetime.now",
+        "datetime.utcnow",
+        "time.monotonic",
+        "time.monotonic",
+        "time.time",
+    ]

@@ -24,8 +24,7 @@ import json
 import secrets
 import sqlite3
 import threading
-import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -33,6 +32,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from oracle_gate.bot.app.clock import SYSTEM, Clock
 from oracle_gate.bot.queue import schema
 from oracle_gate.bot.queue.delivery_jobs import Job
 from oracle_gate.bot.web.received import Row
@@ -83,11 +83,12 @@ class JobKinds:
 
 
 class Store:
-    def __init__(self, path: Path, clock: Callable[[], float] = time.time) -> None:
-        """``clock`` decides when a delayed retry is due (tests pass their own). The schema is
+    def __init__(self, path: Path, clock: Clock = SYSTEM) -> None:
+        """``clock`` (the server's one clock; tests pass their own) dates every row and decides when a
+        delayed retry is due. The schema is
         migrated to :data:`oracle_gate.bot.queue.schema.VERSION` (:class:`UsageError` for a newer
         database)."""
-        self._clock = clock
+        self.clock = clock
         self._path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
@@ -141,7 +142,7 @@ class Store:
     ) -> bool:
         """Record the delivery and queue its jobs (and an installation's new state); False (nothing
         done) when it was seen before."""
-        now = time.time()
+        now = self.clock.now()
         with self._transaction() as db:
             inserted = db.execute(
                 "INSERT OR IGNORE INTO deliveries VALUES (?, ?, ?)", (delivery, event, now)
@@ -161,7 +162,7 @@ class Store:
         Unlike :meth:`accept`, a delivery's job supersedes nothing: it is the delivery's own plan job,
         new by construction (its delivery id is), and comparing it with the queued ones would read
         every queued delivery's body on the path that must answer at once."""
-        now = time.time()
+        now = self.clock.now()
         new: list[bool] = []
         with self._transaction() as db:
             for delivery, event, job in deliveries:
@@ -189,7 +190,7 @@ class Store:
         id taken before is skipped: a redelivery, or the same rows of a file made again)."""
         if not rows:
             return 0
-        now = time.time()
+        now = self.clock.now()
         new = 0
         with self._transaction() as db:
             for _, delivery, event, key, spec, at in rows:
@@ -228,7 +229,7 @@ class Store:
         with self._transaction() as db:
             db.execute(
                 "INSERT INTO explanations VALUES (?, ?, ?, ?, ?, ?)",
-                (token, repo, pr, head, body, self._clock()),
+                (token, repo, pr, head, body, self.clock.now()),
             )
         return token
 
@@ -261,7 +262,7 @@ class Store:
         """Queue follow-up jobs a running job found (no delivery record: it is not a delivery), and
         an installation's new state a planned delivery told (in the same transaction); how many
         jobs were queued (a review's judgement may be taken by one already queued)."""
-        now = time.time()
+        now = self.clock.now()
         queued = 0
         with self._transaction():
             for job in jobs:
@@ -308,7 +309,7 @@ class Store:
         self._db.execute(
             "INSERT INTO jobs (delivery, key, spec, state, created, updated, due) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (delivery, job.key, spec, QUEUED, now, now, self._clock() + (job.coalesce or 0.0)),
+            (delivery, job.key, spec, QUEUED, now, now, self.clock.now() + (job.coalesce or 0.0)),
         )
         return True
 
@@ -326,13 +327,13 @@ class Store:
                 "AND due <= ? AND (? IS NULL OR (json_extract(j.spec, '$.kind') IS ?) = ?) "
                 "AND NOT EXISTS (SELECT 1 FROM jobs AS r WHERE r.key = j.key AND r.state = ?) "
                 "ORDER BY id LIMIT 1",
-                (QUEUED, self._clock(), kind, kind, only, RUNNING),
+                (QUEUED, self.clock.now(), kind, kind, only, RUNNING),
             ).fetchone()
             if row is None:
                 return None
             db.execute(
                 "UPDATE jobs SET state = ?, attempts = attempts + 1, updated = ? WHERE id = ? AND state = ?",
-                (RUNNING, time.time(), row[0], QUEUED),
+                (RUNNING, self.clock.now(), row[0], QUEUED),
             )
         return ClaimedJob(row[0], row[1], Job.from_json(row[2]), row[3] + 1, row[4])
 
@@ -342,7 +343,7 @@ class Store:
         with self._transaction() as db:
             db.execute(
                 "UPDATE jobs SET state = ?, detail = ?, updated = ? WHERE id = ?",
-                (final, detail[:1000], time.time(), job_id),
+                (final, detail[:1000], self.clock.now(), job_id),
             )
 
     def requeue(self, job_id: int, detail: str, delay: float = 0.0) -> None:
@@ -353,7 +354,15 @@ class Store:
             db.execute(
                 "UPDATE jobs SET state = CASE WHEN attempts >= ? THEN ? ELSE ? END, detail = ?, updated = ?, "
                 "due = ? WHERE id = ?",
-                (MAX_ATTEMPTS, FAILED, QUEUED, detail[:1000], time.time(), self._clock() + delay, job_id),
+                (
+                    MAX_ATTEMPTS,
+                    FAILED,
+                    QUEUED,
+                    detail[:1000],
+                    self.clock.now(),
+                    self.clock.now() + delay,
+                    job_id,
+                ),
             )
 
     def next_due(self) -> float | None:
@@ -372,7 +381,7 @@ class Store:
             cur = db.execute(
                 "UPDATE jobs SET state = ?, detail = 'interrupted; retried on start', updated = ?, "
                 "recoveries = recoveries + 1 WHERE state = ?",
-                (QUEUED, time.time(), RUNNING),
+                (QUEUED, self.clock.now(), RUNNING),
             )
             return cur.rowcount
 
@@ -385,7 +394,7 @@ class Store:
             row = self._db.execute(
                 "SELECT 1 FROM jobs WHERE key = ? AND id > ? AND state = ? AND due <= ? "
                 "AND json_extract(spec, '$.kind') = 'judge' LIMIT 1",
-                (key, job_id, QUEUED, self._clock()),
+                (key, job_id, QUEUED, self.clock.now()),
             ).fetchone()
         return row is None
 
@@ -430,7 +439,7 @@ class Store:
         extra = dict(noted or {})
         trend = tuple(extra.get(k) for k in ("seconds", "triage", "surface_share"))
         approvers = None if approved_by is None else json.dumps(sorted({a.casefold() for a in approved_by}))
-        now = time.time()
+        now = self.clock.now()
         with self._transaction() as db:
             db.execute(
                 "INSERT OR REPLACE INTO verdicts (repo, pr, parent, head, verdict, check_run_id, "

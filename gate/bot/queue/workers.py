@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Callable
 
+from oracle_gate.bot.app.clock import SYSTEM, Clock
 from oracle_gate.bot.jobs.context import JobOutcome, Transient
 from oracle_gate.bot.queue.backoff import Backoff
 from oracle_gate.bot.queue.store import FAILED, ClaimedJob, JobKinds, Store
@@ -35,10 +35,12 @@ class Pool:
         *,
         kinds: JobKinds | None = None,
         name: str = "worker",
+        clock: Clock = SYSTEM,
     ) -> None:
         """``publish`` is given :meth:`stats` whenever they change (the server's front reads them);
         ``kinds``: which jobs this pool claims (None: any)."""
         self._kinds = kinds
+        self._clock = clock
         self._name = name
         self._store = store
         self._backoff = backoff or Backoff()
@@ -79,9 +81,9 @@ class Pool:
         """Stop; jobs still running after ``grace`` seconds are requeued. Returns how many were."""
         self._stopping.set()
         self.wake()
-        deadline = time.monotonic() + grace  # one grace period for all of them, not one each
+        deadline = self._clock.monotonic() + grace  # one grace period for all of them, not one each
         for thread in self._threads:
-            thread.join(timeout=max(0.0, deadline - time.monotonic()))
+            thread.join(timeout=max(0.0, deadline - self._clock.monotonic()))
         with self._guard:
             left = list(self._running.values())
         for claimed in left:
