@@ -4,6 +4,7 @@ when the test or the code under test says so, and a wait returns at once."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 START = 2_000_000_000.0
 
@@ -13,6 +14,8 @@ class FakeClock:
         self._at = start
         self._lock = threading.Lock()
         self.waited: list[float] = []  # every sleep or wait asked for, in order
+        #: called with the seconds of each sleep or wait, before the time passes (a test's probe)
+        self.on_sleep: Callable[[float], None] | None = None
 
     def now(self) -> float:
         with self._lock:
@@ -30,6 +33,8 @@ class FakeClock:
             self._at = at
 
     def sleep(self, seconds: float) -> None:
+        if self.on_sleep is not None:
+            self.on_sleep(seconds)
         self.waited.append(seconds)
         self.advance(max(0.0, seconds))
 

@@ -72,19 +72,7 @@ def serve(config: BotConfig, *, grace: float | None = None) -> int:
     logs.configure()
     sys.setswitchinterval(SWITCH_INTERVAL)  # this process is the server's own
     front = Front.make(config, clock, workers.wake, workers.stats)
-    server = uvicorn.Server(
-        uvicorn.Config(
-            front.app,
-            host=config.host,
-            port=config.port,
-            log_config=None,
-            access_log=False,
-            timeout_graceful_shutdown=int(grace),
-            # TRUST.md 16: uvicorn believes X-Forwarded-For from 127.0.0.1 unless told otherwise.
-            proxy_headers=bool(config.forwarded_allow_ips),
-            forwarded_allow_ips=list(config.forwarded_allow_ips),
-        )
-    )
+    server = uvicorn.Server(server_config(config, front.app, grace))
     stopping = threading.Event()
     workers.watch(lambda code: _workers_ended(code, stopping, server))
     _log.info("serving", extra={"detail": f"{config!r}; {recovered} interrupted job(s) queued again"})
@@ -99,6 +87,21 @@ def serve(config: BotConfig, *, grace: float | None = None) -> int:
         front.close()
         logs.stop()
     return 0 if code == 0 else 1
+
+
+def server_config(config: BotConfig, app: Starlette, grace: float) -> uvicorn.Config:
+    """uvicorn's settings for the webhook app."""
+    return uvicorn.Config(
+        app,
+        host=config.host,
+        port=config.port,
+        log_config=None,
+        access_log=False,
+        timeout_graceful_shutdown=int(grace),
+        # TRUST.md 16: uvicorn believes X-Forwarded-For from 127.0.0.1 unless told otherwise.
+        proxy_headers=bool(config.forwarded_allow_ips),
+        forwarded_allow_ips=list(config.forwarded_allow_ips),
+    )
 
 
 @dataclass

@@ -90,6 +90,16 @@ class Pool:
             self._store.requeue(claimed.id, "interrupted by shutdown")
         return len(left)
 
+    def run_due(self) -> int:
+        """Claim and run, in the caller's thread, every job of this pool's kinds due now, one at a
+        time, as a worker thread does; how many ran. (The in-process test harness's worker loop:
+        ``tests/support/bot_in_process.py``.)"""
+        ran = 0
+        while (claimed := self._store.claim(self._kinds)) is not None:
+            self._take(claimed)
+            ran += 1
+        return ran
+
     def _loop(self) -> None:
         while not self._stopping.is_set():
             claimed = self._store.claim(self._kinds)
@@ -97,16 +107,20 @@ class Pool:
                 with self._wake:
                     self._wake.wait(POLL_SECONDS)
                 continue
+            self._take(claimed)
+
+    def _take(self, claimed: ClaimedJob) -> None:
+        """Run a claimed job, counted as running meanwhile."""
+        with self._guard:
+            self._running[claimed.id] = claimed
+            self.peak = max(self.peak, len(self._running))
+            self._publish(self._stats())
+        try:
+            self._finish(claimed)
+        finally:
             with self._guard:
-                self._running[claimed.id] = claimed
-                self.peak = max(self.peak, len(self._running))
+                self._running.pop(claimed.id, None)
                 self._publish(self._stats())
-            try:
-                self._finish(claimed)
-            finally:
-                with self._guard:
-                    self._running.pop(claimed.id, None)
-                    self._publish(self._stats())
 
     def _finish(self, claimed: ClaimedJob) -> None:
         job = claimed.job
