@@ -11,6 +11,7 @@ before anyone notices it at run time.
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -678,3 +679,76 @@ def test_the_clock_rule_sees_every_way_of_reading_the_time(tmp_path: Path) -> No
         "time.monotonic",
         "time.time",
     ]
+
+
+# -- the bot's SQL: in its store only ---------------------------------------------------------------
+
+#: The modules that hold the bot's SQL: the jobs' database (its store, its schema's migrations) and
+#: the front's own database of received deliveries.
+SQL_MODULES = frozenset(
+    {"oracle_gate.bot.queue.store", "oracle_gate.bot.queue.schema", "oracle_gate.bot.web.received"}
+)
+SQL_TEXT = re.compile(
+    r"\s*(SELECT\s|INSERT\s+(OR\s+\w+\s+)?INTO\s|UPDATE\s+\w+\s+SET\s|DELETE\s+FROM\s|CREATE\s+(TABLE|INDEX)\s"
+    r"|ALTER\s+TABLE\s|DROP\s+(TABLE|INDEX)\s|PRAGMA\s|BEGIN\b|COMMIT\b|ROLLBACK\b)"
+)
+
+
+def sql_uses(path: Path) -> list[str]:
+    """Where ``path`` speaks SQL: imports ``sqlite3``, calls ``.execute``/``.executemany``/
+    ``.executescript``, or writes a string (an f-string's start included) that is an SQL statement."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    found: list[str] = []
+    for node in ast.walk(tree):
+        line = getattr(node, "lineno", 0)
+        if "sqlite3" in _imported_names(node):
+            found.append(f"import sqlite3 line {line}")
+        called = node.func if isinstance(node, ast.Call) else None
+        if isinstance(called, ast.Attribute) and called.attr in ("execute", "executemany", "executescript"):
+            found.append(f".{called.attr}() line {line}")
+        text = None
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value
+        elif isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant):
+            text = str(node.values[0].value)
+        if text is not None and SQL_TEXT.match(text):
+            found.append(f"SQL {text.strip()[:30]!r} line {line}")
+    return found
+
+
+def _imported_names(node: ast.AST) -> set[str]:
+    if isinstance(node, ast.Import):
+        return {a.name.split(".")[0] for a in node.names}
+    if isinstance(node, ast.ImportFrom) and not node.level:
+        return {(node.module or "").split(".")[0]}
+    return set()
+
+
+@pytest.mark.parametrize("path", sorted(BOT.rglob("*.py")), ids=module_name)
+def test_the_bots_sql_is_in_its_store_only(path: Path) -> None:
+    """One place knows the tables (issue 27): the status page, /metrics, retention, scoring and the
+    hand-over ask the store by name; they never write a query of their own."""
+    module = module_name(path)
+    used = sql_uses(path)
+    if module in SQL_MODULES:
+        assert used, f"{module} is listed as holding SQL and holds none"
+        return
+    assert not used, f"{module} speaks SQL itself: {used}; ask oracle_gate.bot.queue.store"
+
+
+def test_the_sql_rule_sees_a_query_a_call_and_the_module(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "import sqlite3\n\nREQUIRED = 'COALESCE(required, 1) = 1'\n\n"
+        "def f(store, db, n):\n"
+        "    store.read('SELECT 1 FROM jobs')\n"
+        "    store.read(f'DELETE FROM jobs WHERE id = {n}')\n"
+        "    db.executemany('x', [])\n"
+        "    return 'Select a repository', 'Updated the check'\n"
+    )
+    assert {u.split(" line")[0] for u in sql_uses(probe)} == {
+        "import sqlite3",
+        "SQL 'SELECT 1 FROM jobs'",
+        "SQL 'DELETE FROM jobs WHERE id ='",
+        ".executemany()",
+    }
