@@ -106,7 +106,7 @@ def add_check(sub: argparse._SubParsersAction[Parser]) -> None:
 
 
 def run_check_command(args: argparse.Namespace) -> int:
-    from oracle_gate.maps.mapbytes import EarlyHash
+    from oracle_gate.maps.reader.mapbytes import EarlyHash
 
     if args.coverage is None:
         from oracle_gate.maps.store import stored_map
@@ -249,7 +249,7 @@ def add_map(sub: argparse._SubParsersAction[Parser]) -> None:
 
 
 def run_map_command(args: argparse.Namespace) -> int:
-    from oracle_gate.maps.build import run_map_cli
+    from oracle_gate.maps.command import run_map_cli
 
     return run_map_cli(args, say)
 

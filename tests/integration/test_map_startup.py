@@ -32,7 +32,7 @@ NOT_FOR_MAP = (
     "oracle_gate.freeze_cmd",
     "oracle_gate.approvals_file",
     "oracle_gate.surface_cli",
-    "oracle_gate.maps.collector",
+    "oracle_gate.maps.inside.collector",
     "importlib.metadata",
     "coverage",
     "base64",

@@ -13,7 +13,7 @@ import pytest
 from oracle_gate import files
 from oracle_gate.action import publish_stored, workflow_io
 from oracle_gate.errors import InputError, StoredVerdictError
-from oracle_gate.maps import read
+from oracle_gate.maps.reader import read
 from oracle_gate.review.events import EventError
 
 

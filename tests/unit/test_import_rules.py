@@ -69,8 +69,8 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.check",
         "oracle_gate.oracle_files",
         "oracle_gate.judge",
-        "oracle_gate.maps.read",
-        "oracle_gate.maps.unstable",  # v3.4: the manifest's unstable observations, read as check reads them
+        "oracle_gate.maps.reader.read",
+        "oracle_gate.maps.reader.unstable",  # v3.4: the manifest's unstable observations, read as check reads them
         "oracle_gate.report",
     ),
     "oracle_gate.surface_cli": (
@@ -85,8 +85,8 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.errors",
         "oracle_gate.git",
         "oracle_gate.judge",
-        "oracle_gate.maps.read",
-        "oracle_gate.maps.mapbytes",
+        "oracle_gate.maps.reader.read",
+        "oracle_gate.maps.reader.mapbytes",
         "oracle_gate.oracle_files",
     ),
     # The parent's oracle files read with git (read_oracle): what map needs without the whole judge.
@@ -150,8 +150,8 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.check",
         "oracle_gate.oracle_files",
         "oracle_gate.judge",
-        "oracle_gate.maps.read",
-        "oracle_gate.maps.provenance",
+        "oracle_gate.maps.reader.read",
+        "oracle_gate.maps.reader.provenance",
         "oracle_gate.report",
         "oracle_gate.github",
         "oracle_gate.review",
@@ -196,8 +196,8 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.git",
         "oracle_gate.check",
         "oracle_gate.judge",
-        "oracle_gate.maps.read",
-        "oracle_gate.maps.provenance",
+        "oracle_gate.maps.reader.read",
+        "oracle_gate.maps.reader.provenance",
         "oracle_gate.report",
         "oracle_gate.github",
         "oracle_gate.review",

@@ -2,7 +2,8 @@
 
 Two formats are read: a coverage.py data file with pytest test contexts
 (``pytest --cov --cov-context=test``), read-only with sqlite3 in coverage.py's
-documented schema (:mod:`oracle_gate.maps.sqlite_map`: ``check`` never imports coverage.py, whose import
+documented schema (:mod:`oracle_gate.maps.reader.sqlite_map`: ``check`` never imports coverage.py, whose
+import
 alone costs about 0.14 s), and the JSON map ``{nodeid: {path: [line, ...]}}``.
 
 Only what the diff needs is read: the measured files that map to a touched
@@ -34,10 +35,15 @@ from oracle_gate.files import MAX_MANIFEST_BYTES, MAX_MAP_BYTES, open_regular, r
 from oracle_gate.git import Git
 from oracle_gate.judge.freeze import nodeid_matches
 from oracle_gate.judge.problems import Problem
-from oracle_gate.maps import mapbytes, sqlite_map
-from oracle_gate.maps.mapbytes import EarlyHash, MapBytes, read_map_bytes
-from oracle_gate.maps.provenance import PRODUCER_KEY, Producer
-from oracle_gate.maps.sqlite_map import SQLITE_SECONDS, SqliteCoverageMap, connect_read_only, has_test_context
+from oracle_gate.maps.reader import mapbytes, sqlite_map
+from oracle_gate.maps.reader.mapbytes import EarlyHash, MapBytes, read_map_bytes
+from oracle_gate.maps.reader.provenance import PRODUCER_KEY, Producer
+from oracle_gate.maps.reader.sqlite_map import (
+    SQLITE_SECONDS,
+    SqliteCoverageMap,
+    connect_read_only,
+    has_test_context,
+)
 
 if TYPE_CHECKING:  # ``map`` writes a manifest with this module and reads no observers: imported where read
     from oracle_gate.judge.observers import MapReader, ParentCoverage
@@ -362,7 +368,8 @@ class EarlyMapRead:
 
     Parsing the manifest (2 MB of test ids at 50,000 tests) and hashing the data file grow with the
     map; the check spends that long waiting on git, so they run beside it. The hash is usually
-    already under way (:class:`oracle_gate.maps.mapbytes.EarlyHash`, started by the command line before it
+    already under way (:class:`oracle_gate.maps.reader.mapbytes.EarlyHash`, started by the command line
+    before it
     imports the gate). The SQLite reads stay on the caller's thread (a connection belongs to the
     thread that opened it). :meth:`result` re-raises the InputError the reads met, so the problem
     reported is the same as without the thread.
@@ -396,7 +403,7 @@ class EarlyMapRead:
 
 def _read_errors() -> tuple[type[Exception], ...]:
     """What reading a map may raise: sqlite3's errors, and coverage.py's once it is loaded (``check``
-    reads maps without importing it, :mod:`oracle_gate.maps.sqlite_map`)."""
+    reads maps without importing it, :mod:`oracle_gate.maps.reader.sqlite_map`)."""
     coverage_exceptions = sys.modules.get("coverage.exceptions")
     base = getattr(coverage_exceptions, "CoverageException", None)
     return (sqlite3.Error, base) if isinstance(base, type) else (sqlite3.Error,)
@@ -599,7 +606,7 @@ def load_parent_coverage(
     """The edge: locate, bind and read the map; every problem becomes a reported problem.
     ``early``: the locating and hashing, started on another thread (:class:`EarlyMapRead`)."""
     from oracle_gate.judge.observers import ParentCoverage, touched_observers
-    from oracle_gate.maps.unstable import unstable_observers
+    from oracle_gate.maps.reader.unstable import unstable_observers
 
     if coverage is None:
         return ParentCoverage(problems=(Problem(None, "no coverage map of the parent was given"),))
