@@ -355,8 +355,8 @@ def add_serve(sub: argparse._SubParsersAction[Parser]) -> None:
 
 
 def run_serve_command(args: argparse.Namespace) -> int:
-    from oracle_gate.bot.config import from_environment
-    from oracle_gate.bot.serve import serve
+    from oracle_gate.bot.app.config import from_environment
+    from oracle_gate.bot.app.serve import serve
 
     return serve(from_environment(os.environ))
 
@@ -374,7 +374,7 @@ def add_app_manifest(sub: argparse._SubParsersAction[Parser]) -> None:
 
 
 def run_app_manifest_command(args: argparse.Namespace) -> int:
-    from oracle_gate.bot.manifest import app_manifest
+    from oracle_gate.bot.app.manifest import app_manifest
 
     emit(app_manifest(args.hook_url, name=args.name), None)
     return 0
