@@ -42,6 +42,7 @@ IO_MODULES = frozenset(
 # What each room may import from the package (a prefix matches the module and its submodules).
 ALLOWED: dict[str, tuple[str, ...]] = {
     "oracle_gate.judge": ("oracle_gate.errors", "oracle_gate.exit_status", "oracle_gate.judge"),
+    # The ``map`` command (gate/maps/*.py): it runs the tests, reads and writes maps.
     "oracle_gate.maps": (
         "oracle_gate",
         "oracle_gate.errors",
@@ -51,6 +52,17 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.judge",
         "oracle_gate.maps",
         "oracle_gate.oracle_files",
+    ),
+    # What runs in the measured test process (gate/maps/inside/): itself and the freeze's parser, a
+    # pure module imported only when a freeze is given. Its other imports: INSIDE_MAY_IMPORT.
+    "oracle_gate.maps.inside": ("oracle_gate.maps.inside", "oracle_gate.judge.freeze"),
+    # How check and the other readers read a map (gate/maps/reader/): never the map command's modules.
+    "oracle_gate.maps.reader": (
+        "oracle_gate.errors",
+        "oracle_gate.files",
+        "oracle_gate.git",
+        "oracle_gate.judge",
+        "oracle_gate.maps.reader",
     ),
     "oracle_gate.report": (
         "oracle_gate",
@@ -69,8 +81,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.check",
         "oracle_gate.oracle_files",
         "oracle_gate.judge",
-        "oracle_gate.maps.reader.read",
-        "oracle_gate.maps.reader.unstable",  # v3.4: the manifest's unstable observations, read as check reads them
+        "oracle_gate.maps.reader",  # v3.4: and the manifest's unstable observations, as check reads them
         "oracle_gate.report",
     ),
     "oracle_gate.surface_cli": (
@@ -85,8 +96,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.errors",
         "oracle_gate.git",
         "oracle_gate.judge",
-        "oracle_gate.maps.reader.read",
-        "oracle_gate.maps.reader.mapbytes",
+        "oracle_gate.maps.reader",
         "oracle_gate.oracle_files",
     ),
     # The parent's oracle files read with git (read_oracle): what map needs without the whole judge.
@@ -150,8 +160,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.check",
         "oracle_gate.oracle_files",
         "oracle_gate.judge",
-        "oracle_gate.maps.reader.read",
-        "oracle_gate.maps.reader.provenance",
+        "oracle_gate.maps.reader",
         "oracle_gate.report",
         "oracle_gate.github",
         "oracle_gate.review",
@@ -196,8 +205,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.git",
         "oracle_gate.check",
         "oracle_gate.judge",
-        "oracle_gate.maps.reader.read",
-        "oracle_gate.maps.reader.provenance",
+        "oracle_gate.maps.reader",
         "oracle_gate.report",
         "oracle_gate.github",
         "oracle_gate.review",
@@ -590,3 +598,151 @@ def test_the_bot_rules_see_a_cycle_and_a_private_name(tmp_path: Path) -> None:
     ]
     lazy = imported_modules(probe, "oracle_gate.bot.jobs.probe", known)
     assert lazy == known
+
+
+# -- gate/maps/: three parts (issue 27) --------------------------------------------------------------
+
+MAPS_INSIDE = GATE / "maps" / "inside"
+MAPS_READER = GATE / "maps" / "reader"
+#: Besides its own room (ALLOWED), what a module running in the measured test process may import: the
+#: standard library, pytest (``pytest``, ``_pytest``, ``pluggy``) and coverage.py. Nothing else, lazy
+#: imports included: a third-party import there runs in the parent's tests and can change what they do.
+INSIDE_MAY_IMPORT = frozenset(
+    {*sys.stdlib_module_names, "__future__", "pytest", "_pytest", "pluggy", "coverage"}
+)
+
+
+def inside_offences(path: Path, module: str) -> list[str]:
+    """What a module of :mod:`oracle_gate.maps.inside` imports that it may not: a non-standard module
+    other than pytest's and coverage.py's, a module of the gate outside the room, or a string naming
+    one (``importlib.import_module``, ``-p``)."""
+    offences = []
+    for name in imports_of(path, module):
+        top = name.split(".")[0]
+        if top == "oracle_gate":
+            if not inside(name, ALLOWED["oracle_gate.maps.inside"]):
+                offences.append(name)
+        elif top not in INSIDE_MAY_IMPORT:
+            offences.append(name)
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value
+            named = text.startswith("oracle_gate.") and is_package_module(text)
+            if named and not inside(text, ALLOWED["oracle_gate.maps.inside"]):
+                offences.append(f"{text!r}")
+    return offences
+
+
+@pytest.mark.parametrize("path", sorted(MAPS_INSIDE.glob("*.py")), ids=module_name)
+def test_the_measured_process_imports_almost_nothing(path: Path) -> None:
+    """gate/maps/inside/ runs in the parent's test process (the pytest11 entry point, ``-p``)."""
+    offences = inside_offences(path, module_name(path))
+    assert not offences, (
+        f"{module_name(path)} imports {offences}: code in the measured test process imports only the"
+        " standard library, pytest, coverage.py, oracle_gate.maps.inside and oracle_gate.judge.freeze"
+    )
+
+
+@pytest.mark.parametrize("path", sorted(MAPS_READER.glob("*.py")), ids=module_name)
+def test_the_reader_does_not_import_the_map_command(path: Path) -> None:
+    """check, freeze, surface, the Action and the bot read maps without the ``map`` command's
+    modules (running tests, writing maps) or the measured process's."""
+    used = [
+        name
+        for name in imports_of(path)
+        if inside(name, ("oracle_gate.maps",)) and not inside(name, ("oracle_gate.maps.reader",))
+    ]
+    assert not used, f"{module_name(path)} imports {used}: the reader imports only oracle_gate.maps.reader"
+
+
+def test_the_maps_rules_see_a_forbidden_import(tmp_path: Path) -> None:
+    """Both rules can fail: a lazy third-party import, a command module, a module named in a string."""
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "import json\nimport pytest\nfrom oracle_gate.maps.inside import shards\n"
+        "def f():\n    import requests\n    from oracle_gate.maps.build import build_map\n"
+        "    from oracle_gate import git\n"
+        "    return __import__('importlib').import_module('oracle_gate.maps.runner')\n"
+    )
+    assert inside_offences(probe, "oracle_gate.maps.inside.probe") == [
+        "requests",
+        "oracle_gate.maps.build",
+        "oracle_gate",
+        "oracle_gate.git",
+        "'oracle_gate.maps.runner'",
+    ]
+    assert not inside("oracle_gate.maps.build", ALLOWED["oracle_gate.maps.reader"])
+    assert not inside("oracle_gate.maps.inside.shards", ALLOWED["oracle_gate.maps.reader"])
+    assert room_of("oracle_gate.maps.inside.collector") == "oracle_gate.maps.inside"
+    assert room_of("oracle_gate.maps.reader.read") == "oracle_gate.maps.reader"
+    assert room_of("oracle_gate.maps.build") == "oracle_gate.maps"
+
+
+def test_the_plugins_started_in_test_processes_are_inside() -> None:
+    """The module names pytest loads in a child process (the ``pytest11`` entry point, autoloaded in
+    the map's run; ``-p`` in freeze's collection) are modules of oracle_gate.maps.inside."""
+    import tomllib
+
+    from oracle_gate.maps import node_ids
+
+    pyproject = tomllib.loads((GATE.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    loaded = [*pyproject["project"]["entry-points"]["pytest11"].values(), node_ids.PLUGIN_MODULE]
+    assert loaded == ["oracle_gate.maps.inside.pytest_plugin", "oracle_gate.maps.inside.collected_ids"]
+    assert all(is_package_module(name) for name in loaded)
+
+
+def cycle_path(graph: dict[str, set[str]], component: list[str]) -> str:
+    """One closed path through a strongly connected ``component``, for the message: a -> b -> a."""
+    members, start = set(component), component[0]
+    came_from: dict[str, str] = {}
+    frontier = [start]
+    while frontier:  # breadth first, back to the start
+        following: list[str] = []
+        for node in frontier:
+            for other in sorted(graph.get(node, set()) & members):
+                if other == start:
+                    path = [node]
+                    while path[-1] != start:
+                        path.append(came_from[path[-1]])
+                    return " -> ".join([*reversed(path), start])
+                if other not in came_from and other != start:
+                    came_from[other] = node
+                    following.append(other)
+        frontier = following
+    return " -> ".join(component)  # pragma: no cover - a component always closes
+
+
+def cycles_through(graph: dict[str, set[str]], room: str) -> list[str]:
+    return [
+        cycle_path(graph, component)
+        for component in import_cycles(graph)
+        if any(inside(module, (room,)) for module in component)
+    ]
+
+
+def test_no_import_cycle_through_gate_maps() -> None:
+    """Issue 27: ``maps.build <-> maps.command`` and ``maps.collector <-> maps.trace_collector`` were
+    two; a lazy import hid both. Every import counts (module level, lazy, ``TYPE_CHECKING``)."""
+    modules = package_modules()
+    graph = {name: imported_modules(path, name, set(modules)) for name, path in modules.items()}
+    cycles = cycles_through(graph, "oracle_gate.maps")
+    print("\n".join(cycles) or "no import cycle through oracle_gate.maps")
+    assert not cycles, "import cycles through gate/maps/:\n" + "\n".join(cycles)
+
+
+def test_the_cycle_rule_prints_the_cycle() -> None:
+    graph = {
+        "oracle_gate.maps.build": {"oracle_gate.maps.command", "oracle_gate.git"},
+        "oracle_gate.maps.command": {"oracle_gate.maps.build"},
+        "oracle_gate.maps.inside.a": {"oracle_gate.maps.inside.b"},
+        "oracle_gate.maps.inside.b": {"oracle_gate.maps.inside.c"},
+        "oracle_gate.maps.inside.c": {"oracle_gate.maps.inside.a"},
+        "oracle_gate.bot.x": {"oracle_gate.bot.y"},
+        "oracle_gate.bot.y": {"oracle_gate.bot.x"},
+        "oracle_gate.git": set(),
+    }
+    assert cycles_through(graph, "oracle_gate.maps") == [
+        "oracle_gate.maps.build -> oracle_gate.maps.command -> oracle_gate.maps.build",
+        "oracle_gate.maps.inside.a -> oracle_gate.maps.inside.b -> oracle_gate.maps.inside.c"
+        " -> oracle_gate.maps.inside.a",
+    ]
