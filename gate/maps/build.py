@@ -9,12 +9,11 @@ parent's tests passed. :func:`oracle_gate.maps.combine.combine_maps` merges shar
 same commit. Both write through a temporary file and a rename, so a good map
 is never replaced by a half-written or failed one.
 
-The map stores repo-relative paths: every measured file under the worktree is
-rewritten relative to its root, so a map made on one runner reads the same on
-another. The plugin's own collector measures: ``sys.monitoring`` on CPython 3.12+
-(:mod:`oracle_gate.maps.inside.collector`), coverage.py's C tracer before
-(:mod:`oracle_gate.maps.inside.trace_collector`;
-which one, and the fallbacks to pytest-cov: :mod:`oracle_gate.maps.choice`).
+The map stores repo-relative paths: every measured file under the worktree is rewritten relative to its root,
+so a map made on one runner reads the same on another. The plugin's own collector measures: ``sys.monitoring``
+on CPython 3.12+ (:mod:`oracle_gate.maps.inside.collector`), coverage.py's C tracer before
+(:mod:`oracle_gate.maps.inside.trace_collector`; which one, and the fallbacks to pytest-cov:
+:mod:`oracle_gate.maps.choice`).
 When coverage.py measures, the test command runs with ``COVERAGE_CORE=ctrace``: on Python 3.14+
 coverage.py would otherwise pick ``sysmon``, which cannot switch contexts per
 test and silently records incomplete per-test data. The package's pytest
@@ -106,10 +105,9 @@ def build_map(
     Raises :class:`MapError` (or another :class:`GateError`) when no map can be
     made; a parent whose tests fail still gets a map, with ``tests_passed``
     false, which ``check`` refuses unless told ``--allow-failing-parent``.
-    This is the function the Action calls for its ``coverage-command`` input. ``producer`` is the
-    GitHub Actions run building the map (``oracle-gate map`` passes ``Producer.from_environ``), which
-    readers of the map check before trusting it (:mod:`oracle_gate.maps.reader.provenance`).
-    ``copy_ignored_paths``:
+    This is the function the Action calls for its ``coverage-command`` input. ``producer`` is the GitHub
+    Actions run building the map (``oracle-gate map`` passes ``Producer.from_environ``), which readers of the
+    map check before trusting it (:mod:`oracle_gate.maps.reader.provenance`). ``copy_ignored_paths``:
     git-ignored files of the checkout the build writes (``_version.py``), copied into the worktree
     (:mod:`oracle_gate.maps.ignored_files`). ``note`` prints one line (why coverage.py measures). ``repeat``:
     run the tests that many times, the map the union, what differed recorded (:mod:`oracle_gate.maps.repeat`).

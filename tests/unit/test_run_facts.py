@@ -1,7 +1,6 @@
-"""The run facts both sides record (oracle_gate.maps.inside.outcomes): one outcome per test from its
-reports, the
-plugins named by ``-p``, and a combined map's facts (every shard's outcomes; a plugin set only when
-all shards agree)."""
+"""The run facts both sides record (oracle_gate.maps.inside.outcomes): one outcome per test from its reports,
+the plugins named by ``-p``, and a combined map's facts (every shard's outcomes; a plugin set only when all
+shards agree)."""
 
 from __future__ import annotations
 

@@ -13,10 +13,8 @@ artifact's word for where it came from. A map is used only when every one of the
   (plain file
   names, no directories, no links);
 * **the manifest** (oracle_gate.maps.reader.read): bound to the parent, its data's sha256 matching, a whole
-  map
-  (not a shard); its ``producer`` trusted by :func:`oracle_gate.maps.reader.provenance.producer_problems`
-  for this
-  repository and default branch, and naming the same run, workflow file and SHA as the API.
+  map (not a shard); its ``producer`` trusted by :func:`oracle_gate.maps.reader.provenance.producer_problems`
+  for this repository and default branch, and naming the same run, workflow file and SHA as the API.
 
 A map passing all of them is kept in the state directory (written only after verification, moved
 into place atomically) so later pull requests on the same parent do not download it again.

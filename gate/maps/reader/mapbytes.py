@@ -91,8 +91,7 @@ class EarlyHash:
 
     A manifest named directly is not hashed here (the data file it names is found later, by
     :class:`oracle_gate.maps.reader.read.EarlyMapRead`). A failure is not reported here: the later read
-    meets it
-    again and reports it the same way as without this thread.
+    meets it again and reports it the same way as without this thread.
     """
 
     def __init__(self, path: Path) -> None:

@@ -3,8 +3,7 @@
 Two formats are read: a coverage.py data file with pytest test contexts
 (``pytest --cov --cov-context=test``), read-only with sqlite3 in coverage.py's
 documented schema (:mod:`oracle_gate.maps.reader.sqlite_map`: ``check`` never imports coverage.py, whose
-import
-alone costs about 0.14 s), and the JSON map ``{nodeid: {path: [line, ...]}}``.
+import alone costs about 0.14 s), and the JSON map ``{nodeid: {path: [line, ...]}}``.
 
 Only what the diff needs is read: the measured files that map to a touched
 path, and their rows. The measured file list and the context list are the only
@@ -369,8 +368,7 @@ class EarlyMapRead:
     Parsing the manifest (2 MB of test ids at 50,000 tests) and hashing the data file grow with the
     map; the check spends that long waiting on git, so they run beside it. The hash is usually
     already under way (:class:`oracle_gate.maps.reader.mapbytes.EarlyHash`, started by the command line
-    before it
-    imports the gate). The SQLite reads stay on the caller's thread (a connection belongs to the
+    before it imports the gate). The SQLite reads stay on the caller's thread (a connection belongs to the
     thread that opened it). :meth:`result` re-raises the InputError the reads met, so the problem
     reported is the same as without the thread.
     """
