@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from oracle_gate.commands.declare import Command
-from oracle_gate.commands.options import REPORT_FORMATS
+from oracle_gate.commands.options import REPORT_FORMAT
 from oracle_gate.exit_status import ExitStatus
 
 
@@ -17,7 +17,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="build the example in DIR and keep it (default: a temporary directory)",
     )
-    p.add_argument("--format", choices=REPORT_FORMATS, default="text", help="how to print each verdict")
 
 
 def run(args: argparse.Namespace) -> ExitStatus:
@@ -32,6 +31,7 @@ COMMAND = Command(
     description="Build a small example repository in a temporary directory, measure "
     "its per-test coverage with coverage.py and run the gate on three "
     "changes: one pass_clean, one unscored, one fail.",
+    options=(REPORT_FORMAT.but(help="how to print each verdict"),),
     add_arguments=add_arguments,
     run=run,
 )

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from oracle_gate.commands.declare import Command
-from oracle_gate.commands.options import REPO, REPORT_OUTPUT
+from oracle_gate.commands.options import REPO, REPORT_FORMAT, REPORT_OUTPUT
 from oracle_gate.commands.output import emit
 from oracle_gate.errors import UsageError
 from oracle_gate.exit_status import ExitStatus
@@ -24,7 +24,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--coverage", type=Path, required=True, metavar="MAP", help="the map (data file or manifest)"
     )
     p.add_argument("--rev", help="the commit the map measures (default: its manifest's, else HEAD)")
-    p.add_argument("--format", choices=SURFACE_FORMATS, default="markdown", help="default: markdown")
     p.add_argument(
         "--badge",
         action="store_true",
@@ -63,7 +62,11 @@ COMMAND = Command(
     "observe; per freeze entry, the frozen-only lines it observes, its age (from its bound "
     "commit's date), owner and expiry; and the share of measured lines that are frozen-only. "
     "Exit 0 report written, 3 the report could not be made.",
-    options=(REPO, REPORT_OUTPUT),
+    options=(
+        REPO,
+        REPORT_FORMAT.but(choices=SURFACE_FORMATS, default="markdown", help="default: markdown"),
+        REPORT_OUTPUT,
+    ),
     add_arguments=add_arguments,
     run=run,
 )
