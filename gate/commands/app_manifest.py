@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from oracle_gate.commands.declare import Command
+from oracle_gate.commands.declare import Subcommand
 from oracle_gate.commands.output import emit
 from oracle_gate.exit_status import ExitStatus
 
@@ -21,7 +21,7 @@ def run(args: argparse.Namespace) -> ExitStatus:
     return ExitStatus.OK
 
 
-COMMAND = Command(
+COMMAND = Subcommand(
     "app-manifest",
     help="print the GitHub App manifest for the bot",
     description="Print the manifest that creates the bot's GitHub App in one step (its permissions, "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from oracle_gate.commands.declare import Command
+from oracle_gate.commands.declare import Subcommand
 from oracle_gate.commands.options import REPO, REPORT_FORMAT, REPORT_FORMATS, REPORT_OUTPUT
 from oracle_gate.commands.output import emit, say
 from oracle_gate.exit_status import ExitStatus
@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> ExitStatus:
     return verdict.exit_status
 
 
-COMMAND = Command(
+COMMAND = Subcommand(
     "check",
     help="judge the change from --base to --head",
     description="Judge the change from --base to --head against the parent's oracle "

@@ -1,7 +1,7 @@
-"""How a subcommand of ``oracle-gate`` is declared: one :class:`Command` value per command module.
+"""How a subcommand of ``oracle-gate`` is declared: one :class:`Subcommand` value per command module.
 
 Every module of :mod:`oracle_gate.commands` that the table (:mod:`oracle_gate.commands.table`)
-names ends with ``COMMAND = Command(...)``: its name, its help, the shared options it takes
+names ends with ``COMMAND = Subcommand(...)``: its name, its help, the shared options it takes
 (:mod:`oracle_gate.commands.options`, attached by the table before the command's own), a function
 adding its own arguments, and a function running it that returns an
 :class:`~oracle_gate.exit_status.ExitStatus`. A command with commands of its own (``freeze add``)
@@ -43,7 +43,7 @@ class Option:
 
 
 @dataclass(frozen=True)
-class Command:
+class Subcommand:
     """One subcommand: what the table registers, and the function the dispatcher runs."""
 
     name: str
@@ -53,7 +53,7 @@ class Command:
     add_arguments: AddArguments = no_arguments
     options: tuple[Option, ...] = ()
     usage: str | None = None
-    subcommands: tuple[Command, ...] = ()
+    subcommands: tuple[Subcommand, ...] = ()
 
     def __post_init__(self) -> None:
         if (self.run is None) == (not self.subcommands):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from oracle_gate.commands.declare import Command
+from oracle_gate.commands.declare import Subcommand
 from oracle_gate.commands.options import REPORT_FORMAT
 from oracle_gate.exit_status import ExitStatus
 
@@ -25,7 +25,7 @@ def run(args: argparse.Namespace) -> ExitStatus:
     return ExitStatus(run_demo(keep=args.keep, fmt=args.format))
 
 
-COMMAND = Command(
+COMMAND = Subcommand(
     "demo",
     help="run the gate on a built-in example (no GitHub, no network)",
     description="Build a small example repository in a temporary directory, measure "

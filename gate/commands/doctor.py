@@ -7,7 +7,7 @@ import argparse
 import os
 from pathlib import Path
 
-from oracle_gate.commands.declare import Command
+from oracle_gate.commands.declare import Subcommand
 from oracle_gate.commands.options import GITHUB_REPO, TEXT_OR_JSON
 from oracle_gate.commands.output import line
 from oracle_gate.exit_status import ExitStatus
@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> ExitStatus:
     )
 
 
-COMMAND = Command(
+COMMAND = Subcommand(
     "doctor",
     help="check through GitHub's API that the required check is real",
     description="From the repository's checkout, with a token in GITHUB_TOKEN (never a flag): check "

@@ -20,7 +20,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from oracle_gate.commands.declare import Command
+from oracle_gate.commands.declare import Subcommand
 from oracle_gate.commands.options import REPO, TEXT_OR_JSON
 from oracle_gate.commands.output import line, write_file
 from oracle_gate.errors import GateError, UsageError
@@ -273,27 +273,27 @@ def add_list_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-collect", action="store_true", help="do not run pytest to see which tests exist")
 
 
-COMMAND = Command(
+COMMAND = Subcommand(
     "freeze",
     help="add, remove or list freeze entries (writes freeze.json with a stable layout)",
     description="Edit or show the working tree's freeze manifest (the path its oracle-gate.toml names, "
     "default freeze.json). Exit 0 done, 3 refused (one line says why).",
     subcommands=(
-        Command(
+        Subcommand(
             "add",
             help="freeze a test, bound to the current commit",
             options=(REPO,),
             add_arguments=add_add_arguments,
             run=run_freeze_add,
         ),
-        Command(
+        Subcommand(
             "remove",
             help="unfreeze a test (the entry with exactly this node id)",
             options=(REPO,),
             add_arguments=add_remove_arguments,
             run=run_freeze_remove,
         ),
-        Command(
+        Subcommand(
             "list",
             help="each entry's age, owner, expiry, whether its test exists",
             options=(REPO, TEXT_OR_JSON),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from oracle_gate.commands.declare import Command
+from oracle_gate.commands.declare import Subcommand
 from oracle_gate.commands.options import REPO, TEXT_OR_JSON
 from oracle_gate.commands.output import line
 from oracle_gate.exit_status import ExitStatus
@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> ExitStatus:
     )
 
 
-COMMAND = Command(
+COMMAND = Subcommand(
     "init",
     help="write the gate's workflows and oracle-gate.toml into a repository",
     description="Write a setup's workflows (.github/workflows/) and oracle-gate.toml with its "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from oracle_gate.commands.declare import Command
+from oracle_gate.commands.declare import Subcommand
 from oracle_gate.commands.options import REPO
 from oracle_gate.commands.output import say
 from oracle_gate.exit_status import ExitStatus
@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> ExitStatus:
     return ExitStatus(run_map_cli(args, say))
 
 
-COMMAND = Command(
+COMMAND = Subcommand(
     "map",
     help="measure the per-test coverage map of a commit, bound to its SHA",
     description="Check REV out into a temporary git worktree (never the working tree), run the "

@@ -1,5 +1,5 @@
 """The options several commands take, each defined once; a command lists the ones it takes in its
-:class:`~oracle_gate.commands.declare.Command` and the table attaches them before its own arguments."""
+:class:`~oracle_gate.commands.declare.Subcommand` and the table attaches them before its own arguments."""
 
 from __future__ import annotations
 

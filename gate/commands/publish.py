@@ -7,7 +7,7 @@ import argparse
 import os
 from pathlib import Path
 
-from oracle_gate.commands.declare import Command
+from oracle_gate.commands.declare import Subcommand
 from oracle_gate.commands.options import GITHUB_REPO
 from oracle_gate.commands.output import emit, error, say
 from oracle_gate.exit_status import ExitStatus
@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> ExitStatus:
     return verdict.exit_status
 
 
-COMMAND = Command(
+COMMAND = Subcommand(
     "publish",
     help="post a stored verdict.json on a pull request (stage 2 of the fork-safe workflow)",
     description="Post a verdict.json computed by an earlier run as the check run and sticky comment "

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from oracle_gate.commands.declare import Command
+from oracle_gate.commands.declare import Subcommand
 from oracle_gate.commands.options import REPO, REPORT_FORMAT, REPORT_OUTPUT
 from oracle_gate.commands.output import emit, write_file
 from oracle_gate.exit_status import ExitStatus
@@ -89,7 +89,7 @@ def progress_printer(
     return show
 
 
-COMMAND = Command(
+COMMAND = Subcommand(
     "score",
     help="judge the change, then run head's tests under the parent's rules (SCORING.md)",
     description="Judge the change from --base to --head; when the diff verdict is pass_clean, run "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from oracle_gate.commands.declare import Command
+from oracle_gate.commands.declare import Subcommand
 from oracle_gate.commands.options import REPO, REPORT_FORMAT, REPORT_OUTPUT
 from oracle_gate.commands.output import emit
 from oracle_gate.exit_status import ExitStatus
@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> ExitStatus:
     return EXIT_STATUS[result.score.score]
 
 
-COMMAND = Command(
+COMMAND = Subcommand(
     "score-verify",
     help="check an uploaded score.json against what this (trusted) run knows, and print the score",
     description="The trusted stage of the scoring run (TRUST.md 13): compute the diff verdict here, "

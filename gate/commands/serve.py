@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from oracle_gate.commands.declare import Command
+from oracle_gate.commands.declare import Subcommand
 from oracle_gate.exit_status import ExitStatus
 
 
@@ -16,7 +16,7 @@ def run(args: argparse.Namespace) -> ExitStatus:
     return ExitStatus(serve(from_environment(os.environ)))
 
 
-COMMAND = Command(
+COMMAND = Subcommand(
     "serve",
     help="run the GitHub App webhook server (the bot)",
     description="Serve GitHub App webhooks: verify each delivery's signature, queue it, judge pull "

@@ -10,7 +10,7 @@ import datetime as dt
 import json
 from pathlib import Path
 
-from oracle_gate.commands.declare import Command
+from oracle_gate.commands.declare import Subcommand
 from oracle_gate.commands.options import REPO, REPORT_FORMAT, REPORT_OUTPUT
 from oracle_gate.commands.output import emit
 from oracle_gate.errors import UsageError
@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> ExitStatus:
     return ExitStatus.OK
 
 
-COMMAND = Command(
+COMMAND = Subcommand(
     "surface",
     help="report the freeze surface: the code only frozen tests observe",
     description="Read a parent coverage map whole and report, per file, the lines only frozen tests "

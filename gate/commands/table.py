@@ -1,7 +1,7 @@
 """The table of ``oracle-gate``'s commands, and the parser built from it.
 
 Each command is named here with the module that declares it (``COMMAND``, a
-:class:`~oracle_gate.commands.declare.Command`). A module is imported only when its command runs, or
+:class:`~oracle_gate.commands.declare.Subcommand`). A module is imported only when its command runs, or
 for the full parser (``--help``, a usage error): ``oracle-gate map`` then does not pay for importing
 the judge, the adoption templates or the scoring run (issue 19: map's cost on Python 3.11). This is the
 only place that adds subparsers or attaches the shared options.
@@ -15,7 +15,7 @@ from importlib import import_module
 from typing import NoReturn
 
 from oracle_gate import __version__
-from oracle_gate.commands.declare import Command
+from oracle_gate.commands.declare import Subcommand
 from oracle_gate.exit_status import ExitStatus
 
 #: Every command, in the order ``--help`` lists them, with the module that declares it.
@@ -44,16 +44,16 @@ class Parser(argparse.ArgumentParser):
         self.exit(ExitStatus.CANNOT_RUN, f"{self.prog}: error: {message}\n")
 
 
-def declared(name: str) -> Command:
+def declared(name: str) -> Subcommand:
     """The declaration of command ``name``, its module imported now."""
     module = dict(TABLE)[name]
     command = getattr(import_module(module), "COMMAND", None)
-    if not isinstance(command, Command) or command.name != name:
-        raise TypeError(f"{module} must declare COMMAND = Command({name!r}, ...)")
+    if not isinstance(command, Subcommand) or command.name != name:
+        raise TypeError(f"{module} must declare COMMAND = Subcommand({name!r}, ...)")
     return command
 
 
-def register(sub: argparse._SubParsersAction[Parser], command: Command) -> None:
+def register(sub: argparse._SubParsersAction[Parser], command: Subcommand) -> None:
     """Add ``command``'s parser: its shared options first, then its own arguments (or its commands)."""
     parser = sub.add_parser(
         command.name, help=command.help, description=command.description, usage=command.usage

@@ -1,5 +1,5 @@
 """Every ``oracle-gate`` command is declared one way (issue 27, "The CLI"): a module of
-``gate/commands/`` named in the table ends with ``COMMAND = Command(...)``; only the table adds
+``gate/commands/`` named in the table ends with ``COMMAND = Subcommand(...)``; only the table adds
 subparsers or attaches the shared options; ``--repo``, ``--format`` and ``--output`` are defined once,
 in ``gate/commands/options.py``; and only the output module writes the program's lines.
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from oracle_gate.commands.declare import Command
+from oracle_gate.commands.declare import Subcommand
 from oracle_gate.commands.table import TABLE, build_parser, declared
 
 GATE = Path(__file__).resolve().parents[2] / "gate"
@@ -63,7 +63,7 @@ def test_every_command_module_is_in_the_table_and_declares_its_command() -> None
     assert {f"oracle_gate.commands.{path.stem}" for path in command_modules()} == listed
     for name, _ in TABLE:
         command = declared(name)
-        assert isinstance(command, Command)
+        assert isinstance(command, Subcommand)
         assert command.name == name
 
 
@@ -75,7 +75,9 @@ def test_only_the_table_adds_subparsers() -> None:
         and path not in OTHER_PROGRAMS
         and any(called_name(call) in ("add_subparsers", "add_parser") for call in calls(path))
     )
-    assert not offenders, f"{offenders} register commands of their own: declare a Command in gate/commands/"
+    assert not offenders, (
+        f"{offenders} register commands of their own: declare a Subcommand in gate/commands/"
+    )
 
 
 @pytest.mark.parametrize("flag", SHARED_FLAGS)
@@ -136,9 +138,9 @@ def test_a_declaration_runs_or_has_commands_never_both() -> None:
         raise AssertionError
 
     with pytest.raises(ValueError, match="either run or subcommands"):
-        Command("x", help="x")
+        Subcommand("x", help="x")
     with pytest.raises(ValueError, match="either run or subcommands"):
-        Command("x", help="x", run=run, subcommands=(Command("y", help="y", run=run),))  # type: ignore[arg-type]
+        Subcommand("x", help="x", run=run, subcommands=(Subcommand("y", help="y", run=run),))  # type: ignore[arg-type]
 
 
 def test_the_rules_see_a_command_defined_the_old_way(tmp_path: Path) -> None:
