@@ -15,7 +15,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> ExitStatus:
-    from oracle_gate.bot.manifest import app_manifest
+    from oracle_gate.bot.app.manifest import app_manifest
 
     emit(app_manifest(args.hook_url, name=args.name))
     return ExitStatus.OK

@@ -10,8 +10,8 @@ from oracle_gate.exit_status import ExitStatus
 
 
 def run(args: argparse.Namespace) -> ExitStatus:
-    from oracle_gate.bot.config import from_environment
-    from oracle_gate.bot.serve import serve
+    from oracle_gate.bot.app.config import from_environment
+    from oracle_gate.bot.app.serve import serve
 
     return ExitStatus(serve(from_environment(os.environ)))
 
