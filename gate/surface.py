@@ -32,7 +32,7 @@ from oracle_gate.judge.verdict import line_ranges, range_text
 from oracle_gate.oracle_files import read_oracle
 
 if TYPE_CHECKING:
-    from oracle_gate.maps.reader.read import Manifest
+    from oracle_gate.maps.reader.manifest import Manifest
 
 #: Rows a markdown table shows before it counts the rest (the JSON has every one).
 MAX_ROWS = 200
@@ -54,7 +54,8 @@ def read_surface(repo: Path, coverage: Path, rev: str | None, today: dt.date) ->
     to, else ``HEAD``). A map bound to another commit than ``rev`` is refused: its lines would be
     read against the wrong tree and the wrong freeze."""
     from oracle_gate.errors import InputError
-    from oracle_gate.maps.reader.read import locate, open_map
+    from oracle_gate.maps.reader.data import open_map
+    from oracle_gate.maps.reader.manifest import locate
 
     git = Git(repo)
     git.check_repository()

@@ -26,8 +26,8 @@ from pathlib import Path
 
 from oracle_gate.errors import InputError
 from oracle_gate.judge.problems import Problem
+from oracle_gate.maps.reader.manifest import MANIFEST_SUFFIX, Manifest, locate
 from oracle_gate.maps.reader.provenance import PRODUCER_KEY, Producer, producer_problems
-from oracle_gate.maps.reader.read import MANIFEST_SUFFIX, Manifest, locate
 
 
 @dataclass(frozen=True)

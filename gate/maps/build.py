@@ -3,7 +3,7 @@
 :func:`build_map` checks the commit out into a temporary ``git worktree`` (the
 user's working tree, index and HEAD are never touched), runs the test command
 there with coverage.py writing one context per test phase, and writes the data
-file plus its manifest (:class:`oracle_gate.maps.reader.read.Manifest`): the full SHA,
+file plus its manifest (:class:`oracle_gate.maps.reader.manifest.Manifest`): the full SHA,
 the sha256 of the data file, the coverage.py version, the command, whether the
 parent's tests passed. :func:`oracle_gate.maps.combine.combine_maps` merges shard maps measured at the
 same commit. Both write through a temporary file and a rename, so a good map
@@ -57,8 +57,8 @@ from oracle_gate.maps.mapfile import (
     now,
     publish_map,
 )
+from oracle_gate.maps.reader.manifest import Manifest, manifest_beside
 from oracle_gate.maps.reader.provenance import Producer
-from oracle_gate.maps.reader.read import Manifest, manifest_beside
 from oracle_gate.maps.reader.sqlite_map import SqliteCoverageMap
 from oracle_gate.maps.relocate import relocated_copy
 from oracle_gate.maps.repeat import repeat_runs, unstable_observations

@@ -23,8 +23,8 @@ from oracle_gate.maps.mapfile import (
     now,
     publish_map,
 )
+from oracle_gate.maps.reader.manifest import MANIFEST_SUFFIX, Manifest, locate, manifest_beside
 from oracle_gate.maps.reader.provenance import PRODUCER_KEY, Producer
-from oracle_gate.maps.reader.read import MANIFEST_SUFFIX, Manifest, locate, manifest_beside
 from oracle_gate.maps.reader.unstable import REPEAT_KEY
 
 

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 
 from oracle_gate.errors import InputError
 from oracle_gate.maps.mapfile import MapError
-from oracle_gate.maps.reader.read import Manifest
+from oracle_gate.maps.reader.manifest import Manifest
 from oracle_gate.maps.reader.unstable import (
     REPEAT_KEY,
     UNSTABLE_KEY,

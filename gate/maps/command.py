@@ -151,7 +151,7 @@ def _report_drift(
     """``--previous``: say what drifted since the last map; 1 when ``fail`` and there is drift, or
     when drift could not be computed (that is not "no drift")."""
     from oracle_gate.maps.drift import drift_since
-    from oracle_gate.maps.reader.read import read_manifest
+    from oracle_gate.maps.reader.manifest import read_manifest
 
     try:
         drift = drift_since(previous, read_manifest(result.manifest), git)

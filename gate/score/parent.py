@@ -17,7 +17,7 @@ from oracle_gate.maps.inside.outcomes import (
     PYTHON_KEY,
     plugin_set,
 )
-from oracle_gate.maps.reader.read import Manifest, locate
+from oracle_gate.maps.reader.manifest import Manifest, locate
 from oracle_gate.oracle_files import Oracle, read_oracle
 from oracle_gate.score.decide import ParentRun, live_tests
 

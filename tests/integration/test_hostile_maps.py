@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from oracle_gate.maps.reader.read import preflight_sqlite
+from oracle_gate.maps.reader.data import preflight_sqlite
 from oracle_gate.maps.reader.sqlite_map import connect_read_only
 from tests.support.factories import Project
 

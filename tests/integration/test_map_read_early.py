@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from oracle_gate.maps.reader.data import EarlyMapRead, open_map
 from oracle_gate.maps.reader.mapbytes import EarlyHash
-from oracle_gate.maps.reader.read import EarlyMapRead, open_map
 from tests.support.factories import Project
 from tests.support.repo import run_cli
 

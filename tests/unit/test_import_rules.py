@@ -697,7 +697,7 @@ def test_the_maps_rules_see_a_forbidden_import(tmp_path: Path) -> None:
     assert not inside("oracle_gate.maps.build", ALLOWED["oracle_gate.maps.reader"])
     assert not inside("oracle_gate.maps.inside.shards", ALLOWED["oracle_gate.maps.reader"])
     assert room_of("oracle_gate.maps.inside.collector") == "oracle_gate.maps.inside"
-    assert room_of("oracle_gate.maps.reader.read") == "oracle_gate.maps.reader"
+    assert room_of("oracle_gate.maps.reader.data") == "oracle_gate.maps.reader"
     assert room_of("oracle_gate.maps.build") == "oracle_gate.maps"
 
 

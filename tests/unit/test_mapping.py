@@ -23,17 +23,10 @@ from oracle_gate.maps.combine import combine_maps
 from oracle_gate.maps.command import TerminalProgress
 from oracle_gate.maps.inside.shards import parse_shard, shard_of
 from oracle_gate.maps.mapfile import MapError
+from oracle_gate.maps.reader.binding import binding_problems, listed_test_matching, unseen_frozen
+from oracle_gate.maps.reader.data import EarlyMapRead, open_map
+from oracle_gate.maps.reader.manifest import Manifest, locate, read_manifest
 from oracle_gate.maps.reader.mapbytes import EarlyHash, read_map_bytes
-from oracle_gate.maps.reader.read import (
-    EarlyMapRead,
-    Manifest,
-    binding_problems,
-    listed_test_matching,
-    locate,
-    open_map,
-    read_manifest,
-    unseen_frozen,
-)
 from oracle_gate.maps.reader.sqlite_map import test_id_of_context as id_of_context
 from oracle_gate.maps.runner import RunReport
 
@@ -405,7 +398,7 @@ def test_the_early_hash_is_used_for_the_data_file_it_read(
     def no_second_hash(path: Path) -> object:
         raise AssertionError(f"hashed {path} again")
 
-    monkeypatch.setattr("oracle_gate.maps.reader.read.read_map_bytes", no_second_hash)
+    monkeypatch.setattr("oracle_gate.maps.reader.data.read_map_bytes", no_second_hash)
     path, _, read = EarlyMapRead(data, early).result()
     assert (path, read.digest) == (data, hashlib.sha256(data.read_bytes()).hexdigest())
 

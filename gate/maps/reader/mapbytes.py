@@ -90,7 +90,7 @@ class EarlyHash:
     """:func:`read_map_bytes` of the file ``--coverage`` names, on a thread from the command's start.
 
     A manifest named directly is not hashed here (the data file it names is found later, by
-    :class:`oracle_gate.maps.reader.read.EarlyMapRead`). A failure is not reported here: the later read
+    :class:`oracle_gate.maps.reader.data.EarlyMapRead`). A failure is not reported here: the later read
     meets it again and reports it the same way as without this thread.
     """
 

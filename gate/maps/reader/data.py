@@ -1,42 +1,31 @@
-"""The parent coverage map: which tests observed which parent lines.
+"""A parent map's data: which tests observed which parent lines.
 
 Two formats are read: a coverage.py data file with pytest test contexts
-(``pytest --cov --cov-context=test``), read-only with sqlite3 in coverage.py's
-documented schema (:mod:`oracle_gate.maps.reader.sqlite_map`: ``check`` never imports coverage.py, whose
-import alone costs about 0.14 s), and the JSON map ``{nodeid: {path: [line, ...]}}``.
+(``pytest --cov --cov-context=test``), read-only with sqlite3 in coverage.py's documented schema
+(:mod:`oracle_gate.maps.reader.sqlite_map`: ``check`` never imports coverage.py, whose import alone
+costs about 0.14 s), and the JSON map ``{nodeid: {path: [line, ...]}}``.
 
-Only what the diff needs is read: the measured files that map to a touched
-path, and their rows. The measured file list and the context list are the only
-whole-map reads, so a map of 50,000 tests costs about what one of 5,000 does.
-
-A map is *bound* to the commit it was measured on, by the gate's own map
-manifest (``FILE.manifest.json``, written by ``oracle-gate map``) or by an
-explicit ``--coverage-sha``. A map bound to anything but the parent is not used.
+Only what the diff needs is read: the measured files that map to a touched path, and their rows. The
+measured file list and the context list are the only whole-map reads, so a map of 50,000 tests costs
+about what one of 5,000 does.
 """
 
 from __future__ import annotations
 
-import bisect
-import dataclasses
 import json
-import os
 import sqlite3
 import sys
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
 from contextlib import closing
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from oracle_gate.errors import GitError, InputError, UnknownRevision
-from oracle_gate.files import MAX_MANIFEST_BYTES, MAX_MAP_BYTES, open_regular, read_bounded
-from oracle_gate.git import Git
+from oracle_gate.errors import InputError
 from oracle_gate.judge.freeze import nodeid_matches
-from oracle_gate.judge.problems import Problem
 from oracle_gate.maps.reader import mapbytes, sqlite_map
+from oracle_gate.maps.reader.manifest import Manifest, locate
 from oracle_gate.maps.reader.mapbytes import EarlyHash, MapBytes, read_map_bytes
-from oracle_gate.maps.reader.provenance import PRODUCER_KEY, Producer
 from oracle_gate.maps.reader.sqlite_map import (
     SQLITE_SECONDS,
     SqliteCoverageMap,
@@ -44,62 +33,11 @@ from oracle_gate.maps.reader.sqlite_map import (
     has_test_context,
 )
 
-if TYPE_CHECKING:  # ``map`` writes a manifest with this module and reads no observers: imported where read
-    from oracle_gate.judge.observers import MapReader, ParentCoverage
+if TYPE_CHECKING:  # for typing only: judge.observers is imported where coverage is read
+    from oracle_gate.judge.observers import MapReader
 
-MANIFEST_KIND = "oracle-gate-map"
-MANIFEST_SCHEMA = 1
-MANIFEST_SUFFIX = mapbytes.MANIFEST_SUFFIX
 SQLITE_MAGIC = mapbytes.SQLITE_MAGIC
 test_id_of_context = sqlite_map.test_id_of_context  # the phase dropped from a context
-TESTS_RAN_KEY = "tests_ran"  # v2: the test ids the run executed, for the freeze visibility rule
-
-
-@dataclass(frozen=True)
-class Manifest:
-    """The binding ``oracle-gate map`` writes beside a data file (schema 1).
-
-    The typed fields are the ones a decision rests on; ``extra`` carries the
-    informational ones (creation time, gate version, failed test ids, shard
-    list of a combined map, ...) through a read and a write unchanged.
-    """
-
-    path: Path
-    data: Path
-    sha: str
-    data_sha256: str
-    coverage_version: str | None = None
-    command: tuple[str, ...] = ()
-    tests_passed: bool = True
-    tests: int | None = None
-    exit_status: int | None = None
-    shard: tuple[int, int] | None = None  # (index, total), 1-based: one part of a sharded run
-    #: v2: every test id that ran (also those that measured no line); None when the map did not say.
-    tests_ran: tuple[str, ...] | None = None
-    producer: Producer | None = None  # the GitHub Actions run that built it (None: built elsewhere)
-    extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
-
-    def to_document(self) -> dict[str, Any]:
-        """The JSON document :func:`read_manifest` reads back."""
-        doc: dict[str, Any] = {
-            "kind": MANIFEST_KIND,
-            "schema": MANIFEST_SCHEMA,
-            "sha": self.sha,
-            "data": Path(os.path.relpath(self.data, self.path.parent)).as_posix(),
-            "data_sha256": self.data_sha256,
-            "coverage_version": self.coverage_version,
-            "command": list(self.command),
-            "tests_passed": self.tests_passed,
-            "tests": self.tests,
-            "exit_status": self.exit_status,
-            "shard": {"index": self.shard[0], "total": self.shard[1]} if self.shard else None,
-        }
-        if self.tests_ran is not None:
-            doc[TESTS_RAN_KEY] = list(self.tests_ran)
-        if self.producer is not None:
-            doc[PRODUCER_KEY] = self.producer.to_document()
-        doc.update({k: v for k, v in self.extra.items() if k not in doc})
-        return doc
 
 
 class CoverageDataMap:
@@ -358,7 +296,7 @@ def open_map(path: Path, read: MapBytes | None = None) -> tuple[MapReader, str]:
                 str(path), "coverage data has no test contexts (measure with pytest --cov --cov-context=test)"
             )
         return reader, read.digest
-    except _read_errors() as exc:
+    except read_errors() as exc:
         raise InputError(str(path), f"not a usable coverage.py data file ({exc})") from exc
 
 
@@ -399,275 +337,9 @@ class EarlyMapRead:
         return self._outcome
 
 
-def _read_errors() -> tuple[type[Exception], ...]:
+def read_errors() -> tuple[type[Exception], ...]:
     """What reading a map may raise: sqlite3's errors, and coverage.py's once it is loaded (``check``
     reads maps without importing it, :mod:`oracle_gate.maps.reader.sqlite_map`)."""
     coverage_exceptions = sys.modules.get("coverage.exceptions")
     base = getattr(coverage_exceptions, "CoverageException", None)
     return (sqlite3.Error, base) if isinstance(base, type) else (sqlite3.Error,)
-
-
-def read_manifest(path: Path) -> Manifest:
-    """Read a map manifest written by ``oracle-gate map``."""
-    try:
-        doc = json.loads(read_bounded(path, MAX_MANIFEST_BYTES).decode("utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(str(path), f"unreadable map manifest ({exc})") from exc
-    except RecursionError as exc:  # v2 hostile input
-        raise InputError(str(path), "map manifest nested too deeply to parse") from exc
-    if not isinstance(doc, dict) or doc.get("kind") != MANIFEST_KIND:
-        raise InputError(str(path), f"not an oracle-gate map manifest (kind must be {MANIFEST_KIND!r})")
-    sha, data, digest = doc.get("sha"), doc.get("data"), doc.get("data_sha256")
-    if not (
-        isinstance(sha, str) and isinstance(data, str) and isinstance(digest, str) and sha and data and digest
-    ):
-        raise InputError(str(path), "map manifest needs string 'sha', 'data' and 'data_sha256'")
-    if doc.get("schema", MANIFEST_SCHEMA) != MANIFEST_SCHEMA:
-        raise InputError(
-            str(path), f"unsupported map manifest schema {doc.get('schema')!r} (this gate reads schema 1)"
-        )
-    command = doc.get("command") or []
-    version = doc.get("coverage_version")
-    typed = {"kind", "schema", "sha", "data", "data_sha256", "coverage_version", "command", "tests_passed"}
-    typed |= {"tests", "exit_status", "shard", PRODUCER_KEY}
-    return Manifest(
-        path=path,
-        data=(path.parent / data),
-        sha=sha,
-        data_sha256=digest.lower(),
-        coverage_version=version if isinstance(version, str) else None,
-        command=tuple(str(c) for c in command) if isinstance(command, list) else (),
-        tests_passed=doc.get("tests_passed") is not False,
-        tests=_optional_int(path, doc, "tests"),
-        exit_status=_optional_int(path, doc, "exit_status"),
-        shard=_shard(path, doc.get("shard")),
-        tests_ran=_tests_ran(path, doc.get(TESTS_RAN_KEY)),
-        producer=Producer.from_document(doc.get(PRODUCER_KEY)),
-        extra={k: v for k, v in doc.items() if k not in typed and k != TESTS_RAN_KEY},
-    )
-
-
-def _optional_int(path: Path, doc: Mapping[str, Any], key: str) -> int | None:
-    value = doc.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise InputError(str(path), f"map manifest: {key!r} must be an integer or null, got {value!r}")
-    return value
-
-
-def _tests_ran(path: Path, value: object) -> tuple[str, ...] | None:
-    if value is None:
-        return None
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return tuple(value)
-    raise InputError(str(path), f"map manifest: {TESTS_RAN_KEY!r} must be a list of test ids or null")
-
-
-def unseen_frozen(frozen: Iterable[str], reader: MapReader, manifest: Manifest | None) -> frozenset[str]:
-    """v2: the freeze entries that match no test id the map knows ran (a context with measured
-    lines, or a test id the manifest lists as run)."""
-    nodeids = list(dict.fromkeys(frozen))
-    if not nodeids:
-        return frozenset()
-    listed = sorted(manifest.tests_ran if manifest is not None and manifest.tests_ran is not None else ())
-    unlisted = [nodeid for nodeid in nodeids if not listed_test_matching(listed, nodeid)]
-    if not unlisted:
-        return frozenset()
-    if isinstance(reader, SafeSqliteMap):  # all entries at once: bisections, then at most one pass
-        return frozenset(unlisted) - reader.ran_tests_matching(unlisted)
-    ran = getattr(reader, "ran_test_matching", None)
-    return frozenset(n for n in unlisted if ran is None or not ran(n))
-
-
-def listed_test_matching(listed: Sequence[str], nodeid: str) -> bool:
-    """Whether a test id of the sorted ``listed`` is one ``nodeid`` matches: only the ids that start
-    with ``nodeid`` are looked at (a bisection), not all 50,000 of a large map's."""
-    index = bisect.bisect_left(listed, nodeid)
-    while index < len(listed) and listed[index].startswith(nodeid):
-        if nodeid_matches(nodeid, listed[index]):
-            return True
-        index += 1
-    return False
-
-
-def _shard(path: Path, value: object) -> tuple[int, int] | None:
-    if value is None:
-        return None
-    if isinstance(value, dict):
-        index, total = value.get("index"), value.get("total")
-        if (
-            isinstance(index, int)
-            and isinstance(total, int)
-            and not isinstance(index, bool)
-            and not isinstance(total, bool)
-            and 1 <= index <= total
-        ):
-            return index, total
-    raise InputError(str(path), f"map manifest: 'shard' must be null or {{index, total}}, got {value!r}")
-
-
-def manifest_beside(data: Path) -> Path:
-    """Where a data file's manifest is: ``FILE.manifest.json`` in the same directory."""
-    return data.with_name(data.name + MANIFEST_SUFFIX)
-
-
-def locate(coverage: Path) -> tuple[Path, Manifest | None]:
-    """The data file and its manifest, given either of them."""
-    beside = manifest_beside(coverage)
-    if coverage.name.endswith(MANIFEST_SUFFIX) or _looks_like_manifest(coverage):
-        manifest = read_manifest(coverage)
-        return manifest.data, manifest
-    if beside.is_file():
-        return coverage, read_manifest(beside)
-    return coverage, None
-
-
-def _looks_like_manifest(path: Path) -> bool:
-    try:
-        with open_regular(path, MAX_MAP_BYTES) as handle:
-            head = handle.read(4096)
-    except OSError:
-        return False
-    return head.lstrip().startswith(b"{") and MANIFEST_KIND.encode() in head
-
-
-def binding_problems(
-    *,
-    parent: str,
-    claimed_sha: str | None,
-    manifest: Manifest | None,
-    digest: str,
-    allow_failing_parent: bool,
-    source: str,
-) -> list[Problem]:
-    """Why the map is not bound to the parent (empty when it is). Pure."""
-    problems = []
-    if manifest is None and claimed_sha is None:
-        problems.append(
-            Problem(
-                source,
-                "the coverage map is not bound to a commit "
-                "(give --coverage-sha or a map manifest from 'oracle-gate map')",
-            )
-        )
-    if claimed_sha is not None and claimed_sha != parent:
-        problems.append(
-            Problem(source, f"the coverage map is bound to {claimed_sha}, not to the parent {parent}")
-        )
-    if manifest is not None:
-        where = str(manifest.path)
-        if manifest.sha != parent:
-            problems.append(
-                Problem(
-                    where, f"the map manifest binds the map to {manifest.sha}, not to the parent {parent}"
-                )
-            )
-        if manifest.data_sha256 != digest:
-            problems.append(
-                Problem(
-                    where,
-                    f"the data file's sha256 {digest[:12]}... does not match "
-                    f"the manifest's {manifest.data_sha256[:12]}...",
-                )
-            )
-        if manifest.shard is not None:
-            problems.append(
-                Problem(
-                    where,
-                    f"the map is shard {manifest.shard[0]}/{manifest.shard[1]} of a sharded "
-                    "run, not a whole map (merge all shards with 'oracle-gate map --combine')",
-                )
-            )
-        if not manifest.tests_passed and not allow_failing_parent:
-            problems.append(
-                Problem(
-                    where,
-                    "the parent's test run failed when the map was made "
-                    "(pass --allow-failing-parent to use it anyway)",
-                )
-            )
-    return problems
-
-
-def load_parent_coverage(
-    git: Git,
-    *,
-    parent: str,
-    coverage: Path | None,
-    coverage_sha: str | None,
-    touched: Mapping[str, Iterable[int]],
-    allow_failing_parent: bool = False,
-    frozen: Iterable[str] = (),
-    early: EarlyMapRead | None = None,
-) -> ParentCoverage:
-    """The edge: locate, bind and read the map; every problem becomes a reported problem.
-    ``early``: the locating and hashing, started on another thread (:class:`EarlyMapRead`)."""
-    from oracle_gate.judge.observers import ParentCoverage, touched_observers
-    from oracle_gate.maps.reader.unstable import unstable_observers
-
-    if coverage is None:
-        return ParentCoverage(problems=(Problem(None, "no coverage map of the parent was given"),))
-    try:
-        if early is not None and early.coverage == coverage:
-            data_path, manifest, read = early.result()
-        else:
-            data_path, manifest = locate(coverage)
-            read = None
-        reader, digest = open_map(data_path, read)
-        claimed = _resolve_claim(git, coverage_sha, str(coverage))
-    except InputError as exc:
-        return ParentCoverage(problems=in_repository(git, [Problem(exc.source, exc.problem)]))
-    problems = binding_problems(
-        parent=parent,
-        claimed_sha=claimed,
-        manifest=manifest,
-        digest=digest,
-        allow_failing_parent=allow_failing_parent,
-        source=str(data_path),
-    )
-    if problems:
-        return ParentCoverage(digest=digest, problems=in_repository(git, problems))
-    unreadable: tuple[type[Exception], ...] = (*_read_errors(), TypeError, ValueError)  # wrong-typed rows
-    try:
-        parent_files = lambda paths: git.existing_files(parent, paths)  # noqa: E731
-        observers = touched_observers(reader, touched, parent_files)
-        unseen = unseen_frozen(frozen, reader, manifest)
-        unstable = (
-            unstable_observers(manifest.extra, manifest.path, touched, parent_files) if manifest else {}
-        )
-    except InputError as exc:
-        return ParentCoverage(digest=digest, problems=in_repository(git, [Problem(exc.source, exc.problem)]))
-    except unreadable as exc:
-        problem = Problem(str(data_path), f"cannot read coverage rows ({exc})")
-        return ParentCoverage(digest=digest, problems=in_repository(git, [problem]))
-    return ParentCoverage(observers=observers, digest=digest, unseen_frozen=unseen, unstable=unstable)
-
-
-def in_repository(git: Git, problems: Sequence[Problem]) -> tuple[Problem, ...]:
-    """The map's problems, a file inside the checkout named by its repository path, as every other
-    path of a verdict is (issue 28: the map's reason carried its absolute path). A file outside the
-    checkout keeps the path it was given: the core reports it in the text, as no repository path."""
-    try:
-        top = Path(os.fsdecode(git.run(["rev-parse", "--show-toplevel"]).stdout.strip())).resolve()
-    except GitError:
-        return tuple(problems)
-    return tuple(dataclasses.replace(p, source=_relative_to(p.source, top)) for p in problems)
-
-
-def _relative_to(source: str | None, top: Path) -> str | None:
-    if source is None:
-        return None
-    try:
-        return Path(source).resolve().relative_to(top).as_posix()
-    except (ValueError, OSError):
-        return source
-
-
-def _resolve_claim(git: Git, coverage_sha: str | None, source: str) -> str | None:
-    if coverage_sha is None:
-        return None
-    try:
-        return git.commit(coverage_sha)
-    except UnknownRevision as exc:
-        raise InputError(source, f"--coverage-sha {coverage_sha!r} names no commit here") from exc
