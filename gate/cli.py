@@ -136,7 +136,7 @@ def run_check_command(args: argparse.Namespace) -> int:
     for reason in verdict.reasons:
         if reason.code == ReasonCode.ORACLE_INCOMPLETE:
             say(reason.detail)
-    from oracle_gate.report import format_verdict
+    from oracle_gate.render.formats import format_verdict
 
     emit(format_verdict(verdict, args.format), args.output, fmt=args.format)
     for name in FORMATS:
@@ -298,11 +298,11 @@ def run_publish_command(args: argparse.Namespace) -> int:
     import re
     import uuid
 
-    from oracle_gate import report
     from oracle_gate.action.publish_stored import publish_stored, read_stored_verdict
     from oracle_gate.errors import UsageError
     from oracle_gate.github.defaults import DEFAULT_API_URL, CommentMode, is_repository
     from oracle_gate.github.publisher import Publisher, make_client, open_repo
+    from oracle_gate.render.text import to_text
 
     token = os.environ.get("GITHUB_TOKEN", "").strip()
     if not token:
@@ -331,7 +331,7 @@ def run_publish_command(args: argparse.Namespace) -> int:
     # The stored verdict's text comes from a run the pull request could influence: in a workflow
     # log, keep it from being read as workflow commands.
     guard = uuid.uuid4().hex if os.environ.get("GITHUB_ACTIONS") == "true" else None
-    text = report.to_text(verdict)
+    text = to_text(verdict)
     emit(f"::stop-commands::{guard}\n{text}::{guard}::\n" if guard else text, None)
     for missing in result.not_posted:
         say(f"not posted: {missing.what}: {missing.why}")
