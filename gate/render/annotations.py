@@ -17,6 +17,8 @@ from oracle_gate.render.listings import edited_only_tests, edited_ranges, overla
 
 OVERLAP_TITLE = "Observed only by frozen tests"
 INCOMPLETE_TITLE = "Oracle input unusable (oracle_incomplete)"
+EDITED_TITLE = "Observed only by tests this change edits (observer_edited)"
+EDITED_TEST_TITLE = "Test edited by this change (observer_edited)"
 FAIL_TITLES = {
     ReasonCode.ORACLE_EDIT_FORBIDDEN: "Protected oracle path changed",
     ReasonCode.FIXTURE_LOCK_BROKEN: "Locked fixture changed",
@@ -109,6 +111,8 @@ def _incomplete_annotations(v: Verdict) -> list[Annotation]:
 
 
 def _is_repo_path(path: str) -> bool:
+    """A relative, normalised path GitHub could draw on (a fresh verdict's input paths are not held
+    to :func:`oracle_gate.render.verdict_json.is_repo_path`, which only a stored verdict must pass)."""
     norm = posixpath.normpath(path)
     return norm == path and not path.startswith("/") and norm != ".." and not norm.startswith("../")
 
@@ -142,10 +146,6 @@ def _overlap_message(v: Verdict, a: int, b: int, tests: list[str], path: str = "
         more = f" and {len(tests) - _OBSERVERS_NAMED} more" if len(tests) > _OBSERVERS_NAMED else ""
         text += f" Frozen tests observing them: {named}{more}."
     return escape.annotation_message(text)
-
-
-EDITED_TITLE = "Observed only by tests this change edits (observer_edited)"
-EDITED_TEST_TITLE = "Test edited by this change (observer_edited)"
 
 
 def _edited_annotations(v: Verdict) -> list[Annotation]:

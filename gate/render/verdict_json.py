@@ -249,6 +249,9 @@ def _kind(value: object) -> str:
     return "null" if value is None else type(value).__name__
 
 
+# -- the shapes the gate itself writes ---------------------------------------------------------------
+
+
 def derived_word(v: Verdict) -> Outcome:
     """The verdict word the reason codes force (a code this gate does not decide counts as unscored)."""
     return min((REASONS.get(r.code, Outcome.UNSCORED) for r in v.reasons), key=SEVERITY.index)
