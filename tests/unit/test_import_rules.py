@@ -75,13 +75,6 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.maps.unstable",  # v3.4: the manifest's unstable observations, read as check reads them
         "oracle_gate.render",
     ),
-    "oracle_gate.surface_cli": (
-        "oracle_gate",
-        "oracle_gate.errors",
-        "oracle_gate.files",
-        "oracle_gate.surface",
-        "oracle_gate.judge",
-    ),
     "oracle_gate.check": (
         "oracle_gate",
         "oracle_gate.errors",
@@ -104,7 +97,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "oracle_gate.demo": (
         "oracle_gate",
         "oracle_gate.check",
-        "oracle_gate.colour",
+        "oracle_gate.commands.output",
         "oracle_gate.judge",
         "oracle_gate.render",
     ),
@@ -123,15 +116,44 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     ),
     # v3.5: check --approvals FILE, read and checked before the check runs.
     "oracle_gate.approvals_file": ("oracle_gate.errors", "oracle_gate.files", "oracle_gate.judge"),
-    # v3.7: oracle-gate freeze add/remove/list (issue 18), a command of its own.
-    "oracle_gate.freeze_cmd": (
+    # The command line (issue 27): one module per command, each declared the same way; the table
+    # imports a command's module only when it runs. The commands are the one room that may import
+    # every other (the front doors included); only their declarations, options and output are shared.
+    "oracle_gate.commands": (
         "oracle_gate",
         "oracle_gate.errors",
+        "oracle_gate.exit_status",
+        "oracle_gate.escape",
+        "oracle_gate.colour",
         "oracle_gate.files",
         "oracle_gate.git",
         "oracle_gate.check",
         "oracle_gate.judge",
         "oracle_gate.maps",
+        "oracle_gate.render",
+        "oracle_gate.surface",
+        "oracle_gate.approvals_file",
+        "oracle_gate.demo",
+        "oracle_gate.adopt",
+        "oracle_gate.score",
+        "oracle_gate.github",
+        "oracle_gate.action",  # publish: stage 2 of the fork-safe workflow
+        "oracle_gate.bot",  # serve, app-manifest
+        "oracle_gate.commands",
+    ),
+    # v3.7: oracle-gate freeze add/remove/list (issue 18), a command with file logic of its own.
+    "oracle_gate.commands.freeze": (
+        "oracle_gate",
+        "oracle_gate.errors",
+        "oracle_gate.exit_status",
+        "oracle_gate.files",
+        "oracle_gate.git",
+        "oracle_gate.check",
+        "oracle_gate.judge",
+        "oracle_gate.maps",
+        "oracle_gate.commands.declare",
+        "oracle_gate.commands.options",
+        "oracle_gate.commands.output",
     ),
     # What both front doors say to GitHub: client, publisher, rendering, shared values. It knows
     # neither front door.
@@ -203,11 +225,15 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.render",
         "oracle_gate.github",
         "oracle_gate.review",
-        "oracle_gate.surface",  # the status page's freeze surface share (oracle_gate.bot.surface), issue 18
-        "oracle_gate.score",  # the sandboxed scoring run, checked as trusted (oracle_gate.bot.scoring)
+        # the status page's freeze surface share (oracle_gate.bot.jobs.surface_share), issue 18
+        "oracle_gate.surface",
+        "oracle_gate.score",  # the sandboxed scoring run, checked as trusted (oracle_gate.bot.jobs.scoring)
         "oracle_gate.bot",
     ),
 }
+
+# The console entry point (oracle_gate.cli:main): it dispatches to oracle_gate.commands.
+COMMAND_LINE = "oracle_gate.cli"
 
 # Front doors that may not import each other (issue 17: the bot once imported 13 Action modules).
 FRONT_DOORS = ("oracle_gate.action", "oracle_gate.bot")
@@ -285,7 +311,7 @@ def test_each_module_imports_only_what_its_room_allows(path: Path) -> None:
     module = module_name(path)
     room = room_of(module)
     if room is None:
-        assert module in ("oracle_gate", "oracle_gate.__main__", "oracle_gate.cli"), (
+        assert module in ("oracle_gate", "oracle_gate.__main__", COMMAND_LINE), (
             f"{module} belongs to no room of the import rules"
         )
         return
@@ -308,12 +334,10 @@ def test_nothing_but_the_entry_points_imports_the_cli_or_the_action() -> None:
     for path in gate_modules():
         module = module_name(path)
         for name in imports_of(path):
-            if name == "oracle_gate.cli" and module != "oracle_gate.__main__":
+            if name == COMMAND_LINE and module != "oracle_gate.__main__":
                 offenders.append(f"{module} -> {name}")
-            if (
-                inside(name, ("oracle_gate.action",))
-                and not inside(module, ("oracle_gate.action",))
-                and module != "oracle_gate.cli"
+            if inside(name, ("oracle_gate.action",)) and not inside(
+                module, ("oracle_gate.action", "oracle_gate.commands")
             ):
                 offenders.append(f"{module} -> {name}")
     assert not offenders
@@ -325,7 +349,7 @@ def test_nothing_but_the_command_line_imports_the_bot() -> None:
         for path in gate_modules()
         for name in imports_of(path)
         if inside(name, ("oracle_gate.bot",))
-        and not inside(module_name(path), ("oracle_gate.bot", "oracle_gate.cli"))
+        and not inside(module_name(path), ("oracle_gate.bot", "oracle_gate.commands"))
     ]
     assert not offenders
 
@@ -348,13 +372,13 @@ def test_the_front_door_rule_can_fail() -> None:
     """The rule sees a bot module importing the Action (and the reverse) and lets oracle_gate.github pass."""
     assert not inside("oracle_gate.action.run", ALLOWED["oracle_gate.bot"])
     assert not inside("oracle_gate.action.content", ALLOWED["oracle_gate.bot"])
-    assert not inside("oracle_gate.bot.judging", ALLOWED["oracle_gate.action"])
+    assert not inside("oracle_gate.bot.jobs.judging", ALLOWED["oracle_gate.action"])
     assert inside("oracle_gate.github.publisher", ALLOWED["oracle_gate.bot"])
     assert inside("oracle_gate.github.publisher", ALLOWED["oracle_gate.action"])
     assert not inside("oracle_gate.action.run", ALLOWED["oracle_gate.github"])
-    assert not inside("oracle_gate.bot.judging", ALLOWED["oracle_gate.github"])
+    assert not inside("oracle_gate.bot.jobs.judging", ALLOWED["oracle_gate.github"])
     assert not inside("oracle_gate.action.run", ALLOWED["oracle_gate.review"])
-    assert not inside("oracle_gate.bot.judging", ALLOWED["oracle_gate.review"])
+    assert not inside("oracle_gate.bot.jobs.judging", ALLOWED["oracle_gate.review"])
 
 
 def test_importing_the_verdict_loads_no_io_module() -> None:
@@ -396,7 +420,7 @@ def test_the_publisher_and_the_client_render_nothing(name: str) -> None:
 
 
 #: The bot's own HTML page (issue 18): autoescaped templates/status*.html.j2, never posted to GitHub.
-HTML_PAGES = frozenset({"oracle_gate.bot.status"})
+HTML_PAGES = frozenset({"oracle_gate.bot.web.status"})
 
 
 def renders(name: str) -> bool:
@@ -405,7 +429,7 @@ def renders(name: str) -> bool:
 
 
 def test_only_the_content_module_renders_for_github() -> None:
-    doors = [*ACTION.glob("*.py"), *GITHUB.glob("*.py"), *(GATE / "bot").glob("*.py")]
+    doors = [*ACTION.glob("*.py"), *GITHUB.glob("*.py"), *(GATE / "bot").rglob("*.py")]
     doors = [path for path in doors if module_name(path) not in HTML_PAGES]
     users = {module_name(path) for path in doors if any(renders(n) for n in imports_of(path))}
     assert users <= RENDER_USERS, sorted(users - RENDER_USERS)
@@ -414,7 +438,7 @@ def test_only_the_content_module_renders_for_github() -> None:
 
 
 def test_the_status_page_renders_html_only_and_nothing_for_github() -> None:
-    names = set(imports_of(GATE / "bot" / "status.py"))
+    names = set(imports_of(GATE / "bot" / "web" / "status.py"))
     assert "jinja2" in names
     assert not names & {"oracle_gate.github.content", "oracle_gate.github.publisher"}, sorted(names)
     assert not any(inside(n, RENDER) for n in names), sorted(names)
@@ -458,6 +482,143 @@ def test_the_action_reads_its_event_file_once() -> None:
     )
     assert readers == ["oracle_gate.action.run"]
     assert (ACTION / "run.py").read_text().count("read_event(") == 1
+
+
+# -- the bot: no cycle among its modules, no reaching into another module's private names --------
+
+BOT = GATE / "bot"
+
+
+def package_modules() -> dict[str, Path]:
+    return {module_name(path): path for path in gate_modules()}
+
+
+def imported_modules(path: Path, module: str, known: set[str]) -> set[str]:
+    """The package modules ``path`` imports, lazy and ``TYPE_CHECKING`` imports included:
+    ``from oracle_gate.bot.jobs import scoring`` counts as ``oracle_gate.bot.jobs.scoring``. A
+    package importing its own submodules, or a module its own package, is no cycle of design."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base]) if base else ".".join(anchor)
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    return {
+        name
+        for name in found
+        if name in known and not name.startswith(module + ".") and not module.startswith(name + ".")
+    }
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in sorted(graph.get(node, ())):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component: list[str] = []
+            while not component or component[-1] != node:
+                component.append(stack.pop())
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def bot_import_graph() -> dict[str, set[str]]:
+    modules = package_modules()
+    bot = {name: path for name, path in modules.items() if inside(name, ("oracle_gate.bot",))}
+    return {name: imported_modules(path, name, set(bot)) for name, path in bot.items()}
+
+
+def test_no_import_cycle_among_the_bots_modules() -> None:
+    """Issue 27: config -> scoring -> judging -> config was one. A job's shared values
+    (:mod:`oracle_gate.bot.jobs.context`) sit below every job, so no job imports another's module
+    back, lazily or for typing only."""
+    assert import_cycles(bot_import_graph()) == []
+
+
+def private_names_used(path: Path, module: str, known: set[str]) -> list[str]:
+    """``from <other module> import _name`` and ``<other module>._name``: another package module's
+    private name, used by ``path`` (dunder names such as ``__version__`` are public)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+
+    def private(name: str) -> bool:
+        return name.startswith("_") and not name.endswith("__")
+
+    used: list[str] = []
+    bound: dict[str, str] = {}  # local name -> the package module it names
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in known and alias.asname:
+                    bound[alias.asname] = alias.name
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base]) if base else ".".join(anchor)
+            for alias in node.names:
+                if f"{base}.{alias.name}" in known:
+                    bound[alias.asname or alias.name] = f"{base}.{alias.name}"
+                elif base in known and base != module and private(alias.name):
+                    used.append(f"{base}.{alias.name}")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            target = bound.get(node.value.id)
+            if target is not None and target != module and private(node.attr):
+                used.append(f"{target}.{node.attr}")
+    return sorted(set(used))
+
+
+@pytest.mark.parametrize("path", sorted(BOT.rglob("*.py")), ids=module_name)
+def test_no_bot_module_uses_another_modules_private_names(path: Path) -> None:
+    """A name used across modules is public (no leading underscore): the score job once reached into
+    the judge job's ``_publisher`` and ``_check_name``."""
+    used = private_names_used(path, module_name(path), set(package_modules()))
+    assert not used, f"{module_name(path)} uses {used}: make them public where they belong"
+
+
+def test_the_bot_rules_see_a_cycle_and_a_private_name(tmp_path: Path) -> None:
+    """Both checkers can fail: a lazy import closing a loop, ``module._private``, ``from m import _p``."""
+    assert import_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "from oracle_gate.bot.jobs import judging\n"
+        "from oracle_gate.bot.queue.store import _row\n\n"
+        "def f():\n    from oracle_gate.bot.jobs import scoring as s\n"
+        "    return judging._publisher, s._moved\n"
+    )
+    known = {"oracle_gate.bot.jobs.judging", "oracle_gate.bot.jobs.scoring", "oracle_gate.bot.queue.store"}
+    assert private_names_used(probe, "oracle_gate.bot.jobs.probe", known) == [
+        "oracle_gate.bot.jobs.judging._publisher",
+        "oracle_gate.bot.jobs.scoring._moved",
+        "oracle_gate.bot.queue.store._row",
+    ]
+    lazy = imported_modules(probe, "oracle_gate.bot.jobs.probe", known)
+    assert lazy == known
 
 
 def test_rendering_knows_nothing_of_github() -> None:
