@@ -166,7 +166,7 @@ def _entry_json(e: EntrySurface) -> dict[str, Any]:
 
 
 def to_markdown(report: SurfaceReport) -> str:
-    from oracle_gate.report import environment
+    from oracle_gate.render.markdown import environment
 
     s = report.surface
     entries = sorted_entries(s.entries)

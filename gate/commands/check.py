@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> ExitStatus:
     for reason in verdict.reasons:
         if reason.code == ReasonCode.ORACLE_INCOMPLETE:
             say(reason.detail)
-    from oracle_gate.report import format_verdict
+    from oracle_gate.render.formats import format_verdict
 
     emit(format_verdict(verdict, args.format), args.output, fmt=args.format)
     for name in REPORT_FORMATS:

@@ -1,6 +1,6 @@
 """The package's shape is a rule: each room imports only what the flow lets it.
 
-The flow is event -> config -> git -> change set -> oracle -> observers -> verdict -> report ->
+The flow is event -> config -> git -> change set -> oracle -> observers -> verdict -> render ->
 publish. ``gate/judge`` is the pure core (values in, a verdict out), ``gate/maps`` reads and builds
 parent maps, ``gate/action`` is the GitHub Action, and the top-level modules are the shared edges
 (git, the read side, rendering, files, errors) and the command line. These tests read every module's
@@ -64,12 +64,14 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.judge",
         "oracle_gate.maps.reader",
     ),
-    "oracle_gate.report": (
+    # Renderings of a verdict (issue 27): text in, text out; GitHub's limits and API are not its business.
+    "oracle_gate.render": (
         "oracle_gate",
         "oracle_gate.errors",
         "oracle_gate.escape",
         "oracle_gate.guidance",
         "oracle_gate.judge",
+        "oracle_gate.render",
     ),
     # What to do next after a verdict (issue 18): values from the verdict, for the templates.
     "oracle_gate.guidance": ("oracle_gate.judge",),
@@ -82,7 +84,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.oracle_files",
         "oracle_gate.judge",
         "oracle_gate.maps.reader",  # v3.4: and the manifest's unstable observations, as check reads them
-        "oracle_gate.report",
+        "oracle_gate.render",
     ),
     "oracle_gate.check": (
         "oracle_gate",
@@ -107,7 +109,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.check",
         "oracle_gate.commands.output",
         "oracle_gate.judge",
-        "oracle_gate.report",
+        "oracle_gate.render",
     ),
     # The release workflow's file rewrites (python -m oracle_gate.release): text in, text out.
     "oracle_gate.release": ("oracle_gate.errors",),
@@ -138,7 +140,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.check",
         "oracle_gate.judge",
         "oracle_gate.maps",
-        "oracle_gate.report",
+        "oracle_gate.render",
         "oracle_gate.surface",
         "oracle_gate.approvals_file",
         "oracle_gate.demo",
@@ -170,7 +172,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.errors",
         "oracle_gate.escape",
         "oracle_gate.judge",
-        "oracle_gate.report",
+        "oracle_gate.render",
         "oracle_gate.github",
     ),
     # The judgement of a pull request behind both front doors (rules and settings they share).
@@ -183,7 +185,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.oracle_files",
         "oracle_gate.judge",
         "oracle_gate.maps.reader",
-        "oracle_gate.report",
+        "oracle_gate.render",
         "oracle_gate.github",
         "oracle_gate.review",
     ),
@@ -198,7 +200,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.check",
         "oracle_gate.judge",
         "oracle_gate.maps",
-        "oracle_gate.report",
+        "oracle_gate.render",
         "oracle_gate.github",
         "oracle_gate.review",
         "oracle_gate.action",
@@ -215,7 +217,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.judge",
         "oracle_gate.maps",
         "oracle_gate.oracle_files",
-        "oracle_gate.report",
+        "oracle_gate.render",
         "oracle_gate.score",
         "oracle_gate.review.settings",  # the sandbox's limits take their defaults from the one table
     ),
@@ -228,7 +230,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.check",
         "oracle_gate.judge",
         "oracle_gate.maps.reader",
-        "oracle_gate.report",
+        "oracle_gate.render",
         "oracle_gate.github",
         "oracle_gate.review",
         # the status page's freeze surface share (oracle_gate.bot.jobs.surface_share), issue 18
@@ -252,6 +254,7 @@ PURE = {
     "action/events": frozenset(),
     "action/config": frozenset({"pathlib"}),
     "github/defaults": frozenset(),
+    "github/limits": frozenset(),
     "review/commands": frozenset(),
     "review/events": frozenset(),
     "review/payload_reader": frozenset(),
@@ -259,12 +262,10 @@ PURE = {
     "review/freshness": frozenset(),
     "review/settings": frozenset(),
 }
-# The modules of the front doors and oracle_gate.github that may call oracle_gate.report: the
-# rendering module,
-# the summary's size cut, and the reading of a stored verdict.json.
-REPORT_USERS = frozenset(
-    {"oracle_gate.github.content", "oracle_gate.action.workflow_io", "oracle_gate.action.publish_stored"}
-)
+RENDER = ("oracle_gate.render",)
+# The modules of the front doors and oracle_gate.github that may call oracle_gate.render: the
+# module that renders for GitHub, and the reading of a stored verdict.json.
+RENDER_USERS = frozenset({"oracle_gate.github.content", "oracle_gate.action.publish_stored"})
 
 
 def module_name(path: Path) -> str:
@@ -287,7 +288,7 @@ def imports_of(path: Path, module: str | None = None) -> Iterator[str]:
             if node.level:
                 base = ".".join([*package.split(".")[: len(package.split(".")) - node.level + 1], base])
             yield base.strip(".")
-            if node.module in ("oracle_gate", None):  # ``from oracle_gate import report`` names a module
+            if node.module in ("oracle_gate", None):  # ``from oracle_gate import escape`` names a module
                 yield from (f"{base.strip('.')}.{alias.name}" for alias in node.names)
 
 
@@ -420,20 +421,26 @@ def test_the_event_config_and_defaults_modules_import_no_io(name: str) -> None:
 
 @pytest.mark.parametrize("name", ["publisher", "client"])
 def test_the_publisher_and_the_client_render_nothing(name: str) -> None:
-    """They post what they are given: no oracle_gate.report, no templates, not the rendering module."""
+    """They post what they are given: no oracle_gate.render, no templates, not the rendering module."""
     names = set(imports_of(GITHUB / f"{name}.py"))
-    assert not names & {"oracle_gate.report", "jinja2", "oracle_gate.github.content"}, sorted(names)
+    assert not names & {"jinja2", "oracle_gate.github.content"}, sorted(names)
+    assert not any(inside(n, RENDER) for n in names), sorted(names)
 
 
 #: The bot's own HTML page (issue 18): autoescaped templates/status*.html.j2, never posted to GitHub.
 HTML_PAGES = frozenset({"oracle_gate.bot.web.status"})
 
 
+def renders(name: str) -> bool:
+    """True for an import of the rendering room or of jinja2."""
+    return name == "jinja2" or inside(name, RENDER)
+
+
 def test_only_the_content_module_renders_for_github() -> None:
     doors = [*ACTION.glob("*.py"), *GITHUB.glob("*.py"), *(GATE / "bot").rglob("*.py")]
     doors = [path for path in doors if module_name(path) not in HTML_PAGES]
-    users = {module_name(path) for path in doors if {"oracle_gate.report", "jinja2"} & set(imports_of(path))}
-    assert users <= REPORT_USERS
+    users = {module_name(path) for path in doors if any(renders(n) for n in imports_of(path))}
+    assert users <= RENDER_USERS, sorted(users - RENDER_USERS)
     assert "oracle_gate.github.content" in users
     assert not any("jinja2" in imports_of(path) for path in doors)
 
@@ -441,16 +448,15 @@ def test_only_the_content_module_renders_for_github() -> None:
 def test_the_status_page_renders_html_only_and_nothing_for_github() -> None:
     names = set(imports_of(GATE / "bot" / "web" / "status.py"))
     assert "jinja2" in names
-    assert not names & {"oracle_gate.report", "oracle_gate.github.content", "oracle_gate.github.publisher"}, (
-        sorted(names)
-    )
+    assert not names & {"oracle_gate.github.content", "oracle_gate.github.publisher"}, sorted(names)
+    assert not any(inside(n, RENDER) for n in names), sorted(names)
 
 
 def test_the_command_line_starts_without_the_github_client_or_templates() -> None:
     """``oracle-gate check`` reads the Action's shared values but loads neither PyGithub nor jinja2."""
     probe = (
         "import sys, oracle_gate.cli; "
-        "print(sorted(m for m in ('github', 'jinja2', 'requests', 'oracle_gate.report', "
+        "print(sorted(m for m in ('github', 'jinja2', 'requests', 'oracle_gate.render', "
         "'oracle_gate.github.publisher') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
@@ -769,3 +775,54 @@ def test_the_cycle_rule_prints_the_cycle() -> None:
         "oracle_gate.maps.inside.a -> oracle_gate.maps.inside.b -> oracle_gate.maps.inside.c"
         " -> oracle_gate.maps.inside.a",
     ]
+
+
+def test_rendering_knows_nothing_of_github() -> None:
+    """Issue 27: oracle_gate.render produces whole texts; GitHub's sizes and API (and the fitting of
+    texts to them, oracle_gate.github.limits) belong to oracle_gate.github, which may import render."""
+    offenders = [
+        f"{module_name(path)} -> {name}"
+        for path in sorted((GATE / "render").glob("*.py"))
+        for name in imports_of(path)
+        if inside(name, ("oracle_gate.github",)) or name.split(".")[0] in {"github", "requests"}
+    ]
+    assert not offenders
+    assert not inside("oracle_gate.github.limits", ALLOWED["oracle_gate.render"])
+    assert inside("oracle_gate.render.markdown", ALLOWED["oracle_gate.github"])
+    assert not (GATE / "report.py").exists(), "gate/report.py came back: renderings live in gate/render/"
+
+
+#: The one validator of a stored verdict.json (issue 27: it was checked twice, by report.from_json for
+#: types and by action/stored_shapes.py for shapes).
+STORED_VERDICT_VALIDATOR = "oracle_gate.render.verdict_json"
+
+
+def stored_verdict_raises(path: Path) -> tuple[int, int]:
+    """How many ``raise StoredVerdictError`` a module has (inside ``except`` handlers, elsewhere)."""
+    tree = ast.parse(path.read_text(), str(path))
+    in_handlers = {
+        id(node)
+        for handler in ast.walk(tree)
+        if isinstance(handler, ast.ExceptHandler)
+        for node in ast.walk(handler)
+    }
+    raises = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Raise)
+        and node.exc is not None
+        and "StoredVerdictError" in ast.unparse(node.exc)
+    ]
+    handled = sum(1 for node in raises if id(node) in in_handlers)
+    return handled, len(raises) - handled
+
+
+def test_a_stored_verdict_is_validated_by_one_module() -> None:
+    """Only render.verdict_json judges a stored verdict's content; ``oracle-gate publish`` raises
+    StoredVerdictError itself only where it could not read or decode the file (in ``except``)."""
+    raisers = {module_name(path): stored_verdict_raises(path) for path in gate_modules()}
+    raisers = {module: counts for module, counts in raisers.items() if any(counts)}
+    assert set(raisers) == {STORED_VERDICT_VALIDATOR, "oracle_gate.action.publish_stored"}, sorted(raisers)
+    assert raisers["oracle_gate.action.publish_stored"][1] == 0, "publish_stored judges a verdict's content"
+    assert raisers[STORED_VERDICT_VALIDATOR][1] > 0
+    assert STORED_VERDICT_VALIDATOR in imports_of(ACTION / "publish_stored.py")
