@@ -76,6 +76,7 @@ from oracle_gate.maps.shards import COVERAGE_COLLECTOR, ENV_FREEZE, GATE_COLLECT
 from oracle_gate.maps.sqlite_map import SqliteCoverageMap
 from oracle_gate.maps.testpaths import DefaultPaths, default_test_paths
 from oracle_gate.oracle_files import read_oracle
+from oracle_gate.pytest_options import randomly_note
 
 # Importers (the Action, the CLI) name these through this module.
 __all__ = ["MapError", "MapResult", "build_map", "combine_maps", "default_command", "run_map_cli"]
@@ -123,6 +124,8 @@ def build_map(
     default_paths = DefaultPaths() if command else default_test_paths(git, sha, oracle.policy.harness)
     if default_paths.note is not None:
         note(default_paths.note)
+    if not command and (switched_off := randomly_note()) is not None:
+        note(switched_off)
     argv = [*map_command(command, collector), *default_paths.paths]
     freeze, freeze_path = oracle.freeze, oracle.policy.freeze
     started = time.monotonic()
