@@ -27,7 +27,7 @@ TIMEOUT = 30.0
 
 def requests_bytes(host: str, payloads: list[dict[str, object]], count: int) -> list[bytes]:
     """The ``count`` signed deliveries, as the bytes sent (cycling over ``payloads``)."""
-    from oracle_gate.bot.signature import sign
+    from oracle_gate.bot.web.signature import sign
     from tests.bot.harness import SECRET
 
     bodies = [json.dumps(p).encode() for p in payloads]

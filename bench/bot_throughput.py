@@ -55,7 +55,7 @@ def ack_latencies(url: str, payloads: list[dict[str, object]], count: int, rate:
     request validation would hold the GIL and the senders' clocks would count that as the bot's time."""
     import requests
 
-    from oracle_gate.bot.signature import sign
+    from oracle_gate.bot.web.signature import sign
     from tests.bot.harness import SECRET
 
     bodies = [json.dumps(p).encode() for p in payloads]

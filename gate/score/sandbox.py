@@ -56,7 +56,7 @@ from oracle_gate.score.decide import SCORE_KIND, ScoreCode
 # Inside the sandbox, on its own empty /tmp: the only writable place (a sized tmpfs).
 SCRATCH = "/tmp/oracle-gate-score"  # noqa: S108 - a path in the sandbox's private tmpfs
 MAX_REPORT_BYTES = 32 * 1024 * 1024
-#: The bot's settings (oracle_gate.review.settings, read by oracle_gate.bot.scoring): the switch,
+#: The bot's settings (oracle_gate.review.settings, read by oracle_gate.bot.jobs.scoring): the switch,
 #: "bwrap" to score pass_clean verdicts in this sandbox (unset: off), and the limits.
 BOT_SETTING = "ORACLE_GATE_SCORE_SANDBOX"
 LIMIT_SETTINGS = {

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 from starlette.applications import Starlette
 
-from oracle_gate.bot import planning
-from oracle_gate.bot.inbox import Inbox
-from oracle_gate.bot.server import make_app
-from oracle_gate.bot.signature import sign
-from oracle_gate.bot.store import Store
+from oracle_gate.bot.queue import planning
+from oracle_gate.bot.queue.store import Store
+from oracle_gate.bot.web.inbox import Inbox
+from oracle_gate.bot.web.server import make_app
+from oracle_gate.bot.web.signature import sign
 
 SECRET = b"the test's secret"
 HOLD = 0.5  # seconds a "worker" holds the store's lock

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from oracle_gate.bot import bounded
+from oracle_gate.bot.jobs import bounded
 from oracle_gate.check import CheckRequest, run_check
 from oracle_gate.git import Git
 from oracle_gate.judge.verdict import Outcome, ReasonCode
@@ -57,7 +57,7 @@ def test_past_the_memory_limit_the_verdict_is_unscored_and_the_server_does_not_g
 
 WATCHER = """
 import sys, time
-from oracle_gate.bot.bounded import die_with
+from oracle_gate.bot.jobs.bounded import die_with
 die_with(int(sys.argv[1]))
 print("watching", flush=True)
 time.sleep(60)

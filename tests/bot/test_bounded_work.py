@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 from typing import cast
 
-from oracle_gate.bot import mirror
-from oracle_gate.bot.mapstore import ArtifactMapStore, StoreSettings
+from oracle_gate.bot.jobs import mirror
+from oracle_gate.bot.jobs.mapstore import ArtifactMapStore, StoreSettings
 from oracle_gate.errors import GitError
 from oracle_gate.git import Git
 from tests.bot.harness import BotFactory, Origin, pull_request_event

@@ -7,7 +7,7 @@ import json
 
 import requests
 
-from oracle_gate.bot.signature import sign
+from oracle_gate.bot.web.signature import sign
 from tests.bot.harness import SECRET, Bot, Origin, pull_request_event
 from tests.github_fake.server import FakeGitHub
 from tests.support.webhooks import load

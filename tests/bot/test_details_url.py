@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import requests
 
-from oracle_gate.bot.server import explanation_page
+from oracle_gate.bot.web.server import explanation_page
 from tests.bot.harness import BotFactory, Origin, pull_request_event
 from tests.bot.test_judging import REPO, open_pull
 from tests.github_fake.server import FakeGitHub

@@ -6,9 +6,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from oracle_gate.bot.config import from_environment
-from oracle_gate.bot.housekeeping import DAY, Limits, map_dirs, prune_maps, prune_state
-from oracle_gate.bot.store import Store
+from oracle_gate.bot.app.config import from_environment
+from oracle_gate.bot.queue.housekeeping import DAY, Limits, map_dirs, prune_maps, prune_state
+from oracle_gate.bot.queue.store import Store
 from tests.bot.harness import minimal_environment
 
 NOW = 2_000_000_000.0
@@ -92,7 +92,7 @@ def test_the_bounds_come_from_the_environment_with_documented_defaults(tmp_path:
 def test_a_map_the_store_hands_out_is_marked_used_and_so_not_pruned(tmp_path: Path) -> None:
     import time
 
-    from oracle_gate.bot.mapstore import ArtifactMapStore, StoreSettings
+    from oracle_gate.bot.jobs.mapstore import ArtifactMapStore, StoreSettings
 
     where = kept_map(tmp_path, "octo/repo", "a" * 40, time.time() - 40 * DAY)
     store = ArtifactMapStore(StoreSettings("x.yml", "oracle-gate-map", tmp_path), "", pacing=None)

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from oracle_gate.bot import artifacts, mapstore
-from oracle_gate.bot.mapstore import ArtifactMapStore, MapLookup, StoreSettings, run_problems
+from oracle_gate.bot.jobs import artifacts, mapstore
+from oracle_gate.bot.jobs.mapstore import ArtifactMapStore, MapLookup, StoreSettings, run_problems
 from tests.bot.maps import (
     ARTIFACT,
     DATA_NAME,

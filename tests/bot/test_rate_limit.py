@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from oracle_gate.bot.ratelimit import Budgets
+from oracle_gate.bot.app.ratelimit import Budgets
 from tests.bot.harness import Bot, Origin, pull_request_event
 from tests.bot.test_judging import REPO, open_pull
 from tests.github_fake.server import FakeGitHub

@@ -1,5 +1,5 @@
 """The front's file of received deliveries and the workers' handover of them into the queue
-(:mod:`oracle_gate.bot.received`, :mod:`oracle_gate.bot.handover`): recording never waits for the
+(:mod:`oracle_gate.bot.web.received`, :mod:`oracle_gate.bot.queue.handover`): recording never waits for the
 workers' transactions, every delivery is queued exactly once whatever is restarted or made again,
 and ``/healthz`` counts what waits to be queued."""
 
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from oracle_gate.bot.handover import Handover
-from oracle_gate.bot.received import Received
-from oracle_gate.bot.store import Store
+from oracle_gate.bot.queue.handover import Handover
+from oracle_gate.bot.queue.store import Store
+from oracle_gate.bot.web.received import Received
 from oracle_gate.errors import UsageError
 from tests.bot.test_store import job
 
@@ -90,7 +90,7 @@ def test_each_delivery_is_queued_once_and_a_redelivery_is_seen(store: Store, tmp
 def test_the_front_forgets_rows_once_the_workers_took_them(
     store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("oracle_gate.bot.received.FORGET_EVERY", 0.0)
+    monkeypatch.setattr("oracle_gate.bot.web.received.FORGET_EVERY", 0.0)
     received = front(store, tmp_path)
     received.receive([("d1", "pull_request", job(1))])
     Handover(store, tmp_path / "received.sqlite3").move()

@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from oracle_gate.bot import metrics, planning, retention, schema
-from oracle_gate.bot.config import from_environment
-from oracle_gate.bot.events import JUDGE, Job
-from oracle_gate.bot.housekeeping import DAY, Limits, prune_state
-from oracle_gate.bot.store import DONE, QUEUED, RUNNING, Store
+from oracle_gate.bot.app.config import from_environment
+from oracle_gate.bot.queue import planning, retention, schema
+from oracle_gate.bot.queue.delivery_jobs import JUDGE, Job
+from oracle_gate.bot.queue.housekeeping import DAY, Limits, prune_state
+from oracle_gate.bot.queue.store import DONE, QUEUED, RUNNING, Store
+from oracle_gate.bot.web import metrics
 from oracle_gate.errors import UsageError
 from tests.bot.harness import minimal_environment
 
@@ -139,6 +140,6 @@ def test_the_retention_is_a_setting_with_a_documented_default(tmp_path: Path) ->
 
 
 def test_the_plan_key_counted_by_the_store_is_the_planners() -> None:
-    from oracle_gate.bot import store
+    from oracle_gate.bot.queue import store
 
     assert store.PLAN_KEY == planning.PLAN_KEY

@@ -8,14 +8,14 @@ import threading
 import time
 from pathlib import Path
 
-from oracle_gate.bot.backoff import Backoff
-from oracle_gate.bot.config import from_environment
-from oracle_gate.bot.events import JUDGE, Job
-from oracle_gate.bot.judging import Context, Outcome, Transient
-from oracle_gate.bot.mapstore import ArtifactMapStore, StoreSettings
-from oracle_gate.bot.ratelimit import Budgets
-from oracle_gate.bot.store import FAILED, QUEUED, ClaimedJob, Store
-from oracle_gate.bot.workers import Pool
+from oracle_gate.bot.app.config import from_environment
+from oracle_gate.bot.app.ratelimit import Budgets
+from oracle_gate.bot.jobs.context import Context, JobOutcome, Transient
+from oracle_gate.bot.jobs.mapstore import ArtifactMapStore, StoreSettings
+from oracle_gate.bot.queue.backoff import Backoff
+from oracle_gate.bot.queue.delivery_jobs import JUDGE, Job
+from oracle_gate.bot.queue.store import FAILED, QUEUED, ClaimedJob, Store
+from oracle_gate.bot.queue.workers import Pool
 from tests.bot.harness import BotFactory, Origin, minimal_environment, pull_request_event
 from tests.bot.maps import ARTIFACT, WORKFLOW
 from tests.bot.test_judging import open_pull
@@ -69,7 +69,7 @@ def test_a_job_failing_transiently_is_retried_with_growing_waits_then_failed(tmp
     attempts: list[float] = []
     ran = threading.Event()
 
-    def flaky(claimed: ClaimedJob) -> Outcome:
+    def flaky(claimed: ClaimedJob) -> JobOutcome:
         attempts.append(clock.now)
         ran.set()
         raise Transient("GitHub answered 503")

@@ -8,13 +8,14 @@ import json
 import uuid
 from pathlib import Path
 
-from oracle_gate.bot import planning
-from oracle_gate.bot.auth import AppAuth
-from oracle_gate.bot.config import from_environment
-from oracle_gate.bot.events import JUDGE, Job
-from oracle_gate.bot.judging import Context, run_job
-from oracle_gate.bot.mapstore import ArtifactMapStore, StoreSettings
-from oracle_gate.bot.store import Store
+from oracle_gate.bot.app.auth import AppAuth
+from oracle_gate.bot.app.config import from_environment
+from oracle_gate.bot.jobs.context import Context
+from oracle_gate.bot.jobs.judging import run_job
+from oracle_gate.bot.jobs.mapstore import ArtifactMapStore, StoreSettings
+from oracle_gate.bot.queue import planning
+from oracle_gate.bot.queue.delivery_jobs import JUDGE, Job
+from oracle_gate.bot.queue.store import Store
 from tests.bot.harness import APP_ID, AppKey, Bot, Origin, pull_request_event
 from tests.bot.maps import ARTIFACT, WORKFLOW
 from tests.bot.test_approvals import review_event, setup

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 import requests
 
-from oracle_gate.bot import chart
-from oracle_gate.bot.store import Store
+from oracle_gate.bot.queue.store import Store
+from oracle_gate.bot.web import chart
 from tests.bot.harness import INSTALLATION, Bot, BotFactory, Origin, pull_request_event
 from tests.bot.maps import ARTIFACT, WORKFLOW, map_artifact
 from tests.github_fake.server import FakeGitHub

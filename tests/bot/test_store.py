@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from oracle_gate.bot import schema
-from oracle_gate.bot.events import EXPLAIN, JUDGE, Job
-from oracle_gate.bot.store import DONE, QUEUED, RUNNING, JobState, Store
+from oracle_gate.bot.queue import schema
+from oracle_gate.bot.queue.delivery_jobs import EXPLAIN, JUDGE, Job
+from oracle_gate.bot.queue.store import DONE, QUEUED, RUNNING, JobState, Store
 from oracle_gate.errors import UsageError
 
 # The schema every release wrote before the version was recorded (no ``due`` column yet).

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from oracle_gate.bot import checkpoints, logs, planning
-from oracle_gate.bot.store import Store
+from oracle_gate.bot.app import logs
+from oracle_gate.bot.queue import checkpoints, planning
+from oracle_gate.bot.queue.store import Store
 
 BODY = b'{"zen": "' + b"x" * 20_000 + b'"}'  # a delivery of about 20 KiB: 5 pages
 

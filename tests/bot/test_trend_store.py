@@ -6,9 +6,12 @@ import json
 import sqlite3
 from pathlib import Path
 
-from oracle_gate.bot import metrics, schema, surface, trend
-from oracle_gate.bot.events import JUDGE, Job
-from oracle_gate.bot.store import NO_MAP, Store
+from oracle_gate.bot.jobs import surface_share as surface
+from oracle_gate.bot.jobs import trend
+from oracle_gate.bot.queue import schema
+from oracle_gate.bot.queue.delivery_jobs import JUDGE, Job
+from oracle_gate.bot.queue.store import NO_MAP, Store
+from oracle_gate.bot.web import metrics
 from oracle_gate.git import Git
 from tests.support.repo import Repo
 

@@ -1,4 +1,4 @@
-"""The two processes of ``oracle-gate serve`` (:mod:`oracle_gate.bot.worker_process`): the front answers
+"""The two processes of ``oracle-gate serve`` (:mod:`oracle_gate.bot.queue.worker_process`): the front answers
 webhooks, a worker process of lower priority judges; neither outlives the other, and a stop sent to
 the whole group (a terminal's ^C) is still an orderly one."""
 
@@ -9,7 +9,7 @@ import signal
 import time
 from pathlib import Path
 
-from oracle_gate.bot.worker_process import NICENESS
+from oracle_gate.bot.queue.worker_process import NICENESS
 from tests.bot.harness import Bot, BotFactory, Origin, pull_request_event
 from tests.bot.test_judging import REPO, open_pull
 from tests.github_fake.server import FakeGitHub

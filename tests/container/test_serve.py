@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from oracle_gate.bot.signature import sign
+from oracle_gate.bot.web.signature import sign
 from tests.github_fake import FakeGitHub
 from tests.support import container
 from tests.support.bot_app import APP_ID, REPO, SECRET, Origin, free_port, make_app_key, pull_request_event

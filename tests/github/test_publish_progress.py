@@ -1,4 +1,4 @@
-"""A check run in progress, then completed (the bot's score check, oracle_gate.bot.scoring): one run
+"""A check run in progress, then completed (the bot's score check, oracle_gate.bot.jobs.scoring): one run
 per stable ``external_id`` whatever happens between, and never another App's run."""
 
 from __future__ import annotations

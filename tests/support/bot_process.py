@@ -17,7 +17,7 @@ from typing import Any
 
 import requests
 
-from oracle_gate.bot.signature import sign
+from oracle_gate.bot.web.signature import sign
 from tests.github_fake.server import FakeGitHub
 from tests.support.bot_app import APP_ID, SECRET, Origin, free_port
 

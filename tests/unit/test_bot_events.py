@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from oracle_gate.bot import events
-from oracle_gate.bot.config import BotConfig, from_environment
-from oracle_gate.bot.manifest import EVENTS, PERMISSIONS, app_manifest
-from oracle_gate.bot.signature import is_signed_by, sign
+from oracle_gate.bot.app.config import BotConfig, from_environment
+from oracle_gate.bot.app.manifest import EVENTS, PERMISSIONS, app_manifest
+from oracle_gate.bot.queue import delivery_jobs as events
+from oracle_gate.bot.web.signature import is_signed_by, sign
 from oracle_gate.errors import UsageError
 from oracle_gate.review.events import EventError, parse_event
 from tests.support.webhooks import load, on_pull_request

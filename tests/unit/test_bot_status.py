@@ -11,8 +11,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from oracle_gate.bot import chart, metrics, status, trend
-from oracle_gate.bot.access import Decision, StatusAccess, bearer_of, from_environment, trusted_proxies
+from oracle_gate.bot.jobs import trend
+from oracle_gate.bot.web import chart, metrics, status
+from oracle_gate.bot.web.access import Decision, StatusAccess, bearer_of, from_environment, trusted_proxies
 from oracle_gate.errors import UsageError
 from oracle_gate.judge.triage import EXPIRED, NO_OWNER, TriageEntry
 from tests.support.exposition import at, parse_exposition

@@ -2,7 +2,8 @@
 
 For every stored payload and every variant reaching each kind of event, the event is parsed once,
 and the very same object is handed to the Action (:func:`oracle_gate.action.events.plan_for`) and to
-the bot (:func:`oracle_gate.bot.events.jobs_for`). Where both act, they act on the same pull request,
+the bot (:func:`oracle_gate.bot.queue.delivery_jobs.jobs_for`). Where both act, they act on the same
+pull request,
 head, base, command and comment; where one door does not serve a kind of event, :data:`ONE_DOOR`
 says why.
 """
@@ -14,7 +15,7 @@ from typing import Any, get_args
 import pytest
 
 from oracle_gate.action import events as action
-from oracle_gate.bot import events as bot
+from oracle_gate.bot.queue import delivery_jobs as bot
 from oracle_gate.github.defaults import DEFAULT_CHECK_NAME
 from oracle_gate.review import events as ev
 from oracle_gate.review.commands import parse_command

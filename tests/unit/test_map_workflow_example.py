@@ -9,8 +9,8 @@ from typing import Any
 
 import yaml  # type: ignore[import-untyped]  # PyYAML ships no stubs; types-PyYAML is not pinned
 
-from oracle_gate.bot.config import DEFAULT_MAP_ARTIFACT
-from oracle_gate.bot.events import DEFAULT_MAP_WORKFLOW
+from oracle_gate.bot.app.config import DEFAULT_MAP_ARTIFACT
+from oracle_gate.bot.queue.delivery_jobs import DEFAULT_MAP_WORKFLOW
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "oracle-gate-map.yml"
 

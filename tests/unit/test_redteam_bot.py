@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from oracle_gate.bot.access import Decision, StatusAccess
+from oracle_gate.bot.web.access import Decision, StatusAccess
 from oracle_gate.github.reviews import role_of
 
 TOKEN = "status-token-status-token"  # noqa: S105 - a test value

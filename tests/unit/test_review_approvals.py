@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from oracle_gate.action import events as action_events
-from oracle_gate.bot import events
+from oracle_gate.bot.queue import delivery_jobs as events
 from oracle_gate.errors import PublishError
 from oracle_gate.github.reviews import Review
 from oracle_gate.judge.approvals import ApprovalRules, Approver, counting_approvers

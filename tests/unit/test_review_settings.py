@@ -12,8 +12,8 @@ import pytest
 import yaml  # type: ignore[import-untyped]  # PyYAML ships no stubs; types-PyYAML is not pinned
 
 from oracle_gate.action.config import ActionConfig
-from oracle_gate.bot import access
-from oracle_gate.bot import config as bot_config
+from oracle_gate.bot.app import config as bot_config
+from oracle_gate.bot.web import access
 from oracle_gate.errors import UsageError
 from oracle_gate.review.settings import SETTINGS, branch_names, default
 
@@ -143,7 +143,7 @@ def test_the_bots_config_reads_its_defaults_from_the_table(
     assert str(getattr(bot_config.from_environment(env), attribute)) == value
 
 
-@pytest.mark.parametrize("module", ["config.py", "access.py"])
+@pytest.mark.parametrize("module", ["app/config.py", "web/access.py"])
 def test_every_variable_the_bot_reads_is_in_the_table(module: str) -> None:
     source = (ROOT / "gate" / "bot" / module).read_text()
     read = set(re.findall(r'PREFIX \+ "([A-Z_]+)"', source)) | set(re.findall(r'env, "([A-Z_]+)"', source))

@@ -1,4 +1,4 @@
-"""The bot's score check (``<check-name> / score``, oracle_gate.bot.scoring) as a person reads it on
+"""The bot's score check (``<check-name> / score``, oracle_gate.bot.jobs.scoring) as a person reads it on
 GitHub, byte for byte against tests/golden/score/: its title and conclusion for each score, and the
 in-progress check posted while the sandbox runs. Its summary is the score's markdown report
 (``score/*.md``, tests/unit/test_score_golden.py). Refresh as tests/golden/README.md says."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from oracle_gate.bot.scoring import cancelled_content, progress_content, score_content
+from oracle_gate.bot.jobs.scoring import cancelled_content, progress_content, score_content
 from oracle_gate.judge.verdict import Outcome
 from oracle_gate.score.decide import Score, ScoreCode, ScoreReason, decide, incomplete
 from oracle_gate.score.sandbox import Limits

@@ -1,0 +1,130 @@
+"""Judging in a child process under a memory limit (TRUST.md invariant 8: a limit reached is a verdict).
+
+The pull request decides how big its change is, and judging holds several copies of what it changed
+(about 9 times the changed bytes: 4 files of 15 MiB cost 568 MiB). In the server's own process that
+is every job's memory and the webhook endpoint's too; the kernel's answer to running out is to kill
+the whole server, and the job then crashes it again on every start. So each judgement runs in a
+child process (forked from a small fork server that has imported the judging code, so a job does
+not pay for imports) whose address space is capped with ``RLIMIT_AS``. Past the cap the child gets
+``MemoryError`` (or dies): the verdict is ``unscored`` with ``oracle_incomplete`` saying so -- never a
+pass, never a crash of the server. ``limit_bytes`` 0 judges in-process, unbounded.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import resource
+import select
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from multiprocessing import forkserver
+from multiprocessing.context import BaseContext
+from pathlib import Path
+
+from oracle_gate import __version__
+from oracle_gate.check import CheckRequest, run_check
+from oracle_gate.git import Git
+from oracle_gate.judge.verdict import Outcome, Provenance, Reason, ReasonCode, Verdict
+
+MIB = 1024 * 1024
+DEFAULT_LIMIT_MIB = 1024
+_contexts: list[BaseContext] = []  # the fork server's context, once made
+_context_guard = threading.Lock()
+
+
+def judge(request: CheckRequest, limit_bytes: int) -> Verdict:
+    """``run_check(request)`` in a child process limited to ``limit_bytes`` of address space."""
+    if limit_bytes <= 0:
+        return run_check(request, Git(request.repo))
+    with ProcessPoolExecutor(
+        1, mp_context=_fork_server(), initializer=_limit, initargs=(limit_bytes, os.getpid())
+    ) as pool:
+        try:
+            return pool.submit(_judge_in_child, request).result()
+        except MemoryError:
+            return limit_reached(request, f"judging needed more than the job's {limit_bytes // MIB} MiB")
+        except BrokenProcessPool:
+            return limit_reached(
+                request,
+                f"the judging process died (the job's memory limit is {limit_bytes // MIB} MiB)",
+            )
+
+
+def limit_reached(request: CheckRequest, why: str) -> Verdict:
+    """The verdict when a limit stopped the judgement: unscored, saying which limit (never a pass)."""
+    reason = Reason(ReasonCode.ORACLE_INCOMPLETE, f"{why} (ORACLE_GATE_JOB_MEMORY_MB): nothing was judged")
+    return Verdict(
+        verdict=Outcome.UNSCORED,
+        reasons=(reason,),
+        overlap={},
+        touched={},
+        overlap_ratio=0.0,
+        parent=request.base,
+        head=request.head,
+        protocol=Provenance(gate_version=__version__),
+    )
+
+
+def _fork_server() -> BaseContext:
+    """The fork server's context (started on first use; forking a multi-threaded server directly is
+    unsafe, and spawning a fresh interpreter per job costs its imports every time)."""
+    with _context_guard:
+        if not _contexts:
+            context = multiprocessing.get_context("forkserver")
+            context.set_forkserver_preload(["oracle_gate.check", "oracle_gate.bot.jobs.bounded"])
+            _contexts.append(context)
+        return _contexts[0]
+
+
+def start_fork_server() -> None:
+    """Start the fork server now (at the server's start), so the first job does not wait for it."""
+    _fork_server()
+    forkserver.ensure_running()
+
+
+def _limit(limit_bytes: int, owner: int) -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
+    die_with(owner)
+
+
+def die_with(owner: int) -> None:
+    """Exit when process ``owner`` (the job's, which waits for this judgement) dies.
+
+    The fork server, not the job's process, is this process's parent, so the kernel's parent-death
+    signal would wait for the fork server; and the fork server lives as long as any process it
+    forked does (each holds its liveness pipe), while this one waits for work from a job's process
+    that is gone. After a ``kill -9`` of the server both stayed, for ever. So this process watches
+    its owner itself (a pidfd, polled once a second where the kernel has none)."""
+    try:
+        watched = os.pidfd_open(owner)
+    except ProcessLookupError:
+        os._exit(1)
+    except OSError:
+        watched = -1
+
+    def watch() -> None:
+        if watched >= 0:
+            select.select([watched], [], [])
+        else:
+            while _alive(owner):
+                time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="oracle-gate-owner", daemon=True).start()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _judge_in_child(request: CheckRequest) -> Verdict:
+    return run_check(request, Git(Path(request.repo)))
