@@ -57,6 +57,7 @@ from oracle_gate.maps.mapfile import (
     now,
     publish_map,
 )
+from oracle_gate.maps.pytest_options import randomly_note
 from oracle_gate.maps.reader.manifest import Manifest, manifest_beside
 from oracle_gate.maps.reader.provenance import Producer
 from oracle_gate.maps.reader.sqlite_map import SqliteCoverageMap
@@ -75,7 +76,6 @@ from oracle_gate.maps.runner import (
 )
 from oracle_gate.maps.testpaths import DefaultPaths, default_test_paths
 from oracle_gate.oracle_files import read_oracle
-from oracle_gate.pytest_options import randomly_note
 
 # Importers (the Action, the CLI) name these through this module.
 __all__ = ["MapError", "MapResult", "build_map", "combine_maps", "default_command"]

@@ -28,7 +28,7 @@ from typing import Any
 from oracle_gate.errors import GateError
 from oracle_gate.maps.inside.collected_ids import ENV_NODEIDS
 from oracle_gate.maps.layout import src_layout_env
-from oracle_gate.pytest_options import NEUTRAL
+from oracle_gate.maps.pytest_options import NEUTRAL
 
 PLUGIN_MODULE = "oracle_gate.maps.inside.collected_ids"  # loaded with -p into the collecting pytest
 COLLECT_SECONDS = 600

@@ -28,9 +28,9 @@ from oracle_gate.judge.verdict import Outcome, Verdict
 from oracle_gate.maps.inside.outcomes import OUTCOMES_KEY, SKIP_REASONS_KEY, plugin_set
 from oracle_gate.maps.inside.pipe import PipeReader
 from oracle_gate.maps.layout import src_layout_env
+from oracle_gate.maps.pytest_options import NEUTRAL
 from oracle_gate.maps.runner import RunReport
 from oracle_gate.maps.testpaths import default_test_paths
-from oracle_gate.pytest_options import NEUTRAL
 from oracle_gate.score import settings as plug
 from oracle_gate.score.decide import (
     HeadRun,

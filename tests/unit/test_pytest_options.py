@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from oracle_gate import pytest_options
-from oracle_gate.pytest_options import NEUTRAL, randomly_installed, randomly_note
+from oracle_gate.maps import pytest_options
+from oracle_gate.maps.pytest_options import NEUTRAL, randomly_installed, randomly_note
 
-GATE = Path(pytest_options.__file__).resolve().parent
+GATE = Path(pytest_options.__file__).resolve().parents[1]
 
 
 def test_randomly_is_switched_off_last_and_the_cache_off() -> None:

@@ -25,7 +25,7 @@ from typing import Any
 from oracle_gate.git import Git
 from oracle_gate.judge.mutation_policy import MutationPolicy
 from oracle_gate.judge.policy import Policy
-from oracle_gate.pytest_options import NEUTRAL
+from oracle_gate.maps.pytest_options import NEUTRAL
 from oracle_gate.score.mutation.mutants import Mutant, line_mutants
 from oracle_gate.score.mutation.outcome import KILLED, NOT_RUN, SURVIVED, MutantResult, MutationSummary
 from oracle_gate.score.mutation.settings import ENV_MUTANT, ENV_MUTANTS, FORKS_PLUGIN, MUTANT_PLUGIN
