@@ -16,7 +16,7 @@ from pathlib import Path
 from oracle_gate import __version__
 from oracle_gate.errors import GitError
 from oracle_gate.git import Git, diff_blob_pairs
-from oracle_gate.judge.approvals import Approval, QueuedApprovals
+from oracle_gate.judge.approvals import Approval, ApprovalsSeen, QueuedApprovals
 from oracle_gate.judge.changes import (
     MAX_BLOB,
     TEXT_KINDS,
@@ -81,6 +81,10 @@ class CheckRequest:
     # SCORING.md v2, 2.2: (path, name) of definitions the scoring run saw rebound; their parent lines
     # join ``touched`` (the score recomputes the diff verdict with them).
     rebound: tuple[tuple[str, str], ...] = ()
+    # What the check and the comment say of stale or unreadable approvals (review.approvals).
+    approvals_seen: ApprovalsSeen | None = None
+    # Why the trusted map store gave no map of the parent (the bot's; None: it gave one).
+    map_missing: str | None = None
 
 
 def read_changes(git: Git, parent: str, head: str, *, v2_reads: bool = True) -> ChangeSet:
@@ -329,6 +333,8 @@ def gather(git: Git, request: CheckRequest, early_hash: EarlyHash | None = None)
         author_permission=request.author_permission,
         queued=request.queued,
         today=request.today or datetime.now(UTC).date(),
+        approvals_seen=request.approvals_seen,
+        map_missing=request.map_missing,
     )
 
 

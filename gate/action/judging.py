@@ -30,7 +30,6 @@ from oracle_gate.review.approvals import (
     parent_rules,
     read_approvals,
     request_fields,
-    shown,
     unreadable,
 )
 from oracle_gate.review.budget import changed_bytes
@@ -101,7 +100,7 @@ def judge_commits(ctx: Context, commits: Commits, approvals: ApprovalsRead | Non
             evidence = replace(evidence, coverage=ParentCoverage(problems=tuple(refused)))
         if approvals is not None:  # the head may be absent from a shallow checkout: not resolved by git
             evidence = replace(evidence, approved_head=approvals.head)
-        return shown(evaluate(evidence), approvals)
+        return evaluate(evidence)
 
 
 def given_map_problems(ctx: Context) -> list[Problem]:

@@ -225,6 +225,37 @@ class Evidence:
     queued: tuple[QueuedApprovals, ...] | None = None
     # v3.7: the UTC date of the run, for freeze expiry (None: expiry is not checked).
     today: date | None = None
+    # v3.5/v3.9: what the check and the comment say of stale or unreadable approvals (None: not read).
+    approvals_seen: ApprovalsSeen | None = None
+    # Why the trusted map store gave no map of the parent (None: it gave one, or no store was asked).
+    map_missing: str | None = None
+
+
+@dataclass(frozen=True)
+class NotRead:
+    """A judgement stopped before the change was read (TRUST.md 8: a limit reached is a verdict):
+    ``why`` names the limit, its figure and its setting."""
+
+    parent: str
+    head: str
+    why: str
+    protocol: Provenance
+    map_missing: str | None = None  # as in Evidence: the trusted store gave no map either
+
+
+@dataclass(frozen=True)
+class StoredNotTrusted:
+    """A stored verdict (``oracle-gate publish``) made by a run that executed workflow files the pull
+    request changes (``workflow_paths``): the change could have written that verdict itself."""
+
+    stored: Verdict
+    workflow_paths: tuple[str, ...]
+    protocol: Provenance
+
+
+#: What ``evaluate`` judges: the evidence read, or why nothing (or nothing trusted) was read.
+Judged = Evidence | NotRead | StoredNotTrusted
+MAP_UNAVAILABLE_PREFIX = "trusted map store: "
 
 
 @dataclass(frozen=True)
@@ -240,7 +271,57 @@ class Surfaces:
     inherited: dict[str, list[int]] = field(default_factory=dict)
 
 
-def evaluate(ev: Evidence) -> Verdict:
+def evaluate(judged: Judged) -> Verdict:
+    """The verdict: from the evidence read, or from why it could not be (or could not be trusted).
+    Every verdict a front door posts comes from here; none is edited after."""
+    if isinstance(judged, NotRead):
+        return _unread(judged)
+    if isinstance(judged, StoredNotTrusted):
+        return _stored_not_trusted(judged)
+    return _evaluate(judged)
+
+
+def _unread(unread: NotRead) -> Verdict:
+    reasons = (*map_store_gave_none(unread.map_missing), limit_reached(unread.why))
+    return Verdict(Outcome.UNSCORED, reasons, {}, {}, 0.0, unread.parent, unread.head, unread.protocol)
+
+
+def _stored_not_trusted(judged: StoredNotTrusted) -> Verdict:
+    """A stored ``fail`` stays as it is (nothing a change could forge makes it worse); any other
+    stored verdict is replaced by a ``fail`` naming each workflow file the change edits."""
+    stored = judged.stored
+    if not judged.workflow_paths or stored.verdict == Outcome.FAIL:
+        return stored
+    reasons = stored_verdict_distrusted(stored.verdict, judged.workflow_paths)
+    return Verdict(Outcome.FAIL, reasons, {}, {}, 0.0, stored.parent, stored.head, judged.protocol)
+
+
+def limit_reached(why: str) -> Reason:
+    """``oracle_incomplete``: a limit stopped the judgement before the change was read."""
+    return Reason(ReasonCode.ORACLE_INCOMPLETE, why)
+
+
+def map_store_gave_none(why: str | None) -> list[Reason]:
+    """``oracle_incomplete``: the trusted map store gave no map of the parent, saying why."""
+    if why is None:
+        return []
+    return [Reason(ReasonCode.ORACLE_INCOMPLETE, f"{MAP_UNAVAILABLE_PREFIX}{' '.join(why.split())}")]
+
+
+def stored_verdict_distrusted(stored: Outcome, workflow_paths: Iterable[str]) -> tuple[Reason, ...]:
+    """``oracle_edit_forbidden``: the stored verdict came from a run the change could rewrite."""
+    return tuple(
+        Reason(
+            ReasonCode.ORACLE_EDIT_FORBIDDEN,
+            f"{path}: the pull request changes a workflow file, so the stored verdict "
+            f"({stored}) came from a run the change could rewrite and is not trusted",
+            path=path,
+        )
+        for path in workflow_paths
+    )
+
+
+def _evaluate(ev: Evidence) -> Verdict:
     protected = ev.policy.protected_globs(ev.lock.named_paths)
     surfaces = compute_surfaces(ev)
     overlap = surfaces.overlap
@@ -260,6 +341,7 @@ def evaluate(ev: Evidence) -> Verdict:
     if all(r.code in INFORMATIONAL for r in reasons):
         reasons.append(live_surface_covers_diff(ev.changes))
     reasons.sort(key=lambda r: list(REASONS).index(r.code))
+    reasons = [*map_store_gave_none(ev.map_missing), *reasons]
     verdict = min((REASONS[r.code] for r in reasons), key=SEVERITY.index)
     touched = ev.changes.touched()
     return Verdict(
@@ -279,6 +361,7 @@ def evaluate(ev: Evidence) -> Verdict:
         inherited=surfaces.inherited,
         triage=needs_triage(ev.freeze, ev.today),
         approvers=ev.policy.approvals.oracle if ev.policy.approvals is not None else (),
+        approvals_seen=ev.approvals_seen,
     )
 
 

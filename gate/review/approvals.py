@@ -24,7 +24,7 @@ what the API says, in a shape the core takes:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -42,7 +42,6 @@ from oracle_gate.judge.approvals import (
 
 if TYPE_CHECKING:
     from oracle_gate.git import Git
-    from oracle_gate.judge.verdict import Verdict
 
 
 class ReviewSource(Protocol):
@@ -191,12 +190,8 @@ def request_fields(read: ApprovalsRead | None, *, pr_head: bool = True) -> dict[
         "base_changed_at": read.base_changed_at,
         "author_permission": read.author_permission,
         "queued": read.queued,
+        "approvals_seen": read.seen,
     }
     if pr_head:
         fields["pr_head"] = read.head
     return fields
-
-
-def shown(verdict: Verdict, read: ApprovalsRead | None) -> Verdict:
-    """The verdict carrying what its check and comment say about stale or unreadable approvals."""
-    return verdict if read is None else replace(verdict, approvals_seen=read.seen)

@@ -108,6 +108,7 @@ _BOT = [
     ),
     Setting("max-recoveries", "3", "a job interrupted by crashes more often than this fails", action=False),
     Setting("job-memory-mb", "1024", "one judgement's memory, MiB (0: no limit)", action=False),
+    Setting("job-seconds", "600", "one judgement's wall clock, seconds (0: no limit)", action=False),
     Setting("map-workflow", ".github/workflows/oracle-gate-map.yml", "the map workflow's path", action=False),
     Setting("map-artifact", "oracle-gate-map", "the name of the artifact it uploads", action=False),
     Setting("public-url", "", "public base URL for the checks' explanation pages", action=False),

@@ -1,5 +1,6 @@
-"""A judgement runs in a child process under a memory limit: past it the verdict is ``unscored`` with
-``oracle_incomplete`` saying which limit, and the server's own memory does not grow with the change."""
+"""A judgement runs in a child process under a memory limit and a wall-clock limit: past either the
+verdict is ``unscored`` with ``oracle_incomplete`` saying which limit, and the server's own memory
+does not grow with the change."""
 
 from __future__ import annotations
 
@@ -53,6 +54,22 @@ def test_past_the_memory_limit_the_verdict_is_unscored_and_the_server_does_not_g
     assert (verdict.parent, verdict.head) == (request.base, request.head)
     grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
     assert grown_kib < 64 * 1024  # the copies were made in the child, not here
+
+
+def test_past_the_wall_clock_the_child_is_killed_and_the_verdict_is_unscored(tmp_path: Path) -> None:
+    """A judgement that outlives ``ORACLE_GATE_JOB_SECONDS`` holds no worker (TRUST.md 8): no child
+    answers within a millisecond, so this one is stopped, and the next judgement still runs."""
+    request = change(tmp_path, files=1, mib=1)
+    verdict = bounded.judge(request, 0, 0.001)
+    assert verdict.verdict == Outcome.UNSCORED
+    ((code, detail),) = [(r.code, r.detail) for r in verdict.reasons]
+    assert code == ReasonCode.ORACLE_INCOMPLETE
+    assert (
+        detail
+        == "judging ran past the job's 0.001 s of wall clock (ORACLE_GATE_JOB_SECONDS): nothing was judged"
+    )
+    assert (verdict.parent, verdict.head) == (request.base, request.head)
+    assert bounded.judge(request, 0, 120) == run_check(request, Git(request.repo))
 
 
 WATCHER = """

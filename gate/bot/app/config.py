@@ -70,6 +70,7 @@ class BotConfig:
     prune_minutes: int = DEFAULT_PRUNE_MINUTES
     max_recoveries: int = int(default("max-recoveries"))  # oracle_gate.bot.queue.recovery
     job_memory_mb: int = int(default("job-memory-mb"))  # oracle_gate.bot.jobs.bounded
+    job_seconds: int = int(default("job-seconds"))  # oracle_gate.bot.jobs.bounded: TRUST.md 8
     # The judgement's settings, shared with the Action (oracle_gate.review.settings).
     allowed_bases: tuple[str, ...] = ()  # empty: the repository's default branch
     comment: CommentMode = DEFAULT_COMMENT
@@ -193,6 +194,7 @@ def from_environment(env: Mapping[str, str]) -> BotConfig:
         prune_minutes=_int(env, "PRUNE_MINUTES", 1, 7 * 24 * 60),
         max_recoveries=_int(env, "MAX_RECOVERIES", 0, 100),
         job_memory_mb=_int(env, "JOB_MEMORY_MB", 0, 1_048_576),
+        job_seconds=_int(env, "JOB_SECONDS", 0, 86_400),
         review_interval=_int(env, "REVIEW_INTERVAL_MS", 0, 3_600_000) / 1000,
         status=access.from_environment(env),
         forwarded_allow_ips=access.trusted_proxies(env),

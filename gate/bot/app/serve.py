@@ -224,7 +224,7 @@ def _run_workers(config: BotConfig, grace: float, link: ParentLink, clock: Clock
     logs.configure()
     side = Workers.make(config, clock, link.publish)
     pool, scores, ctx = side.pool, side.scores, side.ctx
-    if config.job_memory_mb:
+    if config.job_memory_mb or config.job_seconds:
         bounded.start_fork_server()
     side.handover.move_logged()  # what the front received before a crash or a stop, before anything new
     pool.start()

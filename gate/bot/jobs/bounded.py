@@ -27,7 +27,8 @@ from oracle_gate import __version__
 from oracle_gate.bot.app.clock import SYSTEM
 from oracle_gate.check import CheckRequest, run_check
 from oracle_gate.git import Git
-from oracle_gate.judge.verdict import Outcome, Provenance, Reason, ReasonCode, Verdict
+from oracle_gate.judge.verdict import Verdict
+from oracle_gate.judge.withheld import not_read
 
 MIB = 1024 * 1024
 DEFAULT_LIMIT_MIB = 1024
@@ -35,37 +36,49 @@ _contexts: list[BaseContext] = []  # the fork server's context, once made
 _context_guard = threading.Lock()
 
 
-def judge(request: CheckRequest, limit_bytes: int) -> Verdict:
-    """``run_check(request)`` in a child process limited to ``limit_bytes`` of address space."""
-    if limit_bytes <= 0:
+def judge(request: CheckRequest, limit_bytes: int, limit_seconds: float = 0.0) -> Verdict:
+    """``run_check(request)`` in a child process limited to ``limit_bytes`` of address space and
+    ``limit_seconds`` of wall clock (0: that limit is off; both off: judged in this process)."""
+    if limit_bytes <= 0 and limit_seconds <= 0:
         return run_check(request, Git(request.repo))
     with ProcessPoolExecutor(
         1, mp_context=_fork_server(), initializer=_limit, initargs=(limit_bytes, os.getpid())
     ) as pool:
+        future = pool.submit(_judge_in_child, request)
         try:
-            return pool.submit(_judge_in_child, request).result()
+            return future.result(timeout=limit_seconds if limit_seconds > 0 else None)
+        except TimeoutError:
+            _kill_children(pool)
+            why = f"judging ran past the job's {limit_seconds:g} s of wall clock"
+            return limit_reached(request, why, "ORACLE_GATE_JOB_SECONDS")
         except MemoryError:
-            return limit_reached(request, f"judging needed more than the job's {limit_bytes // MIB} MiB")
+            why = f"judging needed more than the job's {limit_bytes // MIB} MiB"
+            return limit_reached(request, why, MEMORY_SETTING)
         except BrokenProcessPool:
-            return limit_reached(
-                request,
-                f"the judging process died (the job's memory limit is {limit_bytes // MIB} MiB)",
-            )
+            why = f"the judging process died (the job's memory limit is {limit_bytes // MIB} MiB)"
+            return limit_reached(request, why, MEMORY_SETTING)
 
 
-def limit_reached(request: CheckRequest, why: str) -> Verdict:
-    """The verdict when a limit stopped the judgement: unscored, saying which limit (never a pass)."""
-    reason = Reason(ReasonCode.ORACLE_INCOMPLETE, f"{why} (ORACLE_GATE_JOB_MEMORY_MB): nothing was judged")
-    return Verdict(
-        verdict=Outcome.UNSCORED,
-        reasons=(reason,),
-        overlap={},
-        touched={},
-        overlap_ratio=0.0,
-        parent=request.base,
-        head=request.head,
-        protocol=Provenance(gate_version=__version__),
+MEMORY_SETTING = "ORACLE_GATE_JOB_MEMORY_MB"
+
+
+def limit_reached(request: CheckRequest, why: str, setting: str) -> Verdict:
+    """The verdict when a limit stopped the judgement: the core's ``unscored``, naming the limit and
+    its setting (never a pass)."""
+    return not_read(
+        request.base,
+        request.head,
+        f"{why} ({setting}): nothing was judged",
+        __version__,
+        map_missing=request.map_missing,
     )
+
+
+def _kill_children(pool: ProcessPoolExecutor) -> None:
+    """End the judging process that ran past its wall clock (the pool would otherwise wait for it)."""
+    for process in list((pool._processes or {}).values()):
+        process.kill()
+    pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _fork_server() -> BaseContext:
@@ -86,7 +99,8 @@ def start_fork_server() -> None:
 
 
 def _limit(limit_bytes: int, owner: int) -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
+    if limit_bytes > 0:
+        resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
     die_with(owner)
 
 

@@ -58,8 +58,8 @@ from oracle_gate.github.client import (
 from oracle_gate.github.content import check_content, error_check, explain_reply, sticky_comment
 from oracle_gate.github.publisher import CheckContent, Publisher, PullInfo, open_repo
 from oracle_gate.judge.verdict import ReasonCode, Verdict
-from oracle_gate.judge.withheld import change_too_large, map_unavailable
-from oracle_gate.review.approvals import ApprovalsRead, parent_rules, read_approvals, request_fields, shown
+from oracle_gate.judge.withheld import change_too_large
+from oracle_gate.review.approvals import ApprovalsRead, parent_rules, read_approvals, request_fields
 from oracle_gate.review.budget import changed_bytes
 from oracle_gate.review.commands import Command, may_command, parse_command, reaction_for, refusal
 from oracle_gate.review.freshness import fresh_merge
@@ -374,17 +374,21 @@ def _verdict(
     approvals: ApprovalsRead | None = None,
 ) -> tuple[Verdict, bool]:
     found = ctx.maps.find(repo, parent, token)
+    missing = None if found.manifest is not None else found.why
     size = changed_bytes(git, parent, head)
     if size > ctx.config.max_changed_bytes:
-        verdict = change_too_large(parent, head, size, ctx.config.max_changed_bytes, __version__)
-    else:
-        request = CheckRequest(
-            repo=git.repo, base=parent, head=head, coverage=found.manifest, **request_fields(approvals)
-        )
-        verdict = shown(bounded.judge(request, ctx.config.job_memory_mb * bounded.MIB), approvals)
-    if found.manifest is None:
-        return map_unavailable(verdict, found.why), False
-    return verdict, True
+        budget = ctx.config.max_changed_bytes
+        return change_too_large(parent, head, size, budget, __version__, map_missing=missing), missing is None
+    request = CheckRequest(
+        repo=git.repo,
+        base=parent,
+        head=head,
+        coverage=found.manifest,
+        map_missing=missing,
+        **request_fields(approvals),
+    )
+    limits = (ctx.config.job_memory_mb * bounded.MIB, ctx.config.job_seconds)
+    return bounded.judge(request, *limits), missing is None
 
 
 def _post_error(publisher: Publisher, head: str, why: str) -> JobOutcome:

@@ -179,7 +179,7 @@ def _score(ctx: Context, claimed: ClaimedJob, token: str, merge: str) -> tuple[S
         if found.manifest is None:
             return incomplete(f"the parent's map is not available ({found.why})"), []
         request = CheckRequest(repo=git.repo, base=parent, head=merge, coverage=found.manifest)
-        verdict = bounded.judge(request, ctx.config.job_memory_mb * bounded.MIB)
+        verdict = bounded.judge(request, ctx.config.job_memory_mb * bounded.MIB, ctx.config.job_seconds)
         if verdict.verdict != Outcome.PASS_CLEAN:
             return _not_scorable(verdict), []
         doc = box.score_in_sandbox(
