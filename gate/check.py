@@ -280,7 +280,9 @@ def gather(git: Git, request: CheckRequest, early_hash: EarlyHash | None = None)
     git.check_repository()
     parent, head = git.commit(request.base), git.commit(request.head)
     oracle = read_oracle(git, parent, request.extra_protected)
-    changes = read_changes(git, parent, head)
+    unshadowed = read_changes(git, parent, head, v2_reads=False)
+    shadowed = read_shadowed(git, parent, unshadowed)
+    changes = with_shadowed_modules(unshadowed, shadowed)  # widened here too: the map is asked for them
     parents = parse_parent_files(changes)  # v2: the changed .py files' parent side, parsed once
     changes = with_rebinding(changes, parents)
     ignored, tests = oracle.policy.ignored(), oracle.policy.test_files()
@@ -335,6 +337,7 @@ def gather(git: Git, request: CheckRequest, early_hash: EarlyHash | None = None)
         today=request.today or datetime.now(UTC).date(),
         approvals_seen=request.approvals_seen,
         map_missing=request.map_missing,
+        shadowed=shadowed,
     )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from enum import StrEnum
 
@@ -26,7 +26,7 @@ from oracle_gate.judge.approvals import (
     queue_approvers,
     queue_makers,
 )
-from oracle_gate.judge.changes import ChangeSet, FileChange, FileStatus, Kind
+from oracle_gate.judge.changes import ChangeSet, FileChange, FileStatus, Kind, with_shadowed_modules
 from oracle_gate.judge.freeze import Freeze
 from oracle_gate.judge.globs import GlobSet
 from oracle_gate.judge.lock import FixtureLock, lock_breaks
@@ -38,6 +38,7 @@ from oracle_gate.judge.observer_rules import (
     edited_tests,
     observers_of_touched,
     parse_parent_files,
+    with_rebinding,
 )
 from oracle_gate.judge.observers import ParentCoverage, without_unstable
 from oracle_gate.judge.paths import normalize_path
@@ -229,6 +230,9 @@ class Evidence:
     approvals_seen: ApprovalsSeen | None = None
     # Why the trusted map store gave no map of the parent (None: it gave one, or no store was asked).
     map_missing: str | None = None
+    # v2: parent modules ``D/M.py`` an added path shadows -> (that path, the module's parent line
+    # count, its parent bytes unless oversized), as the read side found them (oracle_gate.check).
+    shadowed: Mapping[str, tuple[str, int, bytes | None]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -321,7 +325,19 @@ def stored_verdict_distrusted(stored: Outcome, workflow_paths: Iterable[str]) ->
     )
 
 
-def _evaluate(ev: Evidence) -> Verdict:
+def with_change_rules(ev: Evidence) -> Evidence:
+    """The evidence with the rules that widen the change applied here, not by the read side, so
+    evidence built by hand is judged with them too: v2's module shadowing (a shadowed parent module
+    touches all its lines) and rule 6 (a new module-level binding of a name the parent file defines
+    touches that definition). Both only add lines, so applying them to a change set the read side
+    already widened changes nothing."""
+    changes = with_shadowed_modules(ev.changes, ev.shadowed) if ev.shadowed else ev.changes
+    parents = ev.parents if ev.parents is not None else parse_parent_files(changes)
+    return replace(ev, changes=with_rebinding(changes, parents), parents=parents)
+
+
+def _evaluate(read: Evidence) -> Verdict:
+    ev = with_change_rules(read)
     protected = ev.policy.protected_globs(ev.lock.named_paths)
     surfaces = compute_surfaces(ev)
     overlap = surfaces.overlap
