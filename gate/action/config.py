@@ -19,17 +19,13 @@ from oracle_gate.github.defaults import (
     DEFAULT_CHECK_NAME,
     DEFAULT_MAX_API_WRITES,
     DEFAULT_TIME_BUDGET,
-    MAX_ANNOTATIONS_INPUT,
     MAX_ANNOTATIONS_PER_RUN,
-    MAX_API_WRITES_INPUT,
-    MAX_TIME_BUDGET,
-    MIN_TIME_BUDGET,
     CommentMode,
     is_repository,
 )
 from oracle_gate.github.limits import ANNOTATIONS_PER_REQUEST
 from oracle_gate.judge.verdict import Outcome
-from oracle_gate.review.settings import branch_names, default
+from oracle_gate.review.settings import SETTINGS, branch_names, default
 
 VERDICTS = tuple(Outcome)
 
@@ -85,15 +81,8 @@ class ActionConfig:
         server = env.get("GITHUB_SERVER_URL", "https://github.com").rstrip("/")
         repository = clean_repository(env.get("GITHUB_REPOSITORY", ""))
         run_id = env.get("GITHUB_RUN_ID", "")
-        max_annotations = clean_count(
-            "max-annotations",
-            input_value(env, "max-annotations") or default("max-annotations"),
-            0,
-            MAX_ANNOTATIONS_INPUT,
-        )
-        max_api_writes = clean_max_api_writes(
-            input_value(env, "max-api-writes") or default("max-api-writes"), max_annotations
-        )
+        max_annotations = clean_count("max-annotations", input_value(env, "max-annotations"))
+        max_api_writes = clean_max_api_writes(input_value(env, "max-api-writes"), max_annotations)
         numeric_run_id = run_id.isascii() and run_id.isdigit()
         return cls(
             token=clean_token(input_value(env, "github-token")),
@@ -127,19 +116,11 @@ class ActionConfig:
             ),
             output_path=_optional_path(env.get("GITHUB_OUTPUT")),
             summary_path=_optional_path(env.get("GITHUB_STEP_SUMMARY")),
-            time_budget=clean_time_budget(input_value(env, "time-budget") or default("time-budget")),
+            time_budget=clean_count("time-budget", input_value(env, "time-budget")),
             max_annotations=max_annotations,
             max_api_writes=max_api_writes,
-            max_changed_bytes=clean_count(
-                "max-changed-bytes",
-                input_value(env, "max-changed-bytes") or default("max-changed-bytes"),
-                1024,
-                4 * 1024**3,
-            ),
-            merge_wait=clean_count(
-                "merge-wait-ms", input_value(env, "merge-wait-ms") or default("merge-wait-ms"), 0, 60_000
-            )
-            / 1000,
+            max_changed_bytes=clean_count("max-changed-bytes", input_value(env, "max-changed-bytes")),
+            merge_wait=clean_count("merge-wait-ms", input_value(env, "merge-wait-ms")) / 1000,
         )
 
 
@@ -242,21 +223,11 @@ def clean_bool(name: str, value: str) -> bool:
     return lowered == "true"
 
 
-def clean_time_budget(value: str) -> int:
-    """Whole seconds, from 1 to a job's six hours."""
-    if not (value.isascii() and value.isdigit()) or not MIN_TIME_BUDGET <= int(value) <= MAX_TIME_BUDGET:
-        raise UsageError(
-            f"input 'time-budget' takes whole seconds from {MIN_TIME_BUDGET} to {MAX_TIME_BUDGET}, "
-            f"got {value!r}"
-        )
-    return int(value)
-
-
-def clean_count(name: str, value: str, low: int, high: int) -> int:
-    """A whole number from ``low`` to ``high`` (digits only: no sign, no exponent, no spaces)."""
-    if not (value.isascii() and value.isdigit()) or not low <= int(value) <= high:
-        raise UsageError(f"input '{name}' takes a whole number from {low} to {high}, got {value!r}")
-    return int(value)
+def clean_count(name: str, value: str | None) -> int:
+    """The input ``name`` as the table's setting parses it: a whole number within its bounds (digits
+    only: no sign, no exponent, no spaces); its default when empty."""
+    setting = SETTINGS[name]
+    return setting.whole(value or "", setting.input)
 
 
 def annotation_writes(max_annotations: int) -> int:
@@ -266,7 +237,7 @@ def annotation_writes(max_annotations: int) -> int:
 
 def clean_max_api_writes(value: str, max_annotations: int) -> int:
     """Enough writes for the check run with every annotation allowed, and one for the sticky comment."""
-    writes = clean_count("max-api-writes", value, 1, MAX_API_WRITES_INPUT)
+    writes = clean_count("max-api-writes", value)
     needed = annotation_writes(max_annotations) + 1
     if writes < needed:
         raise UsageError(

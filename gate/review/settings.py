@@ -22,6 +22,9 @@ from oracle_gate.github.defaults import (
     DEFAULT_TIME_BUDGET,
     MAX_ANNOTATIONS_INPUT,
     MAX_ANNOTATIONS_PER_RUN,
+    MAX_API_WRITES_INPUT,
+    MAX_TIME_BUDGET,
+    MIN_TIME_BUDGET,
     CommentMode,
 )
 
@@ -33,15 +36,42 @@ DEFAULT_MAX_CHANGED_BYTES = 64 * 1024 * 1024
 
 @dataclass(frozen=True)
 class Setting:
+    """One setting: its default, what it does, which door reads it and, for a whole number, its
+    bounds. It parses itself (:meth:`whole`), so no door writes a bound or a default again."""
+
     name: str
     default: str  # as the input or the variable gives it; "" is "not set"
     doc: str
     action: bool = True  # an input of the Action
     bot: bool = True  # a variable of the bot
+    low: int | None = None  # a whole number's least value (None: not a whole number)
+    high: int | None = None
 
     @property
     def variable(self) -> str:
         return BOT_PREFIX + self.name.upper().replace("-", "_")
+
+    @property
+    def input(self) -> str:
+        """How the Action's errors name it."""
+        return f"input '{self.name}'"
+
+    @property
+    def bounds(self) -> tuple[int, int]:
+        if self.low is None or self.high is None:
+            raise TypeError(f"setting {self.name!r} is not a whole number")
+        return self.low, self.high
+
+    def whole(self, raw: str, where: str) -> int:
+        """``raw`` (empty: the default) as a whole number within the bounds; :class:`UsageError`
+        naming ``where`` (the input or the variable) otherwise."""
+        low, high = self.bounds
+        return count(raw.strip() or self.default, where, low, high)
+
+
+def number(name: str, low: int, high: int, default: str, doc: str, **doors: bool) -> Setting:
+    """A whole-number setting with its bounds."""
+    return Setting(name, default, doc, low=low, high=high, **doors)
 
 
 _BOTH = [
@@ -53,21 +83,17 @@ _BOTH = [
         "default branch); any other base is posted as '<check-name> (base: <branch>)'",
     ),
     Setting("comment", CommentMode.ON_CHANGE.value, "the sticky comment: always, on-change, never"),
-    Setting(
-        "max-annotations",
-        str(MAX_ANNOTATIONS_PER_RUN),
-        f"annotations per check (0 to {MAX_ANNOTATIONS_INPUT})",
+    number(
+        "max-annotations", 0, MAX_ANNOTATIONS_INPUT, str(MAX_ANNOTATIONS_PER_RUN), "annotations per check"
     ),
-    Setting(
+    number(
         "max-changed-bytes",
+        1024,
+        4 * 1024**3,
         str(DEFAULT_MAX_CHANGED_BYTES),
         "bytes of a change judged (both sides of every changed file); past it: unscored, unread",
     ),
-    Setting(
-        "merge-wait-ms",
-        "3000",
-        "ms between two looks at a test merge not yet fresh (0 to 60000)",
-    ),
+    number("merge-wait-ms", 0, 60_000, "3000", "ms between two looks at a test merge not yet fresh"),
 ]
 _ACTION = [
     Setting("github-token", "${{ github.token }}", "the token that posts", bot=False),
@@ -80,8 +106,22 @@ _ACTION = [
     Setting("fail-on", "fail,unscored", "verdicts that fail the step", bot=False),
     Setting("allow-failing-parent", "false", "use a map of a failing parent test run", bot=False),
     Setting("working-directory", ".", "the repository's directory in the workspace", bot=False),
-    Setting("time-budget", str(DEFAULT_TIME_BUDGET), "the run's wall-time budget, seconds", bot=False),
-    Setting("max-api-writes", str(DEFAULT_MAX_API_WRITES), "write requests per run", bot=False),
+    number(
+        "time-budget",
+        MIN_TIME_BUDGET,
+        MAX_TIME_BUDGET,
+        str(DEFAULT_TIME_BUDGET),
+        "the run's wall-time budget, seconds",
+        bot=False,
+    ),
+    number(
+        "max-api-writes",
+        1,
+        MAX_API_WRITES_INPUT,
+        str(DEFAULT_MAX_API_WRITES),
+        "write requests per run",
+        bot=False,
+    ),
 ]
 _BOT = [
     Setting("app-id", "", "the GitHub App's id (required)", action=False),
@@ -93,35 +133,55 @@ _BOT = [
     ),
     Setting("state-dir", "/var/lib/oracle-gate", "the database and the mirrors", action=False),
     Setting("host", "0.0.0.0", "the address to listen on", action=False),  # noqa: S104
-    Setting("port", "8080", "the port to listen on", action=False),
-    Setting(
-        "max-body", str(25 * 1024 * 1024), "the largest delivery accepted, bytes (413 past it)", action=False
+    number("port", 0, 65535, "8080", "the port to listen on", action=False),
+    number(
+        "max-body",
+        1024,
+        100 * 1024 * 1024,
+        str(25 * 1024 * 1024),
+        "the largest delivery accepted, bytes (413 past it)",
+        action=False,
     ),
-    Setting("concurrency", "4", "worker threads (1 to 64)", action=False),
-    Setting("request-pacing-ms", "250", "ms between one client's API requests", action=False),
-    Setting(
+    number("concurrency", 1, 64, "4", "worker threads", action=False),
+    number("request-pacing-ms", 0, 10_000, "250", "ms between one client's API requests", action=False),
+    number(
         "review-interval-ms",
+        0,
+        3_600_000,
         "60000",
         "a review's judgement waits this long, taking every review that comes meanwhile with it "
         "(one read of a pull request's reviews per interval)",
         action=False,
     ),
-    Setting("max-recoveries", "3", "a job interrupted by crashes more often than this fails", action=False),
-    Setting("job-memory-mb", "1024", "one judgement's memory, MiB (0: no limit)", action=False),
-    Setting("job-seconds", "600", "one judgement's wall clock, seconds (0: no limit)", action=False),
+    number(
+        "max-recoveries", 0, 100, "3", "a job interrupted by crashes more often than this fails", action=False
+    ),
+    number("job-memory-mb", 0, 1_048_576, "1024", "one judgement's memory, MiB (0: no limit)", action=False),
+    number(
+        "job-seconds", 0, 86_400, "600", "one judgement's wall clock, seconds (0: no limit)", action=False
+    ),
     Setting("map-workflow", ".github/workflows/oracle-gate-map.yml", "the map workflow's path", action=False),
     Setting("map-artifact", "oracle-gate-map", "the name of the artifact it uploads", action=False),
     Setting("public-url", "", "public base URL for the checks' explanation pages", action=False),
-    Setting(
-        "redeliver-hours", "24", "redeliver failed deliveries this recent on start (0: off)", action=False
+    number(
+        "redeliver-hours",
+        0,
+        72,
+        "24",
+        "redeliver failed deliveries this recent on start (0: off)",
+        action=False,
     ),
-    Setting("shutdown-grace", "30", "seconds running jobs get on SIGTERM", action=False),
-    Setting("retry-base-ms", "5000", "a job's wait after its first transient failure", action=False),
-    Setting("retry-cap-ms", "300000", "the longest such wait", action=False),
-    Setting("keep-days", "30", "verified maps and explanations older than this are pruned", action=False),
-    Setting("keep-maps", "500", "verified maps kept, the most recently used", action=False),
-    Setting("keep-explanations", "20000", "explanations kept, the newest", action=False),
-    Setting("prune-minutes", "60", "how often the bounds above are applied", action=False),
+    number("shutdown-grace", 1, 600, "30", "seconds running jobs get on SIGTERM", action=False),
+    number(
+        "retry-base-ms", 0, 3_600_000, "5000", "a job's wait after its first transient failure", action=False
+    ),
+    number("retry-cap-ms", 0, 3_600_000, "300000", "the longest such wait", action=False),
+    number(
+        "keep-days", 1, 3650, "30", "verified maps and explanations older than this are pruned", action=False
+    ),
+    number("keep-maps", 1, 1_000_000, "500", "verified maps kept, the most recently used", action=False),
+    number("keep-explanations", 1, 10_000_000, "20000", "explanations kept, the newest", action=False),
+    number("prune-minutes", 1, 7 * 24 * 60, "60", "how often the bounds above are applied", action=False),
     Setting(
         "score-sandbox",
         "",
@@ -129,22 +189,39 @@ _BOT = [
         "posted as '<check-name> / score' (empty: off)",
         action=False,
     ),
-    Setting("score-cpu-seconds", "1800", "the scoring run's CPU seconds per process", action=False),
-    Setting(
-        "score-memory-mb", "4096", "the scoring run's memory (address space) per process, MiB", action=False
+    number("score-cpu-seconds", 1, 86_400, "1800", "the scoring run's CPU seconds per process", action=False),
+    number(
+        "score-memory-mb",
+        64,
+        1024**2,
+        "4096",
+        "the scoring run's memory (address space) per process, MiB",
+        action=False,
     ),
-    Setting("score-disk-mb", "2048", "the scoring run's scratch space and largest file, MiB", action=False),
-    Setting(
+    number(
+        "score-disk-mb",
+        16,
+        1024**2,
+        "2048",
+        "the scoring run's scratch space and largest file, MiB",
+        action=False,
+    ),
+    number(
         "score-workers",
+        1,
+        16,
         "1",
         "scores run at once, in a pool of their own beside the judging workers (which a score never holds)",
         action=False,
     ),
-    Setting("score-wall-seconds", "1200", "the scoring run's wall clock, seconds", action=False),
-    Setting(
+    number("score-wall-seconds", 10, 86_400, "1200", "the scoring run's wall clock, seconds", action=False),
+    # at least GitHub's 3 days of redeliveries: a delivery id is what makes a redelivery a no-op
+    number(
         "delivery-retention-days",
+        3,
+        3650,
         "7",
-        "finished jobs (their raw deliveries) and delivery ids older than this are pruned (3 to 3650)",
+        "finished jobs (their raw deliveries) and delivery ids older than this are pruned",
         action=False,
     ),
     Setting(

@@ -48,9 +48,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from oracle_gate.errors import GateError, RetryLater, UsageError
+from oracle_gate.errors import GateError, RetryLater
 from oracle_gate.judge.verdict import EXIT_STATUS, Outcome
-from oracle_gate.review.settings import default
+from oracle_gate.review.settings import SETTINGS, default
 from oracle_gate.score.decide import SCORE_KIND, ScoreCode
 
 # Inside the sandbox, on its own empty /tmp: the only writable place (a sized tmpfs).
@@ -59,11 +59,12 @@ MAX_REPORT_BYTES = 32 * 1024 * 1024
 #: The bot's settings (oracle_gate.review.settings, read by oracle_gate.bot.jobs.scoring): the switch,
 #: "bwrap" to score pass_clean verdicts in this sandbox (unset: off), and the limits.
 BOT_SETTING = "ORACLE_GATE_SCORE_SANDBOX"
+#: Each limit's setting in the one table (its bounds and default are there) and its unit.
 LIMIT_SETTINGS = {
-    "cpu_seconds": ("ORACLE_GATE_SCORE_CPU_SECONDS", 1, 86400, 1),
-    "memory_bytes": ("ORACLE_GATE_SCORE_MEMORY_MB", 64, 1024**2, 1024**2),
-    "disk_bytes": ("ORACLE_GATE_SCORE_DISK_MB", 16, 1024**2, 1024**2),
-    "wall_seconds": ("ORACLE_GATE_SCORE_WALL_SECONDS", 10, 86400, 1),
+    "cpu_seconds": ("score-cpu-seconds", 1),
+    "memory_bytes": ("score-memory-mb", 1024**2),
+    "disk_bytes": ("score-disk-mb", 1024**2),
+    "wall_seconds": ("score-wall-seconds", 1),
 }
 LIMIT_NAMES = {"cpu": "cpu_seconds", "memory": "memory_bytes", "disk": "disk_bytes", "wall": "wall_seconds"}
 
@@ -99,13 +100,11 @@ def limits_from_environment(env: Mapping[str, str]) -> Limits:
     """The sandbox's limits from the bot's environment (each a whole number of seconds or MB;
     anything else is refused with one line naming the variable)."""
     values: dict[str, Any] = {}
-    for field_name, (name, low, high, unit) in LIMIT_SETTINGS.items():
-        raw = env.get(name, "").strip()
-        if not raw:
-            continue
-        if not (raw.isascii() and raw.isdigit()) or not low <= int(raw) <= high:
-            raise UsageError(f"{name} must be a whole number from {low} to {high}, got {raw!r}")
-        values[field_name] = int(raw) * unit
+    for field_name, (name, unit) in LIMIT_SETTINGS.items():
+        setting = SETTINGS[name]
+        raw = env.get(setting.variable, "").strip()
+        if raw:
+            values[field_name] = setting.whole(raw, setting.variable) * unit
     return Limits(**values)
 
 
@@ -356,7 +355,7 @@ def score_in_sandbox(
     done = run_sandboxed(command, limits, hidden=hide, exposed=[repo, coverage.parent], stop=stop)
     seconds = round(time.monotonic() - started, 3)
     if done.limit is not None:
-        setting = LIMIT_SETTINGS[LIMIT_NAMES[done.limit]][0]
+        setting = SETTINGS[LIMIT_SETTINGS[LIMIT_NAMES[done.limit]][0]].variable
         return stand_in(f"the scoring run passed its {done.limit} limit ({setting}) and was stopped", seconds)
     try:
         doc = json.loads(done.stdout.decode("utf-8"))

@@ -314,7 +314,7 @@ def _score_completed(github: FakeGitHub) -> bool:
             "ORACLE_GATE_SCORE_SANDBOX=bwrap, but bwrap (bubblewrap) is not installed",
         ),
         ({"ORACLE_GATE_SCORE_SANDBOX": "docker"}, "ORACLE_GATE_SCORE_SANDBOX must be 'bwrap'"),
-        ({"ORACLE_GATE_SCORE_WALL_SECONDS": "1h"}, "ORACLE_GATE_SCORE_WALL_SECONDS must be a whole number"),
+        ({"ORACLE_GATE_SCORE_WALL_SECONDS": "1h"}, "ORACLE_GATE_SCORE_WALL_SECONDS takes a whole number"),
     ],
 )
 def test_serve_refuses_to_start_with_scoring_it_cannot_do(

@@ -47,7 +47,7 @@ def test_a_bad_time_budget_is_one_error_line(runner: Runner, project: Project, f
     result = runner.run_pull_request(pr, ws, inputs={"time-budget": "forever"})
     assert result.status == 3
     (error,) = result.commands("error")
-    assert "input 'time-budget' takes whole seconds" in error
+    assert "input 'time-budget' takes a whole number from 1 to " in error
     assert fake.requests == []
 
 

@@ -26,6 +26,6 @@ def test_a_short_wall_clock_keeps_half_of_it_for_the_sandbox_to_report() -> None
     """The least wall clock (10 s, so a test of the limit does not wait a minute) still leaves the
     score command its own, earlier limit: it reports before the sandbox kills it."""
     assert limits_from_environment({"ORACLE_GATE_SCORE_WALL_SECONDS": "10"}).wall_seconds == 10
-    with pytest.raises(UsageError, match="ORACLE_GATE_SCORE_WALL_SECONDS must be a whole number from 10"):
+    with pytest.raises(UsageError, match="ORACLE_GATE_SCORE_WALL_SECONDS takes a whole number from 10"):
         limits_from_environment({"ORACLE_GATE_SCORE_WALL_SECONDS": "9"})
     assert [inner_wall_seconds(s) for s in (10, 60, 3600, 1.5)] == [5, 30, 3570, 1]

@@ -29,16 +29,14 @@ from oracle_gate.bot.queue.housekeeping import (
 from oracle_gate.bot.web import access
 from oracle_gate.errors import UsageError
 from oracle_gate.github.defaults import (
-    MAX_ANNOTATIONS_INPUT,
     CommentMode,
 )
-from oracle_gate.review.settings import SETTINGS, branch_names, comment_mode, count, default
+from oracle_gate.review.settings import SETTINGS, branch_names, comment_mode, default
 
 PREFIX = "ORACLE_GATE_"
 # Every default below is read from the one table, oracle_gate.review.settings; none is written here.
 DEFAULT_STATE_DIR = Path(default("state-dir"))
 DEFAULT_MAX_BODY = int(default("max-body"))  # GitHub caps webhook payloads at 25 MB
-MAX_CONCURRENCY = 64
 DEFAULT_MAP_ARTIFACT = default("map-artifact")
 WORKFLOW_PATH = re.compile(r"\.github/workflows/[A-Za-z0-9_.-]+\.ya?ml")
 ARTIFACT_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")
@@ -111,12 +109,10 @@ def default_git_url(api_url: str) -> str:
     return f"{parts.scheme or 'https'}://{host}/{{repo}}.git"
 
 
-def _int(env: Mapping[str, str], name: str, low: int, high: int) -> int:
-    """``ORACLE_GATE_<name>``, or the table's default for it when unset."""
-    raw = env.get(PREFIX + name, "").strip() or default(name.lower().replace("_", "-"))
-    if not (raw.isascii() and raw.isdigit()) or not low <= int(raw) <= high:
-        raise UsageError(f"{PREFIX}{name} must be a whole number from {low} to {high}, got {raw!r}")
-    return int(raw)
+def _int(env: Mapping[str, str], name: str) -> int:
+    """``ORACLE_GATE_<name>`` as the table's setting parses it (its bounds, its default when unset)."""
+    setting = SETTINGS[name.lower().replace("_", "-")]
+    return setting.whole(env.get(setting.variable, ""), setting.variable)
 
 
 def _read_file(name: str, path: str) -> str:
@@ -177,25 +173,25 @@ def from_environment(env: Mapping[str, str]) -> BotConfig:
         api_url=api_url,
         git_url=git_url,
         state_dir=Path(env.get(PREFIX + "STATE_DIR") or default("state-dir")),
-        concurrency=_int(env, "CONCURRENCY", 1, MAX_CONCURRENCY),
-        max_body=_int(env, "MAX_BODY", 1024, 100 * 1024 * 1024),
+        concurrency=_int(env, "CONCURRENCY"),
+        max_body=_int(env, "MAX_BODY"),
         check_name=(env.get(PREFIX + "CHECK_NAME") or default("check-name")).strip(),
         host=env.get(PREFIX + "HOST", "").strip() or default("host"),
-        port=_int(env, "PORT", 0, 65535),
-        pacing=_int(env, "REQUEST_PACING_MS", 0, 10_000) / 1000,
+        port=_int(env, "PORT"),
+        pacing=_int(env, "REQUEST_PACING_MS") / 1000,
         map_workflow=_matching(env, "MAP_WORKFLOW", WORKFLOW_PATH, "a file in .github/workflows/"),
         map_artifact=_matching(env, "MAP_ARTIFACT", ARTIFACT_NAME, "an artifact name"),
-        redeliver_hours=_int(env, "REDELIVER_HOURS", 0, 72),
+        redeliver_hours=_int(env, "REDELIVER_HOURS"),
         public_url=_public_url(env),
-        shutdown_grace=_int(env, "SHUTDOWN_GRACE", 1, 600),
-        retry_base=_int(env, "RETRY_BASE_MS", 0, 3_600_000) / 1000,
-        retry_cap=_int(env, "RETRY_CAP_MS", 0, 3_600_000) / 1000,
+        shutdown_grace=_int(env, "SHUTDOWN_GRACE"),
+        retry_base=_int(env, "RETRY_BASE_MS") / 1000,
+        retry_cap=_int(env, "RETRY_CAP_MS") / 1000,
         keep=_limits(env),
-        prune_minutes=_int(env, "PRUNE_MINUTES", 1, 7 * 24 * 60),
-        max_recoveries=_int(env, "MAX_RECOVERIES", 0, 100),
-        job_memory_mb=_int(env, "JOB_MEMORY_MB", 0, 1_048_576),
-        job_seconds=_int(env, "JOB_SECONDS", 0, 86_400),
-        review_interval=_int(env, "REVIEW_INTERVAL_MS", 0, 3_600_000) / 1000,
+        prune_minutes=_int(env, "PRUNE_MINUTES"),
+        max_recoveries=_int(env, "MAX_RECOVERIES"),
+        job_memory_mb=_int(env, "JOB_MEMORY_MB"),
+        job_seconds=_int(env, "JOB_SECONDS"),
+        review_interval=_int(env, "REVIEW_INTERVAL_MS") / 1000,
         status=access.from_environment(env),
         forwarded_allow_ips=access.trusted_proxies(env),
         score=settings_from_environment(env),
@@ -212,23 +208,18 @@ def _judgement_settings(env: Mapping[str, str]) -> dict[str, Any]:
     return {
         "allowed_bases": branch_names(raw("allowed-bases"), SETTINGS["allowed-bases"].variable),
         "comment": comment_mode(raw("comment"), SETTINGS["comment"].variable),
-        "max_annotations": count(
-            raw("max-annotations"), SETTINGS["max-annotations"].variable, 0, MAX_ANNOTATIONS_INPUT
-        ),
-        "max_changed_bytes": count(
-            raw("max-changed-bytes"), SETTINGS["max-changed-bytes"].variable, 1024, 4 * 1024**3
-        ),
-        "merge_wait": count(raw("merge-wait-ms"), SETTINGS["merge-wait-ms"].variable, 0, 60_000) / 1000,
+        "max_annotations": _int(env, "MAX_ANNOTATIONS"),
+        "max_changed_bytes": _int(env, "MAX_CHANGED_BYTES"),
+        "merge_wait": _int(env, "MERGE_WAIT_MS") / 1000,
     }
 
 
 def _limits(env: Mapping[str, str]) -> Limits:
     return Limits(
-        max_age=_int(env, "KEEP_DAYS", 1, 3650) * DAY,
-        max_maps=_int(env, "KEEP_MAPS", 1, 1_000_000),
-        max_explanations=_int(env, "KEEP_EXPLANATIONS", 1, 10_000_000),
-        # at least GitHub's 3 days of redeliveries: a delivery id is what makes a redelivery a no-op
-        max_delivery_age=_int(env, "DELIVERY_RETENTION_DAYS", 3, 3650) * DAY,
+        max_age=_int(env, "KEEP_DAYS") * DAY,
+        max_maps=_int(env, "KEEP_MAPS"),
+        max_explanations=_int(env, "KEEP_EXPLANATIONS"),
+        max_delivery_age=_int(env, "DELIVERY_RETENTION_DAYS") * DAY,
     )
 
 

@@ -19,7 +19,6 @@ from oracle_gate.score import sandbox as box
 BWRAP = "bwrap"
 #: Files the scoring child must not read, besides the state directory: the App's key, the secret's file.
 SECRET_FILES = (SETTINGS["private-key-file"].variable, SETTINGS["webhook-secret"].variable + "_FILE")
-MAX_SCORE_WORKERS = 16
 
 
 @dataclass(frozen=True)
@@ -48,11 +47,8 @@ def settings_from_environment(env: Mapping[str, str]) -> ScoreSettings:
 
 
 def _workers(env: Mapping[str, str]) -> int:
-    name = SETTINGS["score-workers"].variable
-    raw = env.get(name, "").strip() or default("score-workers")
-    if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= MAX_SCORE_WORKERS:
-        raise UsageError(f"{name} must be a whole number from 1 to {MAX_SCORE_WORKERS}, got {raw!r}")
-    return int(raw)
+    setting = SETTINGS["score-workers"]
+    return setting.whole(env.get(setting.variable, ""), setting.variable)
 
 
 def ensure_sandbox(settings: ScoreSettings) -> None:
