@@ -37,7 +37,6 @@ from oracle_gate.bot.jobs import (
     mirror,
     posting,
     scoring,
-    stale,
     surface_share,
     trend,
 )
@@ -58,6 +57,7 @@ from oracle_gate.github.client import (
 from oracle_gate.github.content import check_content, error_check, explain_reply, sticky_comment
 from oracle_gate.github.publisher import CheckContent, Publisher, PullInfo, open_repo
 from oracle_gate.judge.verdict import ReasonCode, Verdict
+from oracle_gate.judgement import stale
 from oracle_gate.judge.withheld import change_too_large, map_unavailable
 from oracle_gate.review.approvals import ApprovalsRead, parent_rules, read_approvals, request_fields, shown
 from oracle_gate.review.bases import allowed_bases, check_name_for_base
