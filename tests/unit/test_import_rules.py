@@ -156,6 +156,18 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.github",
         "oracle_gate.review",
     ),
+    # The one judgement behind both doors (TRUST.md 11): the sequence over ports, and the only room
+    # the doors reach the read side (oracle_gate.check) through.
+    "oracle_gate.judgement": (
+        "oracle_gate",
+        "oracle_gate.errors",
+        "oracle_gate.git",
+        "oracle_gate.check",
+        "oracle_gate.judge",
+        "oracle_gate.github",
+        "oracle_gate.review",
+        "oracle_gate.judgement",
+    ),
     # The Action and the bot are two front doors over the same rooms; neither imports the other.
     "oracle_gate.action": (
         "oracle_gate",
@@ -170,6 +182,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.report",
         "oracle_gate.github",
         "oracle_gate.review",
+        "oracle_gate.judgement",
         "oracle_gate.action",
     ),
     # The scoring run (SCORING.md): the read side, the core, the map's run facts; its decision
@@ -201,6 +214,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.report",
         "oracle_gate.github",
         "oracle_gate.review",
+        "oracle_gate.judgement",
         # the status page's freeze surface share (oracle_gate.bot.jobs.surface_share), issue 18
         "oracle_gate.surface",
         "oracle_gate.score",  # the sandboxed scoring run, checked as trusted (oracle_gate.bot.jobs.scoring)
