@@ -196,7 +196,7 @@ class Rules:
     check_name: str
     allowed_bases: Sequence[str] = ()
     default_branch: str | None = None
-    max_changed_bytes: int = 0  # 0: no budget
+    max_changed_bytes: int | None = None  # None: no budget (both doors have one)
     merge_wait: float = 0.0
     max_annotations: int = 50
     comment: CommentMode = CommentMode.ALWAYS

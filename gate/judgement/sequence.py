@@ -80,6 +80,7 @@ class Door:
     sleep: Callable[[float], object] = time.sleep
     note: Callable[[str], None] = _quiet  # a line for the door's log
     clock: Callable[[], float] = time.monotonic
+    on_head: Callable[[str], None] = _quiet  # told the head as soon as it is known (the Action's crash note)
     _pulls_seen: dict[int, PullInfo] = field(default_factory=dict)
 
     def pull(self, number: int) -> PullInfo:
@@ -114,6 +115,7 @@ def _judge_pull(door: Door, asked: PullRequestAsked) -> Judgement:
         return NotJudged(
             f"cannot learn the head commit of pull request #{number}: {exc}", None, rules.check_name, number
         )
+    door.on_head(head)
     try:
         base = asked.base_ref or door.pull(number).base_ref
     except PublishError as exc:
@@ -149,6 +151,7 @@ def _judge_pull(door: Door, asked: PullRequestAsked) -> Judgement:
 
 
 def _judge_group(door: Door, group: MergeGroupAsked) -> Judgement:
+    door.on_head(group.head_sha)
     name = check_name(door.rules, group.base_ref)
     try:
         merge, parent = door.look.group_commits(group)
@@ -245,8 +248,8 @@ def _judged(
     return Judged(verdict, parent, merge, head, name, number, found, approvals, door.clock() - started)
 
 
-def _too_large(look: MergeLook, parent: str, merge: str, budget: int) -> Verdict | None:
-    if budget <= 0:
+def _too_large(look: MergeLook, parent: str, merge: str, budget: int | None) -> Verdict | None:
+    if budget is None:
         return None
     size = look.changed_bytes(parent, merge)
     return change_too_large(parent, merge, size, budget, __version__) if size > budget else None
