@@ -10,7 +10,7 @@ from pathlib import Path
 
 from oracle_gate.bot.app.config import from_environment
 from oracle_gate.bot.app.ratelimit import Budgets
-from oracle_gate.bot.jobs.judging import Context, Outcome, Transient
+from oracle_gate.bot.jobs.context import Context, JobOutcome, Transient
 from oracle_gate.bot.jobs.mapstore import ArtifactMapStore, StoreSettings
 from oracle_gate.bot.queue.backoff import Backoff
 from oracle_gate.bot.queue.delivery_jobs import JUDGE, Job
@@ -69,7 +69,7 @@ def test_a_job_failing_transiently_is_retried_with_growing_waits_then_failed(tmp
     attempts: list[float] = []
     ran = threading.Event()
 
-    def flaky(claimed: ClaimedJob) -> Outcome:
+    def flaky(claimed: ClaimedJob) -> JobOutcome:
         attempts.append(clock.now)
         ran.set()
         raise Transient("GitHub answered 503")

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from oracle_gate.bot.app.auth import AppAuth
 from oracle_gate.bot.app.config import from_environment
-from oracle_gate.bot.jobs.judging import Context, run_job
+from oracle_gate.bot.jobs.context import Context
+from oracle_gate.bot.jobs.judging import run_job
 from oracle_gate.bot.jobs.mapstore import ArtifactMapStore, StoreSettings
 from oracle_gate.bot.queue import planning
 from oracle_gate.bot.queue.delivery_jobs import JUDGE, Job

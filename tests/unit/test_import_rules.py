@@ -467,3 +467,140 @@ def test_the_action_reads_its_event_file_once() -> None:
     )
     assert readers == ["oracle_gate.action.run"]
     assert (ACTION / "run.py").read_text().count("read_event(") == 1
+
+
+# -- the bot: no cycle among its modules, no reaching into another module's private names --------
+
+BOT = GATE / "bot"
+
+
+def package_modules() -> dict[str, Path]:
+    return {module_name(path): path for path in gate_modules()}
+
+
+def imported_modules(path: Path, module: str, known: set[str]) -> set[str]:
+    """The package modules ``path`` imports, lazy and ``TYPE_CHECKING`` imports included:
+    ``from oracle_gate.bot.jobs import scoring`` counts as ``oracle_gate.bot.jobs.scoring``. A
+    package importing its own submodules, or a module its own package, is no cycle of design."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base]) if base else ".".join(anchor)
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    return {
+        name
+        for name in found
+        if name in known and not name.startswith(module + ".") and not module.startswith(name + ".")
+    }
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in sorted(graph.get(node, ())):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component: list[str] = []
+            while not component or component[-1] != node:
+                component.append(stack.pop())
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def bot_import_graph() -> dict[str, set[str]]:
+    modules = package_modules()
+    bot = {name: path for name, path in modules.items() if inside(name, ("oracle_gate.bot",))}
+    return {name: imported_modules(path, name, set(bot)) for name, path in bot.items()}
+
+
+def test_no_import_cycle_among_the_bots_modules() -> None:
+    """Issue 27: config -> scoring -> judging -> config was one. A job's shared values
+    (:mod:`oracle_gate.bot.jobs.context`) sit below every job, so no job imports another's module
+    back, lazily or for typing only."""
+    assert import_cycles(bot_import_graph()) == []
+
+
+def private_names_used(path: Path, module: str, known: set[str]) -> list[str]:
+    """``from <other module> import _name`` and ``<other module>._name``: another package module's
+    private name, used by ``path`` (dunder names such as ``__version__`` are public)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+
+    def private(name: str) -> bool:
+        return name.startswith("_") and not name.endswith("__")
+
+    used: list[str] = []
+    bound: dict[str, str] = {}  # local name -> the package module it names
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in known and alias.asname:
+                    bound[alias.asname] = alias.name
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base]) if base else ".".join(anchor)
+            for alias in node.names:
+                if f"{base}.{alias.name}" in known:
+                    bound[alias.asname or alias.name] = f"{base}.{alias.name}"
+                elif base in known and base != module and private(alias.name):
+                    used.append(f"{base}.{alias.name}")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            target = bound.get(node.value.id)
+            if target is not None and target != module and private(node.attr):
+                used.append(f"{target}.{node.attr}")
+    return sorted(set(used))
+
+
+@pytest.mark.parametrize("path", sorted(BOT.rglob("*.py")), ids=module_name)
+def test_no_bot_module_uses_another_modules_private_names(path: Path) -> None:
+    """A name used across modules is public (no leading underscore): the score job once reached into
+    the judge job's ``_publisher`` and ``_check_name``."""
+    used = private_names_used(path, module_name(path), set(package_modules()))
+    assert not used, f"{module_name(path)} uses {used}: make them public where they belong"
+
+
+def test_the_bot_rules_see_a_cycle_and_a_private_name(tmp_path: Path) -> None:
+    """Both checkers can fail: a lazy import closing a loop, ``module._private``, ``from m import _p``."""
+    assert import_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "from oracle_gate.bot.jobs import judging\n"
+        "from oracle_gate.bot.queue.store import _row\n\n"
+        "def f():\n    from oracle_gate.bot.jobs import scoring as s\n"
+        "    return judging._publisher, s._moved\n"
+    )
+    known = {"oracle_gate.bot.jobs.judging", "oracle_gate.bot.jobs.scoring", "oracle_gate.bot.queue.store"}
+    assert private_names_used(probe, "oracle_gate.bot.jobs.probe", known) == [
+        "oracle_gate.bot.jobs.judging._publisher",
+        "oracle_gate.bot.jobs.scoring._moved",
+        "oracle_gate.bot.queue.store._row",
+    ]
+    lazy = imported_modules(probe, "oracle_gate.bot.jobs.probe", known)
+    assert lazy == known

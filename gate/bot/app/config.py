@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from oracle_gate.bot.jobs import scoring
+from oracle_gate.bot.app.score_settings import ScoreSettings, settings_from_environment
 from oracle_gate.bot.queue.backoff import DEFAULT_BASE_SECONDS, DEFAULT_CAP_SECONDS
 from oracle_gate.bot.queue.delivery_jobs import DEFAULT_MAP_WORKFLOW
 from oracle_gate.bot.queue.housekeeping import (
@@ -79,7 +79,7 @@ class BotConfig:
     review_interval: float = int(default("review-interval-ms")) / 1000  # oracle_gate.bot.queue.delivery_jobs
     status: access.StatusAccess = field(default_factory=access.StatusAccess)  # off by default
     forwarded_allow_ips: tuple[str, ...] = ()  # proxies whose X-Forwarded-For is believed: none
-    score: scoring.ScoreSettings = field(default_factory=scoring.ScoreSettings)  # off by default
+    score: ScoreSettings = field(default_factory=ScoreSettings)  # off by default
 
     @property
     def database(self) -> Path:
@@ -196,7 +196,7 @@ def from_environment(env: Mapping[str, str]) -> BotConfig:
         review_interval=_int(env, "REVIEW_INTERVAL_MS", 0, 3_600_000) / 1000,
         status=access.from_environment(env),
         forwarded_allow_ips=access.trusted_proxies(env),
-        score=scoring.settings_from_environment(env),
+        score=settings_from_environment(env),
         **_judgement_settings(env),
     )
 

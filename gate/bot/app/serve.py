@@ -23,8 +23,10 @@ from oracle_gate.bot.app import logs
 from oracle_gate.bot.app.auth import AppAuth
 from oracle_gate.bot.app.config import BotConfig
 from oracle_gate.bot.app.redeliver import redeliver_failed
+from oracle_gate.bot.app.score_settings import ensure_sandbox
 from oracle_gate.bot.jobs import bounded, scoring
-from oracle_gate.bot.jobs.judging import Context, run_job
+from oracle_gate.bot.jobs.context import Context
+from oracle_gate.bot.jobs.judging import run_job
 from oracle_gate.bot.jobs.mapstore import ArtifactMapStore, StoreSettings
 from oracle_gate.bot.queue.backoff import Backoff
 from oracle_gate.bot.queue.checkpoints import keep_checkpointing
@@ -54,7 +56,7 @@ STOP_MARGIN = 30.0
 def serve(config: BotConfig, *, grace: float | None = None) -> int:
     """Serve until SIGTERM/SIGINT: 0 after an orderly stop, 1 when the worker process died first."""
     grace = float(config.shutdown_grace) if grace is None else grace
-    scoring.ensure_sandbox(config.score)  # scoring on without a working sandbox: refuse to start
+    ensure_sandbox(config.score)  # scoring on without a working sandbox: refuse to start
     recovered = _recover(config.database)  # once, before either process takes a job
     received.connect(config.received_database).close()  # made (or checked) before either opens it
 

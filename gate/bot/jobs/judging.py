@@ -8,28 +8,21 @@ check, never a verdict on a stale merge); the check goes on the head under the r
 name only for an allowed base (:mod:`oracle_gate.review.bases`); a comment is parsed here, in the worker,
 and a command acts only once its author's write access is known (:mod:`oracle_gate.review.commands`); a
 change over ``max-changed-bytes`` is not read (``oracle_incomplete``). A merge group's commit is
-judged against the group's base. The oracle comes from the parent (oracle_gate.check reads it there); the
-parent's map comes only from a :class:`MapSource` (no source, or no map for that parent: the core
-makes the verdict ``unscored``, posted as ``action_required``, and the pull request waits for it).
+judged against the group's base. The oracle comes from the parent (oracle_gate.check reads it there);
+the parent's map comes only from a :class:`~oracle_gate.bot.jobs.context.MapSource` (no source, or no
+map for that parent: the core makes the verdict ``unscored``, posted as ``action_required``, and the
+pull request waits for it).
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Protocol
-
-import github
 
 from oracle_gate import __version__
-from oracle_gate.bot.app.auth import AppAuth, installation_client
-from oracle_gate.bot.app.config import BotConfig
-from oracle_gate.bot.app.ratelimit import Budgets
 from oracle_gate.bot.jobs import (
     approvers,
     bounded,
@@ -40,18 +33,25 @@ from oracle_gate.bot.jobs import (
     surface_share,
     trend,
 )
-from oracle_gate.bot.jobs.mapstore import MapLookup
+from oracle_gate.bot.jobs.context import (
+    Context,
+    JobOutcome,
+    Judged,
+    Transient,
+    check_name,
+    client_for,
+    publisher_for,
+)
 from oracle_gate.bot.queue import planning
 from oracle_gate.bot.queue.delivery_jobs import ACCESS, COMMAND, DEFAULT_PUSH, EXPLAIN, JUDGE, MAP_READY, Job
 from oracle_gate.bot.queue.store import DONE, FAILED, NO_MAP, SUPERSEDED, ClaimedJob, Store
 from oracle_gate.check import CheckRequest
-from oracle_gate.errors import GateError, RetryLater
+from oracle_gate.errors import GateError
 from oracle_gate.git import Git
 from oracle_gate.github.client import (
     GitHubUnavailable,
     PublishError,
     RateLimited,
-    RetrySettings,
     github_call,
 )
 from oracle_gate.github.content import check_content, error_check, explain_reply, sticky_comment
@@ -60,7 +60,6 @@ from oracle_gate.judge.verdict import ReasonCode, Verdict
 from oracle_gate.judgement import stale
 from oracle_gate.judge.withheld import change_too_large, map_unavailable
 from oracle_gate.review.approvals import ApprovalsRead, parent_rules, read_approvals, request_fields, shown
-from oracle_gate.review.bases import allowed_bases, check_name_for_base
 from oracle_gate.review.budget import changed_bytes
 from oracle_gate.review.commands import Command, may_command, parse_command, reaction_for, refusal
 from oracle_gate.review.freshness import fresh_merge
@@ -70,65 +69,7 @@ _log = logging.getLogger("oracle_gate.bot")
 QUEUED_HEAD = "refs/oracle-gate/group-pull"  # v3.9.2: the merge group's pull request's head
 
 
-class MapSource(Protocol):
-    def find(self, repo: str, parent: str, token: str) -> MapLookup:
-        """The parent's verified map (its manifest, the data file beside it), or why there is none."""
-
-
-class NoMaps:
-    """No trusted store is configured: every pull request is unscored until one is."""
-
-    def find(self, repo: str, parent: str, token: str) -> MapLookup:
-        return MapLookup(None, "no trusted map store is configured", waiting=True)
-
-
-class Transient(RetryLater):
-    """Worth another attempt later (GitHub unavailable or rate limited)."""
-
-
-@dataclass(frozen=True)
-class Outcome:
-    state: str
-    detail: str
-
-
-@dataclass
-class Context:
-    config: BotConfig
-    auth: AppAuth
-    store: Store
-    maps: MapSource
-    retry: RetrySettings | None = None
-    pacing: float | None = 0.25
-    budgets: Budgets = field(default_factory=Budgets)
-    stopping: threading.Event = field(default_factory=threading.Event)
-    _clients: threading.local = field(default_factory=threading.local)
-
-    def track(self, installation: int, client: github.Github) -> None:
-        """Remember a job's client, so its last rate-limit headers are noted when the job ends."""
-        if not hasattr(self._clients, "seen"):
-            self._clients.seen = []
-        self._clients.seen.append((installation, client))
-
-    def begin_job(self, installation: int) -> None:
-        """The installation whose budget this thread's requests spend until :meth:`note_budgets`."""
-        self._clients.installation = installation
-
-    def track_for_job(self, client: github.Github) -> None:
-        """:meth:`track` for a client made outside the job's own code (the map store's), counted
-        against the installation of the job this thread runs; ignored outside a job."""
-        installation = getattr(self._clients, "installation", None)
-        if installation is not None:
-            self.track(installation, client)
-
-    def note_budgets(self) -> None:
-        for installation, client in getattr(self._clients, "seen", []):
-            self.budgets.note(installation, client.requester)
-        self._clients.seen = []
-        self._clients.installation = None
-
-
-def run_job(ctx: Context, claimed: ClaimedJob) -> Outcome:
+def run_job(ctx: Context, claimed: ClaimedJob) -> JobOutcome:
     """Run one claimed job; :class:`Transient` when it should be retried."""
     job = claimed.job
     _wait_for_budget(ctx, job)
@@ -151,11 +92,11 @@ def _wait_for_budget(ctx: Context, job: Job) -> None:
         raise Transient("stopped while waiting for the installation's rate limit to reset")
 
 
-def _run(ctx: Context, claimed: ClaimedJob) -> Outcome:  # noqa: PLR0911 - one return per job kind
+def _run(ctx: Context, claimed: ClaimedJob) -> JobOutcome:  # noqa: PLR0911 - one return per job kind
     job = claimed.job
     try:
         if job.kind == planning.PLAN:
-            return Outcome(
+            return JobOutcome(
                 *planning.plan_delivery(
                     ctx.store, claimed, ctx.config.map_workflow, ctx.config.review_interval
                 )
@@ -165,7 +106,7 @@ def _run(ctx: Context, claimed: ClaimedJob) -> Outcome:  # noqa: PLR0911 - one r
         if job.kind == ACCESS:
             jobs = approvers.rejudge_jobs(ctx.store, job, lambda repo: _default_branch(ctx, job, repo))
             ctx.store.enqueue(claimed.delivery, jobs)
-            return Outcome(DONE, f"queued {len(jobs)} pull request(s) resting on approvals again")
+            return JobOutcome(DONE, f"queued {len(jobs)} pull request(s) resting on approvals again")
         if job.kind == MAP_READY:
             return _requeue_pulls(ctx, claimed, ctx.store.pulls_waiting_for_map(job.repo, job.base or ""))
         if job.kind == DEFAULT_PUSH:
@@ -175,14 +116,14 @@ def _run(ctx: Context, claimed: ClaimedJob) -> Outcome:  # noqa: PLR0911 - one r
             return _judge(ctx, claimed, job.pr) if job.pr is not None else _judge_group(ctx, claimed)
         if job.kind == scoring.SCORE:  # a pass_clean verdict's sandboxed scoring run
             return scoring.run_score_job(ctx, claimed)
-        return Outcome(FAILED, f"unknown job kind {job.kind!r}")
+        return JobOutcome(FAILED, f"unknown job kind {job.kind!r}")
     except (GitHubUnavailable, RateLimited) as exc:
         raise Transient(str(exc)) from exc
 
 
 def _requeue_pulls(
     ctx: Context, claimed: ClaimedJob, pulls: list[tuple[int, int]], *, moved_to: str | None = None
-) -> Outcome:
+) -> JobOutcome:
     """Judge ``pulls`` again; ``moved_to`` (the default branch's new tip) makes each job first mark
     the check of a verdict on an older parent stale (:func:`_mark_stale_if_moved`)."""
     job = claimed.job
@@ -199,24 +140,24 @@ def _requeue_pulls(
         for pr, inst in pulls
     ]
     ctx.store.enqueue(claimed.delivery, jobs)
-    return Outcome(DONE, f"queued {len(jobs)} pull request(s) again")
+    return JobOutcome(DONE, f"queued {len(jobs)} pull request(s) again")
 
 
-def _answer_command(ctx: Context, claimed: ClaimedJob) -> Outcome:
+def _answer_command(ctx: Context, claimed: ClaimedJob) -> JobOutcome:
     """Parse the comment (here, never on the server's event loop), learn its author's permission and
     react; only then act. A command from someone without write access changes nothing: no judgement
     is queued, cancelled or superseded (its job has a key of its own)."""
     job = claimed.job
     command = parse_command(job.comment or "")
     if command is None or job.pr is None:
-        return Outcome(DONE, "the comment holds no /oracle-gate command")
-    publisher, _ = _publisher(ctx, job)
+        return JobOutcome(DONE, "the comment holds no /oracle-gate command")
+    publisher, _ = publisher_for(ctx, job)
     user = job.commenter or ""
     permission = publisher.permission_of(user)
     permitted = may_command(permission)
     _react(publisher, job, reaction_for(permitted))
     if not permitted:
-        return Outcome(DONE, refusal(user, command, permission))
+        return JobOutcome(DONE, refusal(user, command, permission))
     if command == Command.RERUN:
         again = Job(
             JUDGE,
@@ -227,80 +168,56 @@ def _answer_command(ctx: Context, claimed: ClaimedJob) -> Outcome:
             default_branch=job.default_branch,
         )
         ctx.store.enqueue(claimed.delivery, [again])
-        return Outcome(DONE, f"/oracle-gate rerun by {user}: the pull request is queued")
+        return JobOutcome(DONE, f"/oracle-gate rerun by {user}: the pull request is queued")
     return _judge(ctx, claimed, job.pr, explain=True)
 
 
 def _default_branch(ctx: Context, job: Job, repo: str) -> str | None:
     """``repos/get``'s default branch of ``repo``, read with the job's installation token."""
-    client = installation_client(
-        ctx.auth.token(job.installation), ctx.config.api_url, retry=ctx.retry, pacing=ctx.pacing
-    )
-    ctx.track(job.installation, client)
+    client, _ = client_for(ctx, job)
     with github_call(f"read repository {repo}"):
         return str(open_repo(client, repo).default_branch) or None
 
 
-def _publisher(ctx: Context, job: Job) -> tuple[Publisher, str]:
-    token = ctx.auth.token(job.installation)
-    client = installation_client(token, ctx.config.api_url, retry=ctx.retry, pacing=ctx.pacing)
-    ctx.track(job.installation, client)
-    publisher = Publisher(
-        open_repo(client, job.repo), check_name=ctx.config.check_name, comment_author=ctx.auth.bot_login()
-    )
-    publisher.check_app = ctx.auth.slug()
-    return publisher, token
-
-
-def _judge(ctx: Context, claimed: ClaimedJob, number: int, *, explain: bool = False) -> Outcome:
+def _judge(ctx: Context, claimed: ClaimedJob, number: int, *, explain: bool = False) -> JobOutcome:
     job = claimed.job
-    publisher, token = _publisher(ctx, job)
+    publisher, token = publisher_for(ctx, job)
     if job.commenter is not None and job.kind != COMMAND and not _may_command(publisher, job):
-        return Outcome(DONE, f"{job.commenter} may not command the bot (needs write access)")
+        return JobOutcome(DONE, f"{job.commenter} may not command the bot (needs write access)")
     pull = publisher.pull_request(number)
     passed_over = _passed_over(ctx, job, pull)
     if passed_over is not None:
         return passed_over
-    publisher.check_name = _check_name(ctx, job, pull.base_ref)
+    publisher.check_name = check_name(ctx, job, pull.base_ref)
     _mark_stale_if_moved(ctx, job, publisher, pull)
     judged = _judge_fresh_merge(ctx, job, publisher, token, pull)
-    if isinstance(judged, Outcome):
+    if isinstance(judged, JobOutcome):
         return judged
     if not ctx.store.is_newest(claimed.id, job.key):
-        return Outcome(SUPERSEDED, "a newer event for this pull request is queued")
+        return JobOutcome(SUPERSEDED, "a newer event for this pull request is queued")
     if explain or job.kind == EXPLAIN:
         body, _ = explain_reply(judged.verdict)
         publisher.reply(number, body)
-        return Outcome(DONE, f"explained {judged.verdict.verdict}")
+        return JobOutcome(DONE, f"explained {judged.verdict.verdict}")
     outcome = _post_verdict(ctx, job, publisher, judged)
     scoring.after_verdict(ctx, claimed.delivery, job, judged)  # the verdict's check first, then the score
     return outcome
 
 
-def _passed_over(ctx: Context, job: Job, pull: PullInfo) -> Outcome | None:
+def _passed_over(ctx: Context, job: Job, pull: PullInfo) -> JobOutcome | None:
     """Why the pull request is not judged by this job: its head moved past the event's, or an
     access change asked about a pull request closed since (forgotten: it is not asked again)."""
     if approvers.is_access_rejudgement(job) and not pull.open:
         ctx.store.forget_approvals(job.repo, pull.number)
-        return Outcome(DONE, "the pull request is closed: not judged again")
+        return JobOutcome(DONE, "the pull request is closed: not judged again")
     if job.head is not None and pull.head_sha != job.head:
-        return Outcome(SUPERSEDED, f"the pull request's head is now {pull.head_sha}, not {job.head}")
+        return JobOutcome(SUPERSEDED, f"the pull request's head is now {pull.head_sha}, not {job.head}")
     return None
-
-
-@dataclass(frozen=True)
-class Judged:
-    verdict: Verdict
-    parent: str
-    head: str  # the pull request's head: where the check goes
-    had_map: bool
-    seconds: float = 0.0  # spent judging (the status page's /metrics histogram)
-    approvers: tuple[str, ...] = ()  # who approved the head (an access change of theirs re-judges)
 
 
 def _judge_fresh_merge(
     ctx: Context, job: Job, publisher: Publisher, token: str, pull: PullInfo
-) -> Judged | Outcome:
+) -> Judged | JobOutcome:
     """The verdict on the pull request's fresh test merge, or the outcome of not making one (a
     failure check says why: a merge still stale after every look is never judged)."""
     head = pull.head_sha
@@ -309,7 +226,7 @@ def _judge_fresh_merge(
         look = merges.looker(git, ctx.config.clone_url(job.repo), token, publisher, pull)
         seen = fresh_merge(look, ctx.stopping.wait, wait=ctx.config.merge_wait, note=_note(job))
         if seen.head != head:
-            return Outcome(SUPERSEDED, f"the pull request's head moved to {seen.head} while waiting")
+            return JobOutcome(SUPERSEDED, f"the pull request's head moved to {seen.head} while waiting")
         parent = seen.first_parent or ""
         approvals = _approvals(git, publisher, pull, parent, ctx.store.base_changed_at(job.repo, pull.number))
         started = time.monotonic()
@@ -346,7 +263,7 @@ def _noted(ctx: Context, job: Job, judged: Judged) -> dict[str, object]:
     return surface_share.with_share(noted, ctx.store, git, (job.repo, judged.parent), kept_map)
 
 
-def _post_verdict(ctx: Context, job: Job, publisher: Publisher, judged: Judged) -> Outcome:
+def _post_verdict(ctx: Context, job: Job, publisher: Publisher, judged: Judged) -> JobOutcome:
     number, verdict, parent = job.pr or 0, judged.verdict, judged.parent
     if ctx.config.public_url:
         page = ctx.store.save_explanation(job.repo, number, judged.head, explain_reply(verdict)[0])
@@ -374,7 +291,7 @@ def _post_verdict(ctx: Context, job: Job, publisher: Publisher, judged: Judged) 
     )
     if not result.check.posted:
         raise Transient("; ".join(n.why for n in result.check.not_posted) or "the check was not posted")
-    return Outcome(DONE, f"{verdict.verdict} on {judged.head} (parent {parent})")
+    return JobOutcome(DONE, f"{verdict.verdict} on {judged.head} (parent {parent})")
 
 
 def _mark_stale_if_moved(ctx: Context, job: Job, publisher: Publisher, pull: PullInfo) -> None:
@@ -418,12 +335,6 @@ def _react(publisher: Publisher, job: Job, reaction: str) -> None:
             publisher.react(job.pr, job.comment_id, reaction)
         except PublishError as exc:
             _log.warning("could not react", extra={"repo": job.repo, "pr": job.pr, "detail": str(exc)})
-
-
-def _check_name(ctx: Context, job: Job, base: str | None) -> str:
-    """The required check's name for an allowed base, ``<name> (base: <branch>)`` for any other."""
-    allowed = allowed_bases(ctx.config.allowed_bases, job.default_branch)
-    return check_name_for_base(ctx.config.check_name, base, allowed)
 
 
 def _note(job: Job) -> Callable[[str], None]:
@@ -476,18 +387,18 @@ def _verdict(
     return verdict, True
 
 
-def _post_error(publisher: Publisher, head: str, why: str) -> Outcome:
+def _post_error(publisher: Publisher, head: str, why: str) -> JobOutcome:
     """No verdict could be computed: a failure check saying why (never a pass)."""
     publisher.publish_check(error_check(why), head)
-    return Outcome(FAILED, why)
+    return JobOutcome(FAILED, why)
 
 
-def _judge_group(ctx: Context, claimed: ClaimedJob) -> Outcome:
+def _judge_group(ctx: Context, claimed: ClaimedJob) -> JobOutcome:
     job = claimed.job
     if job.head is None or job.base is None or job.group_ref is None:
-        return Outcome(FAILED, "a merge group job needs its head, base and ref")
-    publisher, token = _publisher(ctx, job)
-    publisher.check_name = _check_name(ctx, job, job.base_ref)
+        return JobOutcome(FAILED, "a merge group job needs its head, base and ref")
+    publisher, token = publisher_for(ctx, job)
+    publisher.check_name = check_name(ctx, job, job.base_ref)
     try:
         git = mirror.open_mirror(ctx.config.mirrors, job.repo)
         mirror.fetch(git, ctx.config.clone_url(job.repo), [f"+{job.group_ref}:refs/oracle-gate/group"], token)
@@ -501,7 +412,7 @@ def _judge_group(ctx: Context, claimed: ClaimedJob) -> Outcome:
         return _post_error(publisher, job.head, str(exc))
     publisher.external_id = posting.external_id(job.repo, job.group_ref, base, head)
     publisher.publish_check(check_content(verdict, ctx.config.max_annotations), head)
-    return Outcome(DONE, f"{verdict.verdict} on merge group {head}")
+    return JobOutcome(DONE, f"{verdict.verdict} on merge group {head}")
 
 
 def _group_approvals(
@@ -527,6 +438,3 @@ def _group_approvals(
         pull=pull,
         fetch_head=fetch_head,
     )
-
-
-Runner = Callable[[Context, ClaimedJob], Outcome]

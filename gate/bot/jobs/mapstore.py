@@ -64,7 +64,7 @@ class StoreSettings:
 
 
 class ArtifactMapStore:
-    """:class:`oracle_gate.bot.jobs.judging.MapSource` reading maps from the Actions API
+    """:class:`oracle_gate.bot.jobs.context.MapSource` reading maps from the Actions API
     (``actions: read``)."""
 
     def __init__(

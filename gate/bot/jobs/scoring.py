@@ -2,7 +2,8 @@
 bot's own machine, in a sandbox, and posted as a second check, ``<check-name> / score``.
 
 Off unless ``ORACLE_GATE_SCORE_SANDBOX=bwrap``; ``serve`` refuses to start when it is on and
-bubblewrap is missing or cannot make its namespaces (:func:`ensure_sandbox`). When on:
+bubblewrap is missing or cannot make its namespaces
+(:func:`oracle_gate.bot.app.score_settings.ensure_sandbox`). When on:
 
 * the judge job, having posted a ``pass_clean`` verdict with the parent's map, queues one
   :data:`SCORE` job (:func:`after_verdict`); nothing else is ever scored;
@@ -26,83 +27,28 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 from oracle_gate.bot.jobs import bounded, mirror, posting
+from oracle_gate.bot.jobs.context import Context, JobOutcome, Judged, Transient, check_name, publisher_for
 from oracle_gate.bot.queue.delivery_jobs import Job
 from oracle_gate.bot.queue.store import DONE, FAILED, QUEUED, RUNNING, SUPERSEDED, ClaimedJob, Store
 from oracle_gate.check import CheckRequest
-from oracle_gate.errors import GateError, UsageError
+from oracle_gate.errors import GateError
 from oracle_gate.github.content import outcome_check
 from oracle_gate.github.defaults import MAX_ANNOTATIONS_PER_RUN
 from oracle_gate.github.publisher import CheckContent, Publisher
 from oracle_gate.judge.verdict import Outcome, Verdict
-from oracle_gate.review.settings import SETTINGS, default
 from oracle_gate.score import sandbox as box
 from oracle_gate.score.decide import Score, incomplete
 from oracle_gate.score.mutation.annotations import report_annotations
 from oracle_gate.score.report import to_markdown
 from oracle_gate.score.trusted import verify_document
 
-if TYPE_CHECKING:
-    from oracle_gate.bot.jobs.judging import Context, Judged
-    from oracle_gate.bot.jobs.judging import Outcome as JobOutcome
-
 SCORE = "score"  # the job kind
 SUFFIX = " / score"  # the check's name: the verdict check's name and this
-BWRAP = "bwrap"
-#: Files the scoring child must not read, besides the state directory: the App's key, the secret's file.
-SECRET_FILES = (SETTINGS["private-key-file"].variable, SETTINGS["webhook-secret"].variable + "_FILE")
 _log = logging.getLogger("oracle_gate.bot")
-
-
-@dataclass(frozen=True)
-class ScoreSettings:
-    sandbox: str = ""  # "bwrap", or "" (off)
-    limits: box.Limits = field(default_factory=box.Limits)
-    hidden: tuple[Path, ...] = ()  # files the child must not read: the App's key, the secret's file
-    workers: int = int(default("score-workers"))  # the score pool's size (oracle_gate.bot.app.serve)
-
-    @property
-    def enabled(self) -> bool:
-        return self.sandbox == BWRAP
-
-
-def settings_from_environment(env: Mapping[str, str]) -> ScoreSettings:
-    """The scoring settings (checked even when off, so a typo is found at start, not when turned on);
-    :class:`UsageError` naming the variable."""
-    name = SETTINGS["score-sandbox"].variable
-    value = env.get(name, "").strip() or default("score-sandbox")
-    if value not in ("", BWRAP):
-        raise UsageError(
-            f"{name} must be {BWRAP!r} (score in a bubblewrap sandbox) or empty (off), got {value!r}"
-        )
-    hidden = tuple(Path(env[v].strip()).resolve() for v in SECRET_FILES if env.get(v, "").strip())
-    return ScoreSettings(value, box.limits_from_environment(env), hidden, _workers(env))
-
-
-MAX_SCORE_WORKERS = 16
-
-
-def _workers(env: Mapping[str, str]) -> int:
-    name = SETTINGS["score-workers"].variable
-    raw = env.get(name, "").strip() or default("score-workers")
-    if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= MAX_SCORE_WORKERS:
-        raise UsageError(f"{name} must be a whole number from 1 to {MAX_SCORE_WORKERS}, got {raw!r}")
-    return int(raw)
-
-
-def ensure_sandbox(settings: ScoreSettings) -> None:
-    """When scoring is on, the sandbox must work here: else ``serve`` does not start (one line)."""
-    if not settings.enabled:
-        return
-    try:
-        box.check_sandbox()
-    except box.SandboxUnavailable as exc:
-        raise UsageError(f"{box.BOT_SETTING}={BWRAP}, but {exc}") from exc
 
 
 # -- queueing: the judge job's hook --------------------------------------------------------------
@@ -167,57 +113,51 @@ def external_id(job: Job) -> str:
 def run_score_job(ctx: Context, claimed: ClaimedJob) -> JobOutcome:
     """The check in progress, the sandboxed run, the check completed; superseded (nothing posted)
     when the pull request moved on before or while it ran."""
-    from oracle_gate.bot.jobs import judging
-
     job = claimed.job
     merge = _merge_of(job)
     if merge is None or job.pr is None or job.head is None or job.base is None:
-        return judging.Outcome(FAILED, "a score job needs its pull request, head, parent and test merge")
+        return JobOutcome(FAILED, "a score job needs its pull request, head, parent and test merge")
     if not ctx.config.score.enabled:
-        return judging.Outcome(DONE, "scoring is off (ORACLE_GATE_SCORE_SANDBOX)")
-    publisher, token = judging._publisher(ctx, job)
+        return JobOutcome(DONE, "scoring is off (ORACLE_GATE_SCORE_SANDBOX)")
+    publisher, token = publisher_for(ctx, job)
     pull = publisher.pull_request(job.pr)
     why = _moved(pull.head_sha, job) or superseded(ctx.store, claimed)
     if why is not None:
-        return judging.Outcome(SUPERSEDED, why)
-    publisher.check_name = judging._check_name(ctx, job, pull.base_ref) + SUFFIX
+        return JobOutcome(SUPERSEDED, why)
+    publisher.check_name = check_name(ctx, job, pull.base_ref) + SUFFIX
     publisher.external_id = external_id(job)
     publisher.start_check(progress_content(ctx.config.score.limits), job.head)
     try:
         score, annotations = _score(ctx, claimed, token, merge)
     except box.Stopped as exc:
         if ctx.stopping.is_set():
-            raise judging.Transient("the server is stopping; the score runs again on its next start") from exc
+            raise Transient("the server is stopping; the score runs again on its next start") from exc
         return _cancelled(publisher, job, superseded(ctx.store, claimed) or "stopped")
     why = _moved(publisher.pull_request(job.pr).head_sha, job) or superseded(ctx.store, claimed)
     if why is not None:  # never a score for a head the pull request no longer has
         return _cancelled(publisher, job, why)
     publisher.complete_check(score_content(score, job.base, merge, annotations), job.head)
-    return judging.Outcome(DONE, f"score {score.score.value} on {job.head} (parent {job.base})")
+    return JobOutcome(DONE, f"score {score.score.value} on {job.head} (parent {job.base})")
 
 
 def _cancelled(publisher: Publisher, job: Job, why: str) -> JobOutcome:
     """A score stopped after its check was posted in progress: the check is completed ``cancelled``
     saying why (never left spinning on the old head, never a score), and the job is superseded."""
-    from oracle_gate.bot.jobs import judging
-
     publisher.complete_check(cancelled_content(why), job.head or "")
-    return judging.Outcome(SUPERSEDED, why)
+    return JobOutcome(SUPERSEDED, why)
 
 
 def give_up(ctx: Context, claimed: ClaimedJob, why: str) -> None:
     """A score job that kept crashing the server (oracle_gate.bot.queue.recovery): its own check completed
     ``unscored`` saying why (never the verdict's check), unless the pull request moved on."""
-    from oracle_gate.bot.jobs import judging
-
     job = claimed.job
     if job.pr is None or job.head is None:
         return
-    publisher, _ = judging._publisher(ctx, job)
+    publisher, _ = publisher_for(ctx, job)
     pull = publisher.pull_request(job.pr)
     if _moved(pull.head_sha, job) is not None:
         return
-    publisher.check_name = judging._check_name(ctx, job, pull.base_ref) + SUFFIX
+    publisher.check_name = check_name(ctx, job, pull.base_ref) + SUFFIX
     publisher.external_id = external_id(job)
     merge = _merge_of(job) or job.head
     publisher.complete_check(score_content(incomplete(why), job.base or "", merge), job.head)

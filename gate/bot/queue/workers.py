@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from oracle_gate.bot.jobs.judging import Outcome, Transient
+from oracle_gate.bot.jobs.context import JobOutcome, Transient
 from oracle_gate.bot.queue.backoff import Backoff
 from oracle_gate.bot.queue.store import FAILED, ClaimedJob, JobKinds, Store
 
@@ -28,7 +28,7 @@ class Pool:
     def __init__(
         self,
         store: Store,
-        run: Callable[[ClaimedJob], Outcome],
+        run: Callable[[ClaimedJob], JobOutcome],
         size: int,
         backoff: Backoff | None = None,
         publish: Callable[[dict[str, int]], None] | None = None,

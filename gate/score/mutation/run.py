@@ -4,7 +4,8 @@ the runs, the stage after a ``pass_clean`` comparison."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import Protocol
 
 from oracle_gate.git import Git
 from oracle_gate.judge.policy import Policy
@@ -21,8 +22,20 @@ from oracle_gate.score.mutation.stage import (
     run_mutants,
 )
 
-if TYPE_CHECKING:
-    from oracle_gate.score.run import RunSetup
+
+class RunPlaces(Protocol):
+    """What the stage needs of the score's run setup (``oracle_gate.score.run.RunSetup``), named
+    here so this module does not import the run that calls it."""
+
+    @property
+    def tree(self) -> Path: ...
+    @property
+    def scratch(self) -> Path: ...
+    @property
+    def python(self) -> str: ...
+    @property
+    def deadline(self) -> float: ...
+
 
 SCORE_SETTINGS_PREFIX = "ORACLE_GATE_SCORE_"
 
@@ -32,7 +45,7 @@ def plan_for(git: Git, verdict: Verdict, policy: Policy, live: frozenset[str]) -
 
 
 def mutation_stage(
-    plan: MutationPlan, setup: RunSetup, first_env: Mapping[str, str], first: HeadRun, live: frozenset[str]
+    plan: MutationPlan, setup: RunPlaces, first_env: Mapping[str, str], first: HeadRun, live: frozenset[str]
 ) -> MutationSummary:
     """Run the plan's mutants with the first run's environment (the score plugin's settings and the
     recorder's left out) against the live tests the first run's recorder names."""
