@@ -52,7 +52,7 @@ class MergeGroupAsked:
     head_sha: str
     head_ref: str
     base_sha: str
-    base_ref: str
+    base_ref: str | None  # None: not known (then not an allowed base)
 
 
 Asked = PullRequestAsked | MergeGroupAsked

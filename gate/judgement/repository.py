@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from oracle_gate.git import Git
@@ -11,21 +12,28 @@ from oracle_gate.review.budget import changed_bytes
 
 
 class GitAnswers:
-    """The git half of a :class:`~oracle_gate.judgement.ports.MergeLook` (both doors' looks extend it)."""
+    """The git half of a :class:`~oracle_gate.judgement.ports.MergeLook` (both doors' looks extend it).
 
-    def __init__(self, git: Git) -> None:
-        self._git = git
+    ``git`` is a repository, or how to open one (the bot's mirror: opened on first use, inside the
+    judgement, so a mirror that cannot be opened is a judgement not made, said on the check)."""
+
+    def __init__(self, git: Git | Callable[[], Git]) -> None:
+        self._git = git if isinstance(git, Git) else None
+        self._open = None if isinstance(git, Git) else git
 
     @property
     def git(self) -> Git:
+        if self._git is None:
+            assert self._open is not None  # noqa: S101 - one of the two is always given
+            self._git = self._open()
         return self._git
 
     @property
     def repo(self) -> Path:
-        return self._git.repo
+        return self.git.repo
 
     def approval_rules(self, parent: str) -> ApprovalRules | None:
-        return parent_rules(self._git, parent)
+        return parent_rules(self.git, parent)
 
     def changed_bytes(self, parent: str, merge: str) -> int:
-        return changed_bytes(self._git, parent, merge)
+        return changed_bytes(self.git, parent, merge)

@@ -176,7 +176,6 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.exit_status",
         "oracle_gate.files",
         "oracle_gate.git",
-        "oracle_gate.check",
         "oracle_gate.judge",
         "oracle_gate.maps",
         "oracle_gate.report",
@@ -207,7 +206,6 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.escape",
         "oracle_gate.files",
         "oracle_gate.git",
-        "oracle_gate.check",
         "oracle_gate.judge",
         "oracle_gate.maps.read",
         "oracle_gate.maps.provenance",
@@ -356,6 +354,23 @@ def test_neither_front_door_imports_the_other(door: str) -> None:
         if inside(name, (other,))
     ]
     assert not offenders
+
+
+@pytest.mark.parametrize("door", FRONT_DOORS)
+def test_no_front_door_reads_the_repository_for_a_verdict_itself(door: str) -> None:
+    """Issue 27 (TRUST.md 11): the sequence pull request -> test merge -> approvals -> map -> judge
+    exists once, in oracle_gate.judgement; a door that imported oracle_gate.check could walk its own.
+    The bot's child process runs oracle_gate.judgement.core.judge_facts, its scoring job the same."""
+    offenders = [
+        f"{module_name(path)} -> {name}"
+        for path in gate_modules()
+        if inside(module_name(path), (door,))
+        for name in imports_of(path)
+        if inside(name, ("oracle_gate.check",))
+    ]
+    assert not offenders
+    assert not inside("oracle_gate.check", ALLOWED[door])
+    assert inside("oracle_gate.check", ALLOWED["oracle_gate.judgement"])
 
 
 def test_the_front_door_rule_can_fail() -> None:

@@ -25,9 +25,10 @@ from multiprocessing.context import BaseContext
 from pathlib import Path
 
 from oracle_gate import __version__
-from oracle_gate.check import CheckRequest, run_check
 from oracle_gate.git import Git
 from oracle_gate.judge.verdict import Outcome, Provenance, Reason, ReasonCode, Verdict
+from oracle_gate.judgement.core import judge_facts
+from oracle_gate.judgement.ports import Facts
 
 MIB = 1024 * 1024
 DEFAULT_LIMIT_MIB = 1024
@@ -35,25 +36,26 @@ _contexts: list[BaseContext] = []  # the fork server's context, once made
 _context_guard = threading.Lock()
 
 
-def judge(request: CheckRequest, limit_bytes: int) -> Verdict:
-    """``run_check(request)`` in a child process limited to ``limit_bytes`` of address space."""
+def judge(facts: Facts, limit_bytes: int) -> Verdict:
+    """The judgement of ``facts`` (:func:`oracle_gate.judgement.core.judge_facts`) in a child process
+    limited to ``limit_bytes`` of address space."""
     if limit_bytes <= 0:
-        return run_check(request, Git(request.repo))
+        return judge_facts(facts, Git(facts.repo))
     with ProcessPoolExecutor(
         1, mp_context=_fork_server(), initializer=_limit, initargs=(limit_bytes, os.getpid())
     ) as pool:
         try:
-            return pool.submit(_judge_in_child, request).result()
+            return pool.submit(_judge_in_child, facts).result()
         except MemoryError:
-            return limit_reached(request, f"judging needed more than the job's {limit_bytes // MIB} MiB")
+            return limit_reached(facts, f"judging needed more than the job's {limit_bytes // MIB} MiB")
         except BrokenProcessPool:
             return limit_reached(
-                request,
+                facts,
                 f"the judging process died (the job's memory limit is {limit_bytes // MIB} MiB)",
             )
 
 
-def limit_reached(request: CheckRequest, why: str) -> Verdict:
+def limit_reached(facts: Facts, why: str) -> Verdict:
     """The verdict when a limit stopped the judgement: unscored, saying which limit (never a pass)."""
     reason = Reason(ReasonCode.ORACLE_INCOMPLETE, f"{why} (ORACLE_GATE_JOB_MEMORY_MB): nothing was judged")
     return Verdict(
@@ -62,8 +64,8 @@ def limit_reached(request: CheckRequest, why: str) -> Verdict:
         overlap={},
         touched={},
         overlap_ratio=0.0,
-        parent=request.base,
-        head=request.head,
+        parent=facts.parent,
+        head=facts.merge,
         protocol=Provenance(gate_version=__version__),
     )
 
@@ -74,7 +76,7 @@ def _fork_server() -> BaseContext:
     with _context_guard:
         if not _contexts:
             context = multiprocessing.get_context("forkserver")
-            context.set_forkserver_preload(["oracle_gate.check", "oracle_gate.bot.jobs.bounded"])
+            context.set_forkserver_preload(["oracle_gate.judgement.core", "oracle_gate.bot.jobs.bounded"])
             _contexts.append(context)
         return _contexts[0]
 
@@ -126,5 +128,5 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _judge_in_child(request: CheckRequest) -> Verdict:
-    return run_check(request, Git(Path(request.repo)))
+def _judge_in_child(facts: Facts) -> Verdict:
+    return judge_facts(facts, Git(Path(facts.repo)))

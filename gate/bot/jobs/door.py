@@ -35,24 +35,33 @@ def rules_of(config: BotConfig, default_branch: str | None) -> Rules:
 
 
 class MirrorLook(GitAnswers):
-    """The bot's :class:`~oracle_gate.judgement.ports.MergeLook`: its mirror of the repository, fetched
-    over ``url`` with the installation's token (:mod:`oracle_gate.bot.jobs.merges`)."""
+    """The bot's :class:`~oracle_gate.judgement.ports.MergeLook`: its mirror of the repository (opened
+    on first use), fetched over ``url`` with the installation's token (:mod:`oracle_gate.bot.jobs.merges`)."""
 
     def __init__(
-        self, git: Git, url: str, token: str, publisher: Publisher, first: PullInfo | None = None
+        self,
+        git: Git | Callable[[], Git],
+        url: str,
+        token: str,
+        publisher: Publisher,
+        first: PullInfo | None = None,
     ) -> None:
         super().__init__(git)
         self.url = url
         self.token = token
-        self._look = merges.looker(git, url, token, publisher, first) if first is not None else None
+        self.publisher = publisher
+        self.first = first
+        self._look: Callable[[], Sighting] | None = None
 
     @property
     def looks(self) -> int:
         return LOOKS
 
     def look(self, number: int, head: str) -> Sighting:
-        if self._look is None:  # pragma: no cover - a merge group's door judges no pull request
-            raise AssertionError("this door was made for a merge group")
+        """One look; the first uses the job's own ``pulls/get`` (``first``), each later one asks again."""
+        if self._look is None:
+            first = self.first if self.first is not None else self.publisher.pull_request(number)
+            self._look = merges.looker(self.git, self.url, self.token, self.publisher, first)
         return self._look()
 
     def group_commits(self, group: MergeGroupAsked) -> tuple[str, str]:
