@@ -7,12 +7,24 @@ door withholds (no map, a refused map, unreadable approvals) is judged as it is 
 
 from __future__ import annotations
 
+import io
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import cast
 
 import pytest
 
+from oracle_gate.action.config import ActionConfig
+from oracle_gate.action.context import Context
+from oracle_gate.action.door import ActionMaps
+from oracle_gate.action.door import rules_of as action_rules
+from oracle_gate.action.workflow_io import Log
+from oracle_gate.bot.app.config import BotConfig
+from oracle_gate.bot.jobs.context import NoMaps
+from oracle_gate.bot.jobs.door import StoreMaps
+from oracle_gate.bot.jobs.door import rules_of as bot_rules
 from oracle_gate.errors import GateError, PublishError
 from oracle_gate.git import Git
 from oracle_gate.github.publisher import (
@@ -20,6 +32,7 @@ from oracle_gate.github.publisher import (
     CheckResult,
     CommentAction,
     CommentResult,
+    Publisher,
     PullInfo,
     StickyComment,
 )
@@ -37,11 +50,13 @@ from oracle_gate.judgement.ports import (
     MergeGroupAsked,
     NotJudged,
     ParentMap,
+    ParentMaps,
     PullRequestAsked,
     Rules,
     Superseded,
 )
 from oracle_gate.judgement.sequence import Answer, Door, answer, explain, judge, post, post_moved
+from oracle_gate.maps.build import build_map
 from oracle_gate.review.approvals import ReviewSource
 from oracle_gate.review.commands import Command, parse_command
 from oracle_gate.review.freshness import LOOKS, Sighting
@@ -488,3 +503,165 @@ def test_explain_of_a_merge_not_judged_says_why_in_the_reply() -> None:
 )
 def test_no_command_is_read_where_none_is_given(body: str) -> None:
     assert parse_command(body) is None
+
+
+# -- parity: the rows of tests/e2e/test_parity.py through each door's own adapter code ---------------
+#
+# Each door contributes what is its own: its rules (from its own configuration: the Action's inputs,
+# the bot's settings) and its answer to "no map" (the Action with neither coverage-file nor
+# coverage-command, the bot with no trusted store). The rest is the one sequence over shared fakes,
+# so both doors post the same check name and conclusion, the same annotations and the same comment.
+
+
+def action_door_parts() -> tuple[Rules, ParentMaps]:
+    config = ActionConfig.from_environ(ACTION_ENV)
+    ctx = Context(
+        config, cast(Git, None), cast(Publisher, None), Log(io.StringIO()), build_map, lambda s: None
+    )
+    ctx.default_branch = "main"
+    return action_rules(config, "main"), ActionMaps(ctx, Path("/nowhere"))
+
+
+def bot_door_parts() -> tuple[Rules, ParentMaps]:
+    config = BotConfig(app_id=1, private_key="", webhook_secret=b"")
+    return bot_rules(config, "main"), StoreMaps(lambda parent: NoMaps().find("octo/widgets", parent, "token"))
+
+
+ACTION_ENV = {
+    "GITHUB_REPOSITORY": "octo/widgets",
+    "GITHUB_EVENT_NAME": "pull_request_target",
+    "GITHUB_EVENT_PATH": "/github/workflow/event.json",
+    "GITHUB_SHA": "a" * 40,
+    "GITHUB_WORKSPACE": "/github/workspace",
+    "INPUT_GITHUB-TOKEN": "ghs_x",
+}
+DOORS: dict[str, Callable[[], tuple[Rules, ParentMaps]]] = {
+    "action": action_door_parts,
+    "bot": bot_door_parts,
+}
+
+
+@dataclass(frozen=True)
+class Posted:
+    checks: tuple[tuple[str, str], ...]
+    annotations: tuple[int, ...]
+    comment: bool
+    reactions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Row:
+    id: str
+    asked: PullRequestAsked | MergeGroupAsked | Command | None
+    checks: tuple[tuple[str, str], ...]
+    comment: bool = False
+    reactions: tuple[str, ...] = ()
+    with_map: bool = False
+    world: Callable[[World], None] = lambda world: None
+
+
+def through(door_parts: Callable[[], tuple[Rules, ParentMaps]], row: Row) -> Posted:
+    rules, maps = door_parts()
+    world = World(rules=rules)
+    row.world(world)
+    world.maps = FakeMaps(MAP) if row.with_map else maps  # type: ignore[assignment]
+    door = world.door()
+    asked = row.asked
+    if isinstance(asked, Command):
+        answered = answer(door, asked, user="someone", pr_number=1, comment_id=5)
+        asked = PullRequestAsked(1) if answered.answer == Answer.RERUN else None
+    if asked is not None:
+        post(door, judge(door, asked))
+    return Posted(
+        checks=tuple((target.name, content.conclusion) for content, target in world.checks.posted),
+        annotations=tuple(len(content.annotations) for content, _ in world.checks.posted),
+        comment=any(comment is not None for _, comment in world.comments.stickies),
+        reactions=tuple(reaction for _, _, reaction in world.comments.reactions),
+    )
+
+
+def edits(*made: object) -> Callable[[World], None]:
+    def world(w: World) -> None:
+        w.judge = CoreJudge(made)
+
+    return world
+
+
+def permission(level: str) -> Callable[[World], None]:
+    def world(w: World) -> None:
+        w.pulls.reviews.permissions["someone"] = level
+
+    return world
+
+
+def stale_merge(w: World) -> None:
+    w.look = FakeLook([fresh(base_tip=NEWER)])
+
+
+def never_computed(w: World) -> None:
+    w.look = FakeLook([Sighting(1, HEAD, "main", None, None)])
+
+
+UNSCORED = ((NAME, "action_required"),)
+FROZEN_ONLY_EDIT = modified("src/frozen.py", numbered(3), numbered(3).replace(b"2\n", b"two\n"))
+PARITY = [
+    Row("no-map", PullRequestAsked(1, HEAD, "main"), UNSCORED, comment=True),
+    Row(
+        "oracle-edit",
+        PullRequestAsked(1, HEAD, "main"),
+        ((NAME, "failure"),),
+        comment=True,
+        world=edits(modified("fixtures/data.json", b"{}\n", b'{"a": 1}\n')),
+    ),
+    Row(
+        "frozen-only",
+        PullRequestAsked(1, HEAD, "main"),
+        UNSCORED,
+        comment=True,
+        world=edits(FROZEN_ONLY_EDIT),
+    ),
+    Row(
+        "other-base", PullRequestAsked(1, HEAD, "mine"), ((f"{NAME} (base: mine)", "action_required"),), True
+    ),
+    Row("base-moved", PullRequestAsked(1, HEAD, "main"), ((NAME, "failure"),), world=stale_merge),
+    Row("merge-not-ready", PullRequestAsked(1, HEAD, "main"), ((NAME, "failure"),), world=never_computed),
+    Row("rerun-by-writer", Command.RERUN, UNSCORED, True, ("eyes",), world=permission("write")),
+    Row("rerun-by-reader", Command.RERUN, (), reactions=("-1",), world=permission("read")),
+    Row("second-line-command", parse_command("thanks\n/oracle-gate rerun"), ()),
+    Row("huge-comment", parse_command("\n" * (1 << 20) + "x"), ()),
+    Row("re-run-button", PullRequestAsked(1), UNSCORED, comment=True),
+    Row(
+        "merge-group",
+        MergeGroupAsked(MERGE, "refs/heads/gh-readonly-queue/main/pr-1", BASE, "main"),
+        ((NAME, "success"),),
+        with_map=True,
+    ),
+    Row("clean", PullRequestAsked(1, HEAD, "main"), ((NAME, "success"),), comment=True, with_map=True),
+]
+
+
+@pytest.mark.parametrize("row", PARITY, ids=[row.id for row in PARITY])
+def test_both_doors_post_the_same(row: Row) -> None:
+    seen = {door: through(parts, row) for door, parts in DOORS.items()}
+    for door, got in seen.items():
+        assert got.checks == row.checks, door
+        assert got.comment == row.comment, door
+        assert got.reactions == row.reactions, door
+    assert seen["action"] == seen["bot"]
+
+
+def test_both_doors_take_the_same_rules_from_their_defaults() -> None:
+    """The shared settings (oracle_gate.review.settings) give both doors one judgement: only what is
+    the Action's alone (its protected globs, allow-failing-parent) may differ, and by default does not."""
+    (action, _), (bot, _) = action_door_parts(), bot_door_parts()
+    assert action == bot
+
+
+def test_no_map_is_the_core_s_verdict_in_both_doors_and_the_bot_says_its_store_s_words() -> None:
+    verdicts = {}
+    for door, parts in DOORS.items():
+        rules, maps = parts()
+        world = World(rules=rules, maps=maps)  # type: ignore[arg-type]
+        verdicts[door] = judged(world, PullRequestAsked(1, HEAD, "main")).verdict
+    assert {v.verdict for v in verdicts.values()} == {Outcome.UNSCORED}
+    assert "no trusted map store is configured" in " ".join(r.detail for r in verdicts["bot"].reasons)
