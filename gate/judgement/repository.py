@@ -18,13 +18,12 @@ class GitAnswers:
     judgement, so a mirror that cannot be opened is a judgement not made, said on the check)."""
 
     def __init__(self, git: Git | Callable[[], Git]) -> None:
-        self._git = git if isinstance(git, Git) else None
-        self._open = None if isinstance(git, Git) else git
+        self._open: Callable[[], Git] = (lambda: git) if isinstance(git, Git) else git
+        self._git: Git | None = None
 
     @property
     def git(self) -> Git:
         if self._git is None:
-            assert self._open is not None  # noqa: S101 - one of the two is always given
             self._git = self._open()
         return self._git
 

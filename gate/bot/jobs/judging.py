@@ -182,17 +182,31 @@ def _judge_pull(
     judgement = sequence.judge(door, PullRequestAsked(number, pull.head_sha, pull.base_ref, changed_at))
     if isinstance(judgement, Superseded):
         return JobOutcome(SUPERSEDED, judgement.why)
+    if explain or job.kind == EXPLAIN:
+        return _explain(ctx, claimed, door, judgement)
     if isinstance(judgement, NotJudged):
         return _post_error(door, judgement, posting.external_id(job.repo, number, "error", pull.head_sha))
     if not ctx.store.is_newest(claimed.id, job.key):
         return JobOutcome(SUPERSEDED, "a newer event for this pull request is queued")
-    if explain or job.kind == EXPLAIN:
-        sequence.explain(door, judgement, number)
-        return JobOutcome(DONE, f"explained {judgement.verdict.verdict}")
     judged = _judged(judgement)
     outcome = _post_verdict(ctx, job, door, judgement, judged)
     scoring.after_verdict(ctx, claimed.delivery, job, judged)  # the verdict's check first, then the score
     return outcome
+
+
+def _explain(
+    ctx: Context, claimed: ClaimedJob, door: Door, judgement: SequenceJudged | NotJudged
+) -> JobOutcome:
+    """``/oracle-gate explain``: the reply (every reason, or why there is no verdict), no check, as
+    in the Action (:func:`oracle_gate.judgement.sequence.explain`)."""
+    job = claimed.job
+    if isinstance(judgement, NotJudged):
+        sequence.explain(door, judgement, job.pr or 0)
+        return JobOutcome(FAILED, judgement.why)
+    if not ctx.store.is_newest(claimed.id, job.key):
+        return JobOutcome(SUPERSEDED, "a newer event for this pull request is queued")
+    sequence.explain(door, judgement, job.pr or 0)
+    return JobOutcome(DONE, f"explained {judgement.verdict.verdict}")
 
 
 def _door(ctx: Context, job: Job, publisher: Publisher, token: str, first: PullInfo | None = None) -> Door:
