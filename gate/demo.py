@@ -19,8 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from oracle_gate import colour
 from oracle_gate.check import CheckRequest, run_check
+from oracle_gate.commands.output import emit
 from oracle_gate.judge.verdict import Outcome
 from oracle_gate.report import format_verdict, to_json
 
@@ -321,7 +321,7 @@ def _demo_in(workdir: Path, fmt: str) -> int:
             )
         else:
             text = format_verdict(verdict, fmt)
-            print(colour.verdicts(text) if fmt == "text" and colour.wanted(sys.stdout) else text)
+            emit(text + "\n", fmt=fmt)
         if verdict.verdict != scenario.expected:
             surprises += 1
             narrate(f"!! expected {scenario.expected}, got {verdict.verdict}\n")

@@ -16,7 +16,7 @@ from pathlib import Path
 from oracle_gate.adopt import DEFAULT_API_URL, DEFAULT_CHECK_NAME
 from oracle_gate.adopt.api import Api
 from oracle_gate.adopt.detect import detect
-from oracle_gate.adopt.doctor_checks import CHECKS, Context, pinned_ref
+from oracle_gate.adopt.doctor_checks import CHECKS, DoctorContext, pinned_ref
 from oracle_gate.adopt.init import plan
 from oracle_gate.adopt.render import DEFAULT_MAP_REPEAT, POLICY, SETUPS, WORKFLOWS, read_header
 from oracle_gate.errors import UsageError
@@ -59,7 +59,7 @@ def run_doctor(
     if not info.ok or not isinstance(info.body, dict):
         raise UsageError(f"cannot read the repository {full_name}: {info.problem}")
     branch = str(info.body.get("default_branch") or "main")
-    ctx = Context(api, full_name, branch, check_name, setup or "primary", app_slug, {})
+    ctx = DoctorContext(api, full_name, branch, check_name, setup or "primary", app_slug, {})
     data, _ = ctx.file(POLICY)
     header = read_header(data.decode("utf-8", "replace")) if data else None
     ctx.setup = setup or (header.setup if header and header.setup in SETUPS else "primary")

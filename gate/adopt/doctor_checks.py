@@ -39,7 +39,9 @@ class Finding:
 
 
 @dataclass
-class Context:
+class DoctorContext:
+    """What every doctor check reads: the API, the repository, its default branch, the expected files."""
+
     api: Api
     repo: str
     branch: str
@@ -73,7 +75,7 @@ def _cannot_read(what: str, answer: Answer, needs: str) -> Finding:
     return Finding(False, what, f"cannot read it: {answer.problem}", f"give the token {needs}")
 
 
-def required_check(ctx: Context) -> Finding:
+def required_check(ctx: DoctorContext) -> Finding:
     what = "required check"
     fix_source = (
         f"in the branch protection rule or ruleset of {ctx.branch!r}, require '{ctx.check_name}' "
@@ -113,14 +115,14 @@ def required_check(ctx: Context) -> Finding:
     )
 
 
-def environment(ctx: Context) -> Finding:
+def environment(ctx: DoctorContext) -> Finding:
     what = f"environment {ENVIRONMENT!r}"
     if ctx.setup == "bot":
         return Finding(True, what, "not used by the bot setup (the key stays on the bot's server)")
     return _deployment_branches(ctx, what) or _environment_secrets(ctx, what)
 
 
-def _deployment_branches(ctx: Context, what: str) -> Finding | None:
+def _deployment_branches(ctx: DoctorContext, what: str) -> Finding | None:
     """A finding when a branch other than the default one may use the environment, else None."""
     answer = ctx.api.get(ctx.api.repo(ctx.repo, f"/environments/{ENVIRONMENT}"))
     fix = (
@@ -146,7 +148,7 @@ def _deployment_branches(ctx: Context, what: str) -> Finding | None:
     return None
 
 
-def _environment_secrets(ctx: Context, what: str) -> Finding:
+def _environment_secrets(ctx: DoctorContext, what: str) -> Finding:
     secrets = ctx.api.get(ctx.api.repo(ctx.repo, f"/environments/{ENVIRONMENT}/secrets"))
     if not secrets.ok or not isinstance(secrets.body, dict):
         return _cannot_read(what, secrets, "secrets: read on the repository")
@@ -175,7 +177,7 @@ def _environment_secrets(ctx: Context, what: str) -> Finding:
     )
 
 
-def app_permissions(ctx: Context) -> Finding:
+def app_permissions(ctx: DoctorContext) -> Finding:
     what = "App permissions"
     app = ctx.app()
     if app is None or not app.ok or not isinstance(app.body, dict):
@@ -198,7 +200,7 @@ def app_permissions(ctx: Context) -> Finding:
     return Finding(True, what, ", ".join(f"{k}: {v}" for k, v in wanted.items()))
 
 
-def parent_map(ctx: Context) -> Finding:
+def parent_map(ctx: DoctorContext) -> Finding:
     what = "map of the default branch's head"
     branch = ctx.api.get(ctx.api.repo(ctx.repo, f"/branches/{ctx.branch}"))
     if not branch.ok or not isinstance(branch.body, dict):
@@ -224,7 +226,7 @@ def parent_map(ctx: Context) -> Finding:
     return Finding(True, what, f"built for {sha[:12]}")
 
 
-def policy_and_freeze(ctx: Context) -> Finding:
+def policy_and_freeze(ctx: DoctorContext) -> Finding:
     from oracle_gate.judge.freeze import parse_freeze
     from oracle_gate.judge.policy import POLICY_PATH, parse_policy
 
@@ -247,7 +249,7 @@ def policy_and_freeze(ctx: Context) -> Finding:
     )
 
 
-def workflows(ctx: Context) -> Finding:
+def workflows(ctx: DoctorContext) -> Finding:
     what = "workflows"
     differ = []
     for path, expected in ctx.expected.items():
@@ -277,7 +279,7 @@ def workflows(ctx: Context) -> Finding:
 PLACEHOLDER_PIN = re.compile(rf"(?:oracle-gate/oracle-gate@|ORACLE_GATE_REF:\s*){PLACEHOLDER}")
 
 
-def release_pin(ctx: Context) -> Finding:
+def release_pin(ctx: DoctorContext) -> Finding:
     """A workflow that pins the all-zero placeholder cannot run the gate: no check would come."""
     what = "release pin"
     placeholders = []
@@ -297,7 +299,7 @@ def release_pin(ctx: Context) -> Finding:
     return Finding(True, what, "every workflow pins a release commit")
 
 
-def approvals_table(ctx: Context) -> Finding:
+def approvals_table(ctx: DoctorContext) -> Finding:
     """With the review workflows installed, the policy's ``[approvals]`` table is what they are for."""
     from oracle_gate.judge.policy import POLICY_PATH, parse_policy
 

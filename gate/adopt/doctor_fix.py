@@ -17,12 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from oracle_gate.adopt.doctor_checks import CLIENT_ID_VARIABLE, ENVIRONMENT, Context
+from oracle_gate.adopt.doctor_checks import CLIENT_ID_VARIABLE, ENVIRONMENT, DoctorContext
 
 RULESET_NAME = "Oracle Gate"
 
 
-def fix_environment(ctx: Context) -> str:
+def fix_environment(ctx: DoctorContext) -> str:
     """Make the environment usable by the default branch only; say what was done or why not."""
     path = ctx.api.repo(ctx.repo, f"/environments/{ENVIRONMENT}")
     policy = {"protected_branches": False, "custom_branch_policies": True}
@@ -45,7 +45,7 @@ def fix_environment(ctx: Context) -> str:
     return done + _client_id_variable(ctx, path) + " (its secret is yours to add: doctor never writes one)"
 
 
-def _client_id_variable(ctx: Context, path: str) -> str:
+def _client_id_variable(ctx: DoctorContext, path: str) -> str:
     """Set the App's client id (public) as the environment's variable, unless one is there."""
     app = ctx.app()
     client_id = app.body.get("client_id") if app and app.ok and isinstance(app.body, dict) else None
@@ -62,7 +62,7 @@ def _client_id_variable(ctx: Context, path: str) -> str:
     return f"; {CLIENT_ID_VARIABLE} = {client_id} ({ctx.app_slug}'s client id)"
 
 
-def fix_required_check(ctx: Context) -> str:
+def fix_required_check(ctx: DoctorContext) -> str:
     """Require the check on the default branch with the App as its source, by a new ruleset."""
     app = ctx.app()
     if app is None or not app.ok or not isinstance(app.body, dict) or not isinstance(app.body.get("id"), int):
@@ -88,7 +88,7 @@ def fix_required_check(ctx: Context) -> str:
 
 
 #: finding (``Finding.what`` of :mod:`oracle_gate.adopt.doctor_checks`) -> its fix
-FIXES: dict[str, Callable[[Context], str]] = {
+FIXES: dict[str, Callable[[DoctorContext], str]] = {
     f"environment {ENVIRONMENT!r}": fix_environment,
     "required check": fix_required_check,
 }

@@ -46,7 +46,9 @@ class Planned:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class FileOutcome:
+    """What ``init`` did with one planned file (not a verdict's test outcome)."""
+
     path: str
     status: str  # written, updated, unchanged, overwritten, kept, exists (only_if_absent)
     why: str = ""
@@ -83,32 +85,34 @@ def plan(
     return files
 
 
-def apply(repo: Path, planned: Planned, force: bool) -> Outcome:
+def apply(repo: Path, planned: Planned, force: bool) -> FileOutcome:
     target = repo / planned.path
     if target.is_symlink() or (target.exists() and not target.is_file()):
-        return Outcome(planned.path, "kept", "not a regular file")
+        return FileOutcome(planned.path, "kept", "not a regular file")
     if not target.exists():
         status = "written"
     else:
         current = target.read_text(encoding="utf-8", errors="replace")
         if current == planned.text:
-            return Outcome(planned.path, "unchanged")
+            return FileOutcome(planned.path, "unchanged")
         header = read_header(current)
         if planned.only_if_absent and header is None:
-            return Outcome(planned.path, "exists", "yours: init writes it only where none exists")
+            return FileOutcome(planned.path, "exists", "yours: init writes it only where none exists")
         if header is not None and header.intact:
             status = "updated"
         elif not force:
             why = "edited since init wrote it" if header else "not written by oracle-gate init"
-            return Outcome(planned.path, "kept", f"{why}; --force replaces it")
+            return FileOutcome(planned.path, "kept", f"{why}; --force replaces it")
         else:
             status = "overwritten"
     target.parent.mkdir(parents=True, exist_ok=True)
     write_atomically(target, planned.text)
-    return Outcome(planned.path, status)
+    return FileOutcome(planned.path, status)
 
 
-def manual_steps(setup: str, detected: Detected, app_slug: str | None, outcomes: list[Outcome]) -> list[str]:
+def manual_steps(
+    setup: str, detected: Detected, app_slug: str | None, outcomes: list[FileOutcome]
+) -> list[str]:
     branch = detected.default_branch
     app = f"`{app_slug}`" if app_slug else "your App"
     steps = []
@@ -201,7 +205,7 @@ def run_init(
 
 
 def init_report(
-    setup: str, *, ref: str, detected: Detected, outcomes: list[Outcome], steps: list[str], status: int
+    setup: str, *, ref: str, detected: Detected, outcomes: list[FileOutcome], steps: list[str], status: int
 ) -> dict[str, object]:
     """``init --format json``: the same facts as the text, for a script."""
     return {

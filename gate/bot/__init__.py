@@ -8,6 +8,6 @@ the status page, its chart and ``/metrics``, and who may read them). :mod:`~orac
 the durable queue (the bot's database and its schema, the only SQL, deliveries turned into jobs,
 the worker pool and the worker process, recovery, back-off, retention). :mod:`~oracle_gate.bot.jobs`:
 what one job does (judge a pull request or a merge group, score a verdict, mark a stale check, and
-what they need: mirrors, the trusted map store, artifacts). Nothing but :mod:`oracle_gate.cli`
-imports this room.
+what they need: mirrors, the trusted map store, artifacts). Nothing but the command line
+(:mod:`oracle_gate.commands`: ``serve``, ``app-manifest``) imports this room.
 """

@@ -58,7 +58,9 @@ class Rebinding:
 
 
 @dataclass
-class Snapshot:
+class NamespaceSnapshot:
+    """One watched module's names and methods as first seen (not the bot's metrics snapshot)."""
+
     module: types.ModuleType
     path: str
     names: dict[str, object] = field(default_factory=dict)  # module-level name -> object
@@ -80,7 +82,7 @@ class NamespaceWatch:
     def __init__(self, root: Path, excluded: Callable[[str], bool]) -> None:
         self.root = root.resolve()
         self.excluded = excluded
-        self.snapshots: dict[str, Snapshot] = {}
+        self.snapshots: dict[str, NamespaceSnapshot] = {}
         self.found: list[Rebinding] = []
         self._seen: set[tuple[str, str, str]] = set()
 
@@ -103,7 +105,7 @@ class NamespaceWatch:
 
     def after_body(self, module: types.ModuleType, path: str, origin: str) -> None:
         """The module's body has run: record its definitions' objects and check them."""
-        snapshot = Snapshot(module, path)
+        snapshot = NamespaceSnapshot(module, path)
         self.snapshots[module.__name__] = snapshot
         try:
             source = Path(origin).read_bytes()
@@ -124,7 +126,9 @@ class NamespaceWatch:
             if definition.is_class and isinstance(bound, type):
                 self._snapshot_methods(snapshot, definition, bound, origin)
 
-    def _snapshot_methods(self, snapshot: Snapshot, definition: Definition, cls: type, origin: str) -> None:
+    def _snapshot_methods(
+        self, snapshot: NamespaceSnapshot, definition: Definition, cls: type, origin: str
+    ) -> None:
         own = vars(cls)
         for method in definition.methods:
             if method.name not in own:
@@ -151,7 +155,7 @@ class NamespaceWatch:
                 if isinstance(cls, type) and vars(cls).get(attr, _UNBOUND) is not raw:
                     self._report(snapshot, f"{cls_name}.{attr}", when, "rebound after the module's body ran")
 
-    def _report(self, snapshot: Snapshot, name: str, when: str, what: str) -> None:
+    def _report(self, snapshot: NamespaceSnapshot, name: str, when: str, what: str) -> None:
         key = (snapshot.module.__name__, name, what)
         if key in self._seen:
             return

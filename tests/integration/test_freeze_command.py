@@ -129,6 +129,19 @@ def test_the_policy_names_the_freeze_file(repo: Repo) -> None:
     assert json.loads(repo.read("oracle/frozen.json"))["frozen"][0]["nodeid"] == "tests/test_x.py::test_a"
 
 
+def test_a_manifest_that_cannot_be_written_is_one_line_not_an_internal_error(repo: Repo) -> None:
+    """Seen on main: the freeze wrote with its own ``write_atomically`` call, so an OSError reached
+    the catch-all (``internal error: FileExistsError``); it now writes through the commands' output
+    module, which names the file."""
+    repo.write("oracle", "a file where the policy wants a directory\n")
+    repo.write("oracle-gate.toml", 'freeze = "oracle/frozen.json"\n')
+    status, _, err = freeze(repo, "add", "tests/test_x.py::test_a", "--reason", "r")
+    assert status == 3
+    assert "internal error" not in err
+    assert f"oracle-gate: error: cannot write {repo.root / 'oracle' / 'frozen.json'}:" in err
+    assert len(err.splitlines()) == 1
+
+
 def test_list_shows_age_owner_expiry_existence_and_unique_lines(repo: Repo, tmp_path: Path) -> None:
     assert freeze(repo, "add", "tests/test_x.py::test_a", "--reason", "r", "--expires", "2020-01-01")[0] == 0
     cov = write_json_map(

@@ -73,13 +73,6 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.maps.unstable",  # v3.4: the manifest's unstable observations, read as check reads them
         "oracle_gate.report",
     ),
-    "oracle_gate.surface_cli": (
-        "oracle_gate",
-        "oracle_gate.errors",
-        "oracle_gate.files",
-        "oracle_gate.surface",
-        "oracle_gate.judge",
-    ),
     "oracle_gate.check": (
         "oracle_gate",
         "oracle_gate.errors",
@@ -102,7 +95,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "oracle_gate.demo": (
         "oracle_gate",
         "oracle_gate.check",
-        "oracle_gate.colour",
+        "oracle_gate.commands.output",
         "oracle_gate.judge",
         "oracle_gate.report",
     ),
@@ -121,15 +114,44 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     ),
     # v3.5: check --approvals FILE, read and checked before the check runs.
     "oracle_gate.approvals_file": ("oracle_gate.errors", "oracle_gate.files", "oracle_gate.judge"),
-    # v3.7: oracle-gate freeze add/remove/list (issue 18), a command of its own.
-    "oracle_gate.freeze_cmd": (
+    # The command line (issue 27): one module per command, each declared the same way; the table
+    # imports a command's module only when it runs. The commands are the one room that may import
+    # every other (the front doors included); only their declarations, options and output are shared.
+    "oracle_gate.commands": (
         "oracle_gate",
         "oracle_gate.errors",
+        "oracle_gate.exit_status",
+        "oracle_gate.escape",
+        "oracle_gate.colour",
         "oracle_gate.files",
         "oracle_gate.git",
         "oracle_gate.check",
         "oracle_gate.judge",
         "oracle_gate.maps",
+        "oracle_gate.report",
+        "oracle_gate.surface",
+        "oracle_gate.approvals_file",
+        "oracle_gate.demo",
+        "oracle_gate.adopt",
+        "oracle_gate.score",
+        "oracle_gate.github",
+        "oracle_gate.action",  # publish: stage 2 of the fork-safe workflow
+        "oracle_gate.bot",  # serve, app-manifest
+        "oracle_gate.commands",
+    ),
+    # v3.7: oracle-gate freeze add/remove/list (issue 18), a command with file logic of its own.
+    "oracle_gate.commands.freeze": (
+        "oracle_gate",
+        "oracle_gate.errors",
+        "oracle_gate.exit_status",
+        "oracle_gate.files",
+        "oracle_gate.git",
+        "oracle_gate.check",
+        "oracle_gate.judge",
+        "oracle_gate.maps",
+        "oracle_gate.commands.declare",
+        "oracle_gate.commands.options",
+        "oracle_gate.commands.output",
     ),
     # What both front doors say to GitHub: client, publisher, rendering, shared values. It knows
     # neither front door.
@@ -220,6 +242,9 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     ),
 }
 
+# The console entry point (oracle_gate.cli:main): it dispatches to oracle_gate.commands.
+COMMAND_LINE = "oracle_gate.cli"
+
 # Front doors that may not import each other (issue 17: the bot once imported 13 Action modules).
 FRONT_DOORS = ("oracle_gate.action", "oracle_gate.bot")
 
@@ -297,7 +322,7 @@ def test_each_module_imports_only_what_its_room_allows(path: Path) -> None:
     module = module_name(path)
     room = room_of(module)
     if room is None:
-        assert module in ("oracle_gate", "oracle_gate.__main__", "oracle_gate.cli"), (
+        assert module in ("oracle_gate", "oracle_gate.__main__", COMMAND_LINE), (
             f"{module} belongs to no room of the import rules"
         )
         return
@@ -320,12 +345,10 @@ def test_nothing_but_the_entry_points_imports_the_cli_or_the_action() -> None:
     for path in gate_modules():
         module = module_name(path)
         for name in imports_of(path):
-            if name == "oracle_gate.cli" and module != "oracle_gate.__main__":
+            if name == COMMAND_LINE and module != "oracle_gate.__main__":
                 offenders.append(f"{module} -> {name}")
-            if (
-                inside(name, ("oracle_gate.action",))
-                and not inside(module, ("oracle_gate.action",))
-                and module != "oracle_gate.cli"
+            if inside(name, ("oracle_gate.action",)) and not inside(
+                module, ("oracle_gate.action", "oracle_gate.commands")
             ):
                 offenders.append(f"{module} -> {name}")
     assert not offenders
@@ -337,7 +360,7 @@ def test_nothing_but_the_command_line_imports_the_bot() -> None:
         for path in gate_modules()
         for name in imports_of(path)
         if inside(name, ("oracle_gate.bot",))
-        and not inside(module_name(path), ("oracle_gate.bot", "oracle_gate.cli"))
+        and not inside(module_name(path), ("oracle_gate.bot", "oracle_gate.commands"))
     ]
     assert not offenders
 

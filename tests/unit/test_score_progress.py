@@ -3,7 +3,7 @@ per phase otherwise (CI logs keep every line)."""
 
 from __future__ import annotations
 
-from oracle_gate.score.command import progress_printer
+from oracle_gate.commands.score import progress_printer
 
 
 def test_one_line_per_phase_when_not_a_terminal() -> None:

@@ -7,20 +7,24 @@ know kept as they were. ``add`` binds the entry to the current commit's full SHA
 id that matches no test pytest collects; ``list`` shows each entry's age (from its bound commit's
 date), owner, expiry, whether its test still exists and, given a map, the lines only it observes.
 
-Every refusal is one line and exit 3 (:class:`~oracle_gate.errors.UsageError`).
+Every refusal is one line and exit 3 (:class:`~oracle_gate.errors.UsageError`). Its
+declaration (``COMMAND``, at the end) registers the three commands in the table.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable
+import sys
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
+from oracle_gate.commands.declare import Subcommand
+from oracle_gate.commands.options import REPO, TEXT_OR_JSON
+from oracle_gate.commands.output import line, write_file
 from oracle_gate.errors import GateError, UsageError
-from oracle_gate.files import write_atomically
+from oracle_gate.exit_status import ExitStatus
 from oracle_gate.git import Git
 from oracle_gate.judge.freeze import ISO_DATE, LOGIN, nodeid_matches
 from oracle_gate.judge.policy import POLICY_PATH, Policy, parse_policy
@@ -29,39 +33,6 @@ from oracle_gate.maps.testpaths import default_test_paths_in
 
 KEY_ORDER = ("nodeid", "reason", "bound_sha", "owner", "expires")
 COLLECT_SECONDS = 600
-Say = Callable[[str], None]
-
-
-def add_freeze(sub: argparse._SubParsersAction[Any]) -> None:
-    """Register ``freeze`` and its three commands."""
-    p = sub.add_parser(
-        "freeze",
-        help="add, remove or list freeze entries (writes freeze.json with a stable layout)",
-        description="Edit or show the working tree's freeze manifest (the path its oracle-gate.toml names, "
-        "default freeze.json). Exit 0 done, 3 refused (one line says why).",
-    )
-    cmds = p.add_subparsers(dest="freeze_command", required=True, parser_class=type(p))
-    a = cmds.add_parser("add", help="freeze a test, bound to the current commit")
-    a.add_argument("nodeid", metavar="NODEID", help="the test id to freeze (as pytest prints it)")
-    a.add_argument("--reason", required=True, help="why it is frozen (required, not empty)")
-    a.add_argument("--owner", metavar="LOGIN", help="who triages it (a GitHub login)")
-    a.add_argument("--expires", metavar="YYYY-MM-DD", help="when it must be looked at again")
-    a.set_defaults(func=run_freeze_add)
-    _add_repo(a)
-    r = cmds.add_parser("remove", help="unfreeze a test (the entry with exactly this node id)")
-    r.add_argument("nodeid", metavar="NODEID")
-    r.set_defaults(func=run_freeze_remove)
-    _add_repo(r)
-    ls = cmds.add_parser("list", help="each entry's age, owner, expiry, whether its test exists")
-    ls.add_argument("--coverage", type=Path, metavar="MAP", help="a map: also list each entry's unique lines")
-    ls.add_argument("--format", choices=("text", "json"), default="text")
-    ls.add_argument("--no-collect", action="store_true", help="do not run pytest to see which tests exist")
-    ls.set_defaults(func=run_freeze_list)
-    _add_repo(ls)
-
-
-def _add_repo(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--repo", type=Path, default=Path("."), help="the git working tree (default: .)")
 
 
 # -- the file -------------------------------------------------------------------------------------
@@ -110,7 +81,7 @@ def _ordered(entry: dict[str, Any]) -> dict[str, Any]:
 # -- add / remove ---------------------------------------------------------------------------------
 
 
-def run_freeze_add(args: argparse.Namespace) -> int:
+def run_freeze_add(args: argparse.Namespace) -> ExitStatus:
     repo = args.repo
     if not args.reason.strip():
         raise UsageError("--reason must not be empty: say why the test is frozen")
@@ -132,21 +103,21 @@ def run_freeze_add(args: argparse.Namespace) -> int:
     }
     entry.update({k: v for k, v in (("owner", args.owner), ("expires", args.expires)) if v is not None})
     doc["frozen"].append(entry)
-    write_atomically(path, render(doc))
-    print(f"froze {args.nodeid} at {entry['bound_sha'][:12]} in {path.name}")
-    return 0
+    write_file(path, render(doc))
+    line(f"froze {args.nodeid} at {entry['bound_sha'][:12]} in {path.name}")
+    return ExitStatus.OK
 
 
-def run_freeze_remove(args: argparse.Namespace) -> int:
+def run_freeze_remove(args: argparse.Namespace) -> ExitStatus:
     path = freeze_path(args.repo)
     doc = load(path)
     kept = [e for e in doc["frozen"] if e["nodeid"] != args.nodeid]
     if len(kept) == len(doc["frozen"]):
         raise UsageError(f"{args.nodeid!r} is not an entry of {path.name}")
     doc["frozen"] = kept
-    write_atomically(path, render(doc))
-    print(f"unfroze {args.nodeid} in {path.name}")
-    return 0
+    write_file(path, render(doc))
+    line(f"unfroze {args.nodeid} in {path.name}")
+    return ExitStatus.OK
 
 
 def _is_date(text: str) -> bool:
@@ -174,7 +145,7 @@ def collect(repo: Path) -> list[str]:
 # -- list -----------------------------------------------------------------------------------------
 
 
-def run_freeze_list(args: argparse.Namespace) -> int:
+def run_freeze_list(args: argparse.Namespace) -> ExitStatus:
     repo = args.repo
     path = freeze_path(repo)
     entries = load(path)["frozen"]
@@ -182,8 +153,8 @@ def run_freeze_list(args: argparse.Namespace) -> int:
     rows = entry_rows(
         entries, Git(repo), today=datetime.now(UTC).date(), collected=collected, coverage=args.coverage
     )
-    print(format_rows(rows, args.format), end="")
-    return 0
+    sys.stdout.write(format_rows(rows, args.format))
+    return ExitStatus.OK
 
 
 def entry_rows(
@@ -281,3 +252,53 @@ def _ranges(lines: list[int]) -> str:
     from oracle_gate.judge.verdict import ranges_text
 
     return ranges_text(lines)
+
+
+# -- the declaration ------------------------------------------------------------------------------
+
+
+def add_add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("nodeid", metavar="NODEID", help="the test id to freeze (as pytest prints it)")
+    p.add_argument("--reason", required=True, help="why it is frozen (required, not empty)")
+    p.add_argument("--owner", metavar="LOGIN", help="who triages it (a GitHub login)")
+    p.add_argument("--expires", metavar="YYYY-MM-DD", help="when it must be looked at again")
+
+
+def add_remove_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("nodeid", metavar="NODEID")
+
+
+def add_list_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--coverage", type=Path, metavar="MAP", help="a map: also list each entry's unique lines")
+    p.add_argument("--no-collect", action="store_true", help="do not run pytest to see which tests exist")
+
+
+COMMAND = Subcommand(
+    "freeze",
+    help="add, remove or list freeze entries (writes freeze.json with a stable layout)",
+    description="Edit or show the working tree's freeze manifest (the path its oracle-gate.toml names, "
+    "default freeze.json). Exit 0 done, 3 refused (one line says why).",
+    subcommands=(
+        Subcommand(
+            "add",
+            help="freeze a test, bound to the current commit",
+            options=(REPO,),
+            add_arguments=add_add_arguments,
+            run=run_freeze_add,
+        ),
+        Subcommand(
+            "remove",
+            help="unfreeze a test (the entry with exactly this node id)",
+            options=(REPO,),
+            add_arguments=add_remove_arguments,
+            run=run_freeze_remove,
+        ),
+        Subcommand(
+            "list",
+            help="each entry's age, owner, expiry, whether its test exists",
+            options=(REPO, TEXT_OR_JSON),
+            add_arguments=add_list_arguments,
+            run=run_freeze_list,
+        ),
+    ),
+)
