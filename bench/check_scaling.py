@@ -42,7 +42,7 @@ from pathlib import Path
 import coverage
 from coverage import CoverageData
 
-from oracle_gate.maps.read import MANIFEST_SUFFIX, Manifest
+from oracle_gate.maps.reader.manifest import MANIFEST_SUFFIX, Manifest
 
 FILES_PER_TEST = 4
 LINES_PER_FILE = 40

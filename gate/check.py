@@ -51,8 +51,9 @@ from oracle_gate.judge.rebinding import (
 )
 from oracle_gate.judge.symlinks import EntryKind, LinkResolution, resolve_link
 from oracle_gate.judge.verdict import Evidence, Provenance, Verdict, changed_link_target, evaluate
-from oracle_gate.maps.mapbytes import EarlyHash
-from oracle_gate.maps.read import EarlyMapRead, load_parent_coverage
+from oracle_gate.maps.reader.binding import load_parent_coverage
+from oracle_gate.maps.reader.data import EarlyMapRead
+from oracle_gate.maps.reader.mapbytes import EarlyHash
 from oracle_gate.oracle_files import read_oracle
 
 

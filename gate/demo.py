@@ -22,7 +22,8 @@ from pathlib import Path
 from oracle_gate.check import CheckRequest, run_check
 from oracle_gate.commands.output import emit
 from oracle_gate.judge.verdict import Outcome
-from oracle_gate.report import format_verdict, to_json
+from oracle_gate.render.formats import format_verdict
+from oracle_gate.render.verdict_json import to_json
 
 RETRY_PY = '''\
 """Retry with exponential backoff and jitter."""

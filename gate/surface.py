@@ -32,7 +32,7 @@ from oracle_gate.judge.verdict import line_ranges, range_text
 from oracle_gate.oracle_files import read_oracle
 
 if TYPE_CHECKING:
-    from oracle_gate.maps.read import Manifest
+    from oracle_gate.maps.reader.manifest import Manifest
 
 #: Rows a markdown table shows before it counts the rest (the JSON has every one).
 MAX_ROWS = 200
@@ -54,7 +54,8 @@ def read_surface(repo: Path, coverage: Path, rev: str | None, today: dt.date) ->
     to, else ``HEAD``). A map bound to another commit than ``rev`` is refused: its lines would be
     read against the wrong tree and the wrong freeze."""
     from oracle_gate.errors import InputError
-    from oracle_gate.maps.read import locate, open_map
+    from oracle_gate.maps.reader.data import open_map
+    from oracle_gate.maps.reader.manifest import locate
 
     git = Git(repo)
     git.check_repository()
@@ -100,7 +101,7 @@ def _stable_observers(
     the same code as ``check``'s (over every observed line here), dropped for live tests by the
     core's own rule. A malformed ``unstable`` is a one-line refusal (``check`` cannot use the map)."""
     from oracle_gate.errors import InputError
-    from oracle_gate.maps.unstable import unstable_observers
+    from oracle_gate.maps.reader.unstable import unstable_observers
 
     try:
         unstable = unstable_observers(manifest.extra, manifest.path, observers, parent_files)
@@ -165,7 +166,7 @@ def _entry_json(e: EntrySurface) -> dict[str, Any]:
 
 
 def to_markdown(report: SurfaceReport) -> str:
-    from oracle_gate.report import environment
+    from oracle_gate.render.markdown import environment
 
     s = report.surface
     entries = sorted_entries(s.entries)

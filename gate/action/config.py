@@ -15,7 +15,6 @@ from pathlib import Path, PurePosixPath
 
 from oracle_gate.errors import UsageError
 from oracle_gate.github.defaults import (
-    ANNOTATIONS_PER_REQUEST,
     DEFAULT_API_URL,
     DEFAULT_CHECK_NAME,
     DEFAULT_MAX_API_WRITES,
@@ -28,6 +27,7 @@ from oracle_gate.github.defaults import (
     CommentMode,
     is_repository,
 )
+from oracle_gate.github.limits import ANNOTATIONS_PER_REQUEST
 from oracle_gate.judge.verdict import Outcome
 from oracle_gate.review.settings import branch_names, default
 

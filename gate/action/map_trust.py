@@ -7,10 +7,10 @@ A map the pull request can feed is a verdict the pull request writes. The Action
   followed) inside the repository directory: that directory may be the change's checkout, and a
   comparison of bytes with a committed file is defeated by checkout filters (``eol=crlf``);
 * it has a manifest (``oracle-gate map``), whose ``data`` resolves inside the manifest's own directory;
-* the manifest's producer, and the producer of every map a combined map was made from, is a
-  default-branch ``push``/``schedule``/``workflow_dispatch`` run of this repository or this very run
-  (:func:`oracle_gate.maps.provenance.producer_problems`). A map restored from a cache a pull request's run
-  wrote records that pull request's run as its producer, so the cache scope hole closes here too.
+* the manifest's producer, and the producer of every map a combined map was made from, is a default-branch
+  ``push``/``schedule``/``workflow_dispatch`` run of this repository or this very run
+  (:func:`oracle_gate.maps.reader.provenance.producer_problems`). A map restored from a cache a pull request's
+  run wrote records that pull request's run as its producer, so the cache scope hole closes here too.
 
 The data's digest and the parent it is bound to are checked by the core (``binding_problems``).
 Every refusal is a :class:`~oracle_gate.judge.problems.Problem`: the verdict is ``oracle_incomplete`` and the
@@ -26,8 +26,8 @@ from pathlib import Path
 
 from oracle_gate.errors import InputError
 from oracle_gate.judge.problems import Problem
-from oracle_gate.maps.provenance import PRODUCER_KEY, Producer, producer_problems
-from oracle_gate.maps.read import MANIFEST_SUFFIX, Manifest, locate
+from oracle_gate.maps.reader.manifest import MANIFEST_SUFFIX, Manifest, locate
+from oracle_gate.maps.reader.provenance import PRODUCER_KEY, Producer, producer_problems
 
 
 @dataclass(frozen=True)

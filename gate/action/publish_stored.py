@@ -12,14 +12,14 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from oracle_gate import __version__, files, report
-from oracle_gate.action.stored_shapes import check_stored_shapes
+from oracle_gate import __version__, files
 from oracle_gate.errors import GateError, StoredVerdictError
 from oracle_gate.github import content
 from oracle_gate.github.defaults import CommentMode
 from oracle_gate.github.publisher import Publisher, PublishError, PublishResult, PullFile
 from oracle_gate.judge.verdict import Verdict
 from oracle_gate.judge.withheld import stored_verdict_distrusted
+from oracle_gate.render.verdict_json import from_json
 
 WORKFLOWS_DIR = ".github/workflows/"
 
@@ -48,14 +48,16 @@ def lineage_problem(stored: Verdict, head_sha: str, parents: Sequence[str]) -> s
 
 
 def read_stored_verdict(path: Path) -> Verdict:
-    """A ``verdict.json`` from an earlier run; :class:`StoredVerdictError` (one line) when it is not one."""
+    """A ``verdict.json`` from an earlier run; :class:`StoredVerdictError` (one line) when it is not one
+    (unreadable, not JSON, or refused by :func:`oracle_gate.render.verdict_json.from_json`, the one
+    validator of a stored verdict)."""
     try:
         doc = json.loads(files.read_bounded(path, files.MAX_STORED_VERDICT_BYTES).decode("utf-8"))
     except OSError as exc:
         raise StoredVerdictError(str(path), f"cannot read it ({exc.strerror or exc})") from exc
     except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         raise StoredVerdictError(str(path), f"not JSON ({exc})") from exc
-    return check_stored_shapes(report.from_json(doc, str(path)), str(path))
+    return from_json(doc, str(path))
 
 
 def reject_unless_test_merge(

@@ -14,14 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from oracle_gate import escape, files, report
+from oracle_gate import escape, files
 from oracle_gate.exit_status import ExitStatus
+from oracle_gate.github.limits import fit_job_summary
 from oracle_gate.judge.verdict import Verdict
 from oracle_gate.review.events import EventError, payload_of
-
-#: A step summary over 1 MiB is not shown (D/actions/reference/workflows-and-actions/workflow-commands).
-MAX_SUMMARY_BYTES = 1024 * 1024
-_SUMMARY_MARGIN = 4096  # bytes kept free: the runner counts the whole step's file
 
 OUTPUT_NAMES = (
     "verdict",
@@ -116,24 +113,6 @@ def format_outputs(values: Mapping[str, str], delimiter: Callable[[], str] | Non
     return "".join(chunks)
 
 
-def fit_summary(text: str, limit: int = MAX_SUMMARY_BYTES - _SUMMARY_MARGIN) -> str:
-    """``text`` cut (whole lines, with a note) so its UTF-8 encoding fits ``limit`` bytes.
-
-    :func:`report.truncate_markdown` counts characters; the budget in characters shrinks in
-    proportion to the bytes they weigh until the cut text fits.
-    """
-    size = len(text.encode())
-    if size <= limit:
-        return text
-    chars = len(text) * limit // size
-    while True:
-        cut, _ = report.truncate_markdown(text, chars, "The whole verdict is in verdict.json.")
-        weight = len(cut.encode())
-        if weight <= limit:
-            return cut
-        chars = min(chars - 1, chars * limit // weight)
-
-
 def redact(text: str, secrets: Iterable[str]) -> str:
     for secret in secrets:
         if secret:
@@ -190,4 +169,4 @@ def write_summary(path: Path | None, markdown: str, secrets: Iterable[str]) -> N
     """Append ``markdown`` to ``GITHUB_STEP_SUMMARY`` (when set), secrets redacted, cut to fit."""
     if path is None:
         return
-    append_text(path, fit_summary(redact(markdown, secrets)))
+    append_text(path, fit_job_summary(redact(markdown, secrets)))

@@ -50,7 +50,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> ExitStatus:
-    from oracle_gate.maps.mapbytes import EarlyHash
+    from oracle_gate.maps.reader.mapbytes import EarlyHash
 
     if args.coverage is None:
         from oracle_gate.maps.store import stored_map
@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> ExitStatus:
     for reason in verdict.reasons:
         if reason.code == ReasonCode.ORACLE_INCOMPLETE:
             say(reason.detail)
-    from oracle_gate.report import format_verdict
+    from oracle_gate.render.formats import format_verdict
 
     emit(format_verdict(verdict, args.format), args.output, fmt=args.format)
     for name in REPORT_FORMATS:

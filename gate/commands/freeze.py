@@ -202,7 +202,8 @@ def age_days(git: Git, sha: object, today: date) -> int | None:
 def unique_lines(nodeids: list[str], coverage: Path, root: Path) -> dict[str, dict[str, list[int]]]:
     """Per entry, the lines (path -> lines) that only the tests it freezes observe in the map."""
     from oracle_gate.errors import InputError
-    from oracle_gate.maps.read import locate, open_map
+    from oracle_gate.maps.reader.data import open_map
+    from oracle_gate.maps.reader.manifest import locate
 
     try:
         data, _manifest = locate(coverage)

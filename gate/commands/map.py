@@ -75,7 +75,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> ExitStatus:
-    from oracle_gate.maps.build import run_map_cli
+    from oracle_gate.maps.command import run_map_cli
 
     return ExitStatus(run_map_cli(args, say))
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from oracle_gate.commands.declare import Option
 
-#: The reports ``check`` and ``score`` write (:func:`oracle_gate.report.format_verdict`).
+#: The reports ``check`` and ``score`` write (:func:`oracle_gate.render.formats.format_verdict`).
 REPORT_FORMATS = ("text", "json", "markdown")
 
 #: The checkout a command reads (``check``, ``map``, ``freeze``, ``init``, ``score``, ...).

@@ -45,11 +45,11 @@ def run(args: argparse.Namespace) -> ExitStatus:
     import re
     import uuid
 
-    from oracle_gate import report
     from oracle_gate.action.publish_stored import publish_stored, read_stored_verdict
     from oracle_gate.errors import UsageError
     from oracle_gate.github.defaults import DEFAULT_API_URL, CommentMode, is_repository
     from oracle_gate.github.publisher import Publisher, make_client, open_repo
+    from oracle_gate.render.text import to_text
 
     token = os.environ.get("GITHUB_TOKEN", "").strip()
     if not token:
@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> ExitStatus:
     # The stored verdict's text comes from a run the pull request could influence: in a workflow
     # log, keep it from being read as workflow commands.
     guard = uuid.uuid4().hex if os.environ.get("GITHUB_ACTIONS") == "true" else None
-    text = report.to_text(verdict)
+    text = to_text(verdict)
     emit(f"::stop-commands::{guard}\n{text}::{guard}::\n" if guard else text)
     for missing in result.not_posted:
         say(f"not posted: {missing.what}: {missing.why}")

@@ -1,4 +1,5 @@
-"""What the Action says on GitHub and in the workflow, rendered: every call to :mod:`oracle_gate.report`.
+"""What the Action says on GitHub and in the workflow: :mod:`oracle_gate.render`'s texts, fit to GitHub's
+limits (:mod:`oracle_gate.github.limits`).
 
 The check run (conclusion, title, summary, annotations, and the commit status that replaces it), the
 sticky comment, the ``explain`` reply, the job summary with its lines on what was posted, and the
@@ -17,14 +18,14 @@ Choices, with the GitHub behaviour they rest on (D = https://docs.github.com/en)
   (``pending`` would leave the PR waiting forever, ``error`` means the checker
   broke), ``error`` when the gate itself failed. The description (max 140
   characters) names the verdict, so ``unscored`` is not mistaken for a code failure.
-* **Sticky comment.** Starts with :data:`oracle_gate.report.STICKY_MARKER`; mode
+* **Sticky comment.** Starts with :data:`oracle_gate.render.markdown.STICKY_MARKER`; mode
   ``on-change`` never creates one just to say ``pass_clean``.
 """
 
 from __future__ import annotations
 
-from oracle_gate import report
 from oracle_gate.github.defaults import MAX_ANNOTATIONS_PER_RUN, CommentMode
+from oracle_gate.github.limits import MAX_STATUS_DESCRIPTION, fit_check_text, fit_comment, shorten
 from oracle_gate.github.publisher import (
     CheckContent,
     CheckResult,
@@ -34,13 +35,18 @@ from oracle_gate.github.publisher import (
     StickyComment,
 )
 from oracle_gate.judge.verdict import Outcome, Verdict
+from oracle_gate.render import explain, job_summary
+from oracle_gate.render.annotations import check_annotations
+from oracle_gate.render.check import ERROR_TITLE, check_summary, check_title
+from oracle_gate.render.check import error_summary as error_check_summary
+from oracle_gate.render.formats import format_verdict
+from oracle_gate.render.markdown import STICKY_MARKER, md_code, to_markdown
+from oracle_gate.render.text import to_text
 
-MAX_CHECK_TEXT = 65535  # output.summary and output.text, in bytes (D/rest/checks/runs)
 MINIMAL_SUMMARY = (
     "The full report did not fit GitHub's limits for a check run's summary; "
     "the step's job summary and the action's verdict.json have it."
 )
-MAX_STATUS_DESCRIPTION = 140
 
 CONCLUSIONS = {Outcome.PASS_CLEAN: "success", Outcome.FAIL: "failure", Outcome.UNSCORED: "action_required"}
 ERROR_CONCLUSION = "failure"
@@ -63,21 +69,20 @@ FORK_SAFE_HINT = (
 def check_content(verdict: Verdict, max_annotations: int = MAX_ANNOTATIONS_PER_RUN) -> CheckContent:
     """The verdict's check run: conclusion, title, summary (cut to fit in bytes), at most
     ``max_annotations`` annotations (the summary says how many were left out), status fallback."""
-    annotations = [a.to_api() for a in report.check_annotations(verdict)]
+    annotations = [a.to_api() for a in check_annotations(verdict)]
     left_out = max(0, len(annotations) - max_annotations)
-    summary, truncated = report.truncate_markdown_bytes(
-        annotations_left_out_note(left_out, max_annotations) + report.check_summary(verdict),
-        MAX_CHECK_TEXT,
+    summary, truncated = fit_check_text(
+        annotations_left_out_note(left_out, max_annotations) + check_summary(verdict),
         "The full verdict is in the action's verdict.json.",
     )
-    title = report.check_title(verdict)
+    title = check_title(verdict)
     return CheckContent(
         conclusion=CONCLUSIONS[verdict.verdict],
         title=title,
         summary=summary,
         summary_truncated=truncated,
         status_state=STATUS_STATES[verdict.verdict],
-        status_description=report.shorten(title, MAX_STATUS_DESCRIPTION),
+        status_description=shorten(title, MAX_STATUS_DESCRIPTION),
         annotations=annotations[:max_annotations],
         annotations_left_out=left_out,
         minimal_summary=f"**{title}**\n\n{MINIMAL_SUMMARY}\n",
@@ -97,28 +102,28 @@ def annotations_left_out_note(left_out: int, cap: int) -> str:
 
 def error_check(why: str) -> CheckContent:
     """The gate failed without a verdict: a ``failure`` check saying why (or an ``error`` status)."""
-    summary, truncated = report.truncate_markdown_bytes(report.error_summary(why), MAX_CHECK_TEXT)
+    summary, truncated = fit_check_text(error_check_summary(why))
     return CheckContent(
         conclusion=ERROR_CONCLUSION,
-        title=report.ERROR_TITLE,
+        title=ERROR_TITLE,
         summary=summary,
         summary_truncated=truncated,
         status_state=ERROR_STATUS_STATE,
-        status_description=report.shorten(f"{report.ERROR_TITLE}: {why}", MAX_STATUS_DESCRIPTION),
+        status_description=shorten(f"{ERROR_TITLE}: {why}", MAX_STATUS_DESCRIPTION),
     )
 
 
 def outcome_check(outcome: Outcome, title: str, markdown: str) -> CheckContent:
     """A check run for an outcome rendered elsewhere (the scoring run's report, oracle_gate.score.report):
     the verdict's conclusion and status mapping, the summary cut to fit, no annotations."""
-    summary, truncated = report.truncate_markdown_bytes(markdown, MAX_CHECK_TEXT)
+    summary, truncated = fit_check_text(markdown)
     return CheckContent(
         conclusion=CONCLUSIONS[outcome],
-        title=report.shorten(title, 200),
+        title=shorten(title, 200),
         summary=summary,
         summary_truncated=truncated,
         status_state=STATUS_STATES[outcome],
-        status_description=report.shorten(title, MAX_STATUS_DESCRIPTION),
+        status_description=shorten(title, MAX_STATUS_DESCRIPTION),
     )
 
 
@@ -127,18 +132,16 @@ def sticky_comment(verdict: Verdict, mode: CommentMode) -> StickyComment | None:
     updates an existing comment."""
     if mode == CommentMode.NEVER:
         return None
-    body, truncated = report.truncate_markdown(
-        report.to_markdown(verdict),
-        report.MAX_COMMENT_BODY,
-        "The check run and the action's verdict.json have the full verdict.",
+    body, truncated = fit_comment(
+        to_markdown(verdict), "The check run and the action's verdict.json have the full verdict."
     )
     create = mode == CommentMode.ALWAYS or verdict.verdict != Outcome.PASS_CLEAN
-    return StickyComment(report.STICKY_MARKER, body, create=create, truncated=truncated)
+    return StickyComment(STICKY_MARKER, body, create=create, truncated=truncated)
 
 
 def reply_text(body: str) -> str:
     """A plain comment's body, cut to GitHub's limit."""
-    return report.truncate_markdown(body, report.MAX_COMMENT_BODY)[0]
+    return fit_comment(body)[0]
 
 
 # -- the verdict in files and logs --------------------------------------------------------------------
@@ -146,12 +149,12 @@ def reply_text(body: str) -> str:
 
 def verdict_json(verdict: Verdict) -> str:
     """Exactly the contract's JSON (``verdict.json``)."""
-    return report.format_verdict(verdict, "json")
+    return format_verdict(verdict, "json")
 
 
 def log_text(verdict: Verdict) -> str:
     """The verdict as plain text, for the Actions log."""
-    return report.to_text(verdict)
+    return to_text(verdict)
 
 
 # -- the job summary ----------------------------------------------------------------------------------
@@ -164,7 +167,7 @@ def nothing_posted_for_permission(result: PublishResult) -> bool:
 
 def check_line(check: CheckResult, check_name: str) -> str:
     """One markdown line on what the check step posted."""
-    name = report.md_code(check_name)
+    name = md_code(check_name)
     if check.check_run_id is not None:
         notes = f"{check.annotations_posted} of {check.annotations_total} annotation(s)"
         if check.summary_truncated:
@@ -197,7 +200,7 @@ def verdict_summary(verdict: Verdict, result: PublishResult, *, check_name: str,
         check_line(result.check, check_name),
         comment_line(result.comment.action, result.comment.comment_id, mode),
     ]
-    return report.action_summary(
+    return job_summary.action_summary(
         verdict,
         posted,
         result.not_posted,
@@ -209,7 +212,7 @@ def error_summary(
     why: str, *, check: CheckResult | None, failure: NotPosted | None, check_name: str, head_known: bool
 ) -> str:
     """The job summary of a run that could not compute a verdict."""
-    return report.action_error_summary(
+    return job_summary.action_error_summary(
         why,
         check_line=check_line(check, check_name) if check is not None else None,
         failure=failure,
@@ -222,14 +225,17 @@ def error_summary(
 
 def explain_reply(verdict: Verdict) -> tuple[str, bool]:
     """The ``/oracle-gate explain`` reply (cut to a comment's size) and whether it was cut."""
-    return report.explain_markdown(verdict)
+    return fit_comment(
+        explain.explain_markdown(verdict),
+        "The workflow run's job summary and verdict.json have the whole listing.",
+    )
 
 
 def explain_summary(verdict: Verdict, pr_number: int, *, replied: bool, truncated: bool) -> str:
     """The job summary of an ``explain``: whether it was answered, and the whole listing."""
-    return report.explain_job_summary(verdict, pr_number, replied=replied, truncated=truncated)
+    return job_summary.explain_job_summary(verdict, pr_number, replied=replied, truncated=truncated)
 
 
 def not_computed_reply(why: object) -> str:
     """The reply to an ``explain`` whose verdict could not be computed."""
-    return report.explain_error_reply(why)
+    return explain.explain_error_reply(why)

@@ -1,5 +1,5 @@
-"""Values the Action and ``oracle-gate publish`` share: defaults, the repository and SHA patterns,
-comment modes.
+"""Values the Action and ``oracle-gate publish`` share: defaults, the repository pattern, comment
+modes.
 
 Standard library only, so the command line reads them at start without loading PyGithub or jinja2.
 """
@@ -21,13 +21,11 @@ MAX_ANNOTATIONS_INPUT = 10_000  # the most max-annotations allows (200 write req
 #: for reconciling lost answers.
 DEFAULT_MAX_API_WRITES = 40
 MAX_API_WRITES_INPUT = 1000  # the most max-api-writes allows (GitHub's hourly GITHUB_TOKEN budget is 1000)
-ANNOTATIONS_PER_REQUEST = 50  # D/rest/checks/runs: at most 50 annotations per request
 #: The run's wall-time budget in seconds (input time-budget; oracle_gate.action.budget).
 DEFAULT_TIME_BUDGET = 900
 MIN_TIME_BUDGET = 1
 MAX_TIME_BUDGET = 6 * 3600  # a GitHub-hosted job's own limit
 REPOSITORY = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")  # OWNER/NAME
-FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # a whole commit id (SHA-1 or SHA-256), lower case
 
 
 class CommentMode(StrEnum):

@@ -54,11 +54,11 @@ from oracle_gate.github.client import (
     open_repo,
 )
 from oracle_gate.github.defaults import (
-    ANNOTATIONS_PER_REQUEST,
     DEFAULT_API_URL,
     DEFAULT_CHECK_NAME,
     DEFAULT_MAX_API_WRITES,
 )
+from oracle_gate.github.limits import ANNOTATIONS_PER_REQUEST
 
 MAX_ANNOTATIONS_PER_REQUEST = ANNOTATIONS_PER_REQUEST  # D/rest/checks/runs
 #: Attempts at one POST that creates something (check run, comment); between two, the publisher

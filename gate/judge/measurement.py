@@ -25,9 +25,9 @@ from oracle_gate.judge.pyrefs import (
 )
 from oracle_gate.judge.pysource import AddedLines, nodes_on_added_lines, parse_tree
 
-#: The gate's own import package: the top-level module its pytest plugin entry point names
-#: (pyproject ``[project.entry-points.pytest11]``: ``oracle_gate.maps.pytest_plugin``). Derived from this
-#: module's own name so a rename of the package carries it along; a unit test ties it to the entry point.
+#: The gate's own import package: the top-level module its pytest plugin entry point names (pyproject
+#: ``[project.entry-points.pytest11]``: ``oracle_gate.maps.inside.pytest_plugin``). Derived from this module's
+#: own name so a rename of the package carries it along; a unit test ties it to the entry point.
 GATE_IMPORT_PACKAGE = __name__.split(".", 1)[0]
 
 TRACER_APIS = (

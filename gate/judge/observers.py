@@ -1,7 +1,7 @@
 """Observers: which tests observed which touched parent lines, and why a map could not say.
 
-Pure: the map is asked through :class:`MapReader` (the readers live in :mod:`oracle_gate.maps.read`) and
-whether a path names a parent file through a callable, so only the touched files are ever read.
+Pure: the map is asked through :class:`MapReader` (the readers live in :mod:`oracle_gate.maps.reader.data`)
+and whether a path names a parent file through a callable, so only the touched files are ever read.
 """
 
 from __future__ import annotations

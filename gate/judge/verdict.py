@@ -89,6 +89,8 @@ EXIT_STATUS = {
     Outcome.UNSCORED: ExitStatus.UNSCORED,
 }
 SEVERITY = (Outcome.FAIL, Outcome.UNSCORED, Outcome.PASS_CLEAN)  # most severe first
+#: A whole commit id (SHA-1 or SHA-256), lower case: the shape of a verdict's ``parent`` and ``head``.
+FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 # code -> the verdict it forces; dict order is the order reasons are reported in.
 REASONS = {

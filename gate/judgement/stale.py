@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from oracle_gate.github.content import MAX_CHECK_TEXT
+from oracle_gate.github.limits import MAX_CHECK_TEXT
 from oracle_gate.github.publisher import CheckContent
 
 ACTION_REQUIRED = "action_required"

@@ -3,21 +3,21 @@
 :func:`build_map` checks the commit out into a temporary ``git worktree`` (the
 user's working tree, index and HEAD are never touched), runs the test command
 there with coverage.py writing one context per test phase, and writes the data
-file plus its manifest (:class:`oracle_gate.maps.read.Manifest`): the full SHA,
+file plus its manifest (:class:`oracle_gate.maps.reader.manifest.Manifest`): the full SHA,
 the sha256 of the data file, the coverage.py version, the command, whether the
 parent's tests passed. :func:`oracle_gate.maps.combine.combine_maps` merges shard maps measured at the
 same commit. Both write through a temporary file and a rename, so a good map
 is never replaced by a half-written or failed one.
 
-The map stores repo-relative paths: every measured file under the worktree is
-rewritten relative to its root, so a map made on one runner reads the same on
-another. The plugin's own collector measures: ``sys.monitoring`` on CPython 3.12+
-(:mod:`oracle_gate.maps.collector`), coverage.py's C tracer before (:mod:`oracle_gate.maps.trace_collector`;
-which one, and the fallbacks to pytest-cov: :mod:`oracle_gate.maps.choice`).
+The map stores repo-relative paths: every measured file under the worktree is rewritten relative to its root,
+so a map made on one runner reads the same on another. The plugin's own collector measures: ``sys.monitoring``
+on CPython 3.12+ (:mod:`oracle_gate.maps.inside.collector`), coverage.py's C tracer before
+(:mod:`oracle_gate.maps.inside.trace_collector`; which one, and the fallbacks to pytest-cov:
+:mod:`oracle_gate.maps.choice`).
 When coverage.py measures, the test command runs with ``COVERAGE_CORE=ctrace``: on Python 3.14+
 coverage.py would otherwise pick ``sysmon``, which cannot switch contexts per
 test and silently records incomplete per-test data. The package's pytest
-plugin (:mod:`oracle_gate.maps.pytest_plugin`) is told through ``ORACLE_GATE_*``
+plugin (:mod:`oracle_gate.maps.inside.pytest_plugin`) is told through ``ORACLE_GATE_*``
 variables that it runs for a map: frozen tests are *run* (the map must record
 what they observe), the shard filter applies, and it reports progress and the
 final counts; without it (a non-pytest command, plugin autoload off) the map is
@@ -43,9 +43,10 @@ from oracle_gate.git import Git
 from oracle_gate.judge.freeze import Freeze
 from oracle_gate.maps.choice import chosen_collector, collector_fields, coverage_py_reason, map_command
 from oracle_gate.maps.combine import combine_maps
-from oracle_gate.maps.command import run_map_cli
 from oracle_gate.maps.hints import EXIT_NO_TESTS, EXIT_TESTS_FAILED, no_map_cause
 from oracle_gate.maps.ignored_files import copy_ignored, ignored_module_cause
+from oracle_gate.maps.inside.outcomes import run_facts
+from oracle_gate.maps.inside.shards import COVERAGE_COLLECTOR, ENV_FREEZE, GATE_COLLECTORS
 from oracle_gate.maps.layout import interpreter_first_on_path, src_layout_env
 from oracle_gate.maps.mapfile import (
     MAX_LISTED,
@@ -56,9 +57,9 @@ from oracle_gate.maps.mapfile import (
     now,
     publish_map,
 )
-from oracle_gate.maps.outcomes import run_facts
-from oracle_gate.maps.provenance import Producer
-from oracle_gate.maps.read import Manifest, manifest_beside
+from oracle_gate.maps.reader.manifest import Manifest, manifest_beside
+from oracle_gate.maps.reader.provenance import Producer
+from oracle_gate.maps.reader.sqlite_map import SqliteCoverageMap
 from oracle_gate.maps.relocate import relocated_copy
 from oracle_gate.maps.repeat import repeat_runs, unstable_observations
 from oracle_gate.maps.runner import (
@@ -72,13 +73,11 @@ from oracle_gate.maps.runner import (
     default_command,
     measurer_env,
 )
-from oracle_gate.maps.shards import COVERAGE_COLLECTOR, ENV_FREEZE, GATE_COLLECTORS
-from oracle_gate.maps.sqlite_map import SqliteCoverageMap
 from oracle_gate.maps.testpaths import DefaultPaths, default_test_paths
 from oracle_gate.oracle_files import read_oracle
 
 # Importers (the Action, the CLI) name these through this module.
-__all__ = ["MapError", "MapResult", "build_map", "combine_maps", "default_command", "run_map_cli"]
+__all__ = ["MapError", "MapResult", "build_map", "combine_maps", "default_command"]
 
 
 def note_on_stderr(line: str) -> None:
@@ -106,9 +105,9 @@ def build_map(
     Raises :class:`MapError` (or another :class:`GateError`) when no map can be
     made; a parent whose tests fail still gets a map, with ``tests_passed``
     false, which ``check`` refuses unless told ``--allow-failing-parent``.
-    This is the function the Action calls for its ``coverage-command`` input. ``producer`` is the
-    GitHub Actions run building the map (``oracle-gate map`` passes ``Producer.from_environ``), which
-    readers of the map check before trusting it (:mod:`oracle_gate.maps.provenance`). ``copy_ignored_paths``:
+    This is the function the Action calls for its ``coverage-command`` input. ``producer`` is the GitHub
+    Actions run building the map (``oracle-gate map`` passes ``Producer.from_environ``), which readers of the
+    map check before trusting it (:mod:`oracle_gate.maps.reader.provenance`). ``copy_ignored_paths``:
     git-ignored files of the checkout the build writes (``_version.py``), copied into the worktree
     (:mod:`oracle_gate.maps.ignored_files`). ``note`` prints one line (why coverage.py measures). ``repeat``:
     run the tests that many times, the map the union, what differed recorded (:mod:`oracle_gate.maps.repeat`).
@@ -232,7 +231,8 @@ def _union(built: Path, repeats: Sequence[Path], tree: Path) -> None:
 
 
 def _refuse_tampered(run: Run, sha: str) -> None:
-    """A test switched the measurement off (:mod:`oracle_gate.maps.guard`): whatever was written, no map."""
+    """A test switched the measurement off (:mod:`oracle_gate.maps.inside.guard`): whatever was written, no
+    map."""
     if run.report.tampered is not None:
         raise MapError(
             f"{sha[:12]}: no map: the measurement was switched off by the code under test: "
@@ -301,8 +301,8 @@ def _collect(
 
 
 def _refuse_unsealed(run: Run, raw_files: Sequence[Path], sha: str) -> None:
-    """v2 2.5: the collector's data must be exactly what it sealed (:mod:`oracle_gate.maps.seal`)."""
-    from oracle_gate.maps.seal import seal_problem
+    """v2 2.5: the collector's data must be exactly what it sealed (:mod:`oracle_gate.maps.inside.seal`)."""
+    from oracle_gate.maps.inside.seal import seal_problem
 
     problem = seal_problem(raw_files, run.seals)
     if problem is not None:

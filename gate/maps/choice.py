@@ -1,8 +1,8 @@
 """Which collector measures a map: one of the gate's own or coverage.py (through pytest-cov).
 
 The gate's collectors run pytest without pytest-cov and write the map themselves: on CPython 3.12+
-the ``sys.monitoring`` collector (:mod:`oracle_gate.maps.collector`), before that coverage.py's C
-tracer driven by the gate (:mod:`oracle_gate.maps.trace_collector`). They run for the default command
+the ``sys.monitoring`` collector (:mod:`oracle_gate.maps.inside.collector`), before that coverage.py's C
+tracer driven by the gate (:mod:`oracle_gate.maps.inside.trace_collector`). They run for the default command
 and for a user's pytest command that does not measure itself. coverage.py (through pytest-cov,
 ``COVERAGE_CORE=ctrace``) measures for a user's command that passes ``--cov`` or runs ``coverage``
 (``-m coverage`` too), and for projects whose coverage configuration needs coverage.py's machinery
@@ -18,15 +18,15 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from oracle_gate.maps.layout import with_interpreter
-from oracle_gate.maps.runner import default_command
-from oracle_gate.maps.shards import (
+from oracle_gate.maps.inside.shards import (
     COLLECTOR_NAME,
     COVERAGE_COLLECTOR,
     ENV_COLLECTOR,
     GATE_COLLECTORS,
     TRACE_COLLECTOR,
 )
+from oracle_gate.maps.layout import with_interpreter
+from oracle_gate.maps.runner import default_command
 
 COLLECTORS = (*GATE_COLLECTORS, COVERAGE_COLLECTOR)
 

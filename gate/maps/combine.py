@@ -12,6 +12,8 @@ from pathlib import Path
 from oracle_gate import __version__
 from oracle_gate.errors import InputError
 from oracle_gate.maps.combine_stability import combined_stability
+from oracle_gate.maps.inside.outcomes import combined_facts
+from oracle_gate.maps.inside.shards import COVERAGE_COLLECTOR
 from oracle_gate.maps.mapfile import (
     MAX_LISTED,
     MapError,
@@ -21,11 +23,9 @@ from oracle_gate.maps.mapfile import (
     now,
     publish_map,
 )
-from oracle_gate.maps.outcomes import combined_facts
-from oracle_gate.maps.provenance import PRODUCER_KEY, Producer
-from oracle_gate.maps.read import MANIFEST_SUFFIX, Manifest, locate, manifest_beside
-from oracle_gate.maps.shards import COVERAGE_COLLECTOR
-from oracle_gate.maps.unstable import REPEAT_KEY
+from oracle_gate.maps.reader.manifest import MANIFEST_SUFFIX, Manifest, locate, manifest_beside
+from oracle_gate.maps.reader.provenance import PRODUCER_KEY, Producer
+from oracle_gate.maps.reader.unstable import REPEAT_KEY
 
 
 def combine_maps(inputs: Sequence[Path], out: Path, *, producer: Producer | None = None) -> MapResult:

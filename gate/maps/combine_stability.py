@@ -23,8 +23,14 @@ from collections.abc import Iterable, Sequence
 
 from oracle_gate.errors import InputError
 from oracle_gate.maps.mapfile import MapError
-from oracle_gate.maps.read import Manifest
-from oracle_gate.maps.unstable import REPEAT_KEY, UNSTABLE_KEY, Unstable, manifest_repeat, parse_unstable
+from oracle_gate.maps.reader.manifest import Manifest
+from oracle_gate.maps.reader.unstable import (
+    REPEAT_KEY,
+    UNSTABLE_KEY,
+    Unstable,
+    manifest_repeat,
+    parse_unstable,
+)
 
 
 def combined_stability(manifests: Sequence[Manifest]) -> dict[str, object]:

@@ -10,13 +10,14 @@ from typing import Any, TextIO
 
 from oracle_gate.errors import InputError, UsageError
 from oracle_gate.git import Git
+from oracle_gate.maps.build import build_map
 from oracle_gate.maps.choice import chosen_collector, map_command
 from oracle_gate.maps.combine import combine_maps
+from oracle_gate.maps.inside.shards import parse_shard
 from oracle_gate.maps.layout import default_out
 from oracle_gate.maps.mapfile import MapError, MapResult
-from oracle_gate.maps.provenance import Producer
+from oracle_gate.maps.reader.provenance import Producer
 from oracle_gate.maps.repeat import parse_repeat
-from oracle_gate.maps.shards import parse_shard
 
 SPINNER = "|/-\\"
 
@@ -118,9 +119,6 @@ def run_map_cli(args: Any, say: Callable[[str], None]) -> int:
     where = f" shard {shard[0]}/{shard[1]}" if shard else ""
     say(f"mapping {sha} ({args.sha}){where} in a temporary worktree: {shown}")
     bar = choose_progress(args.progress, args.verbose)
-    # Imported here, not at the top: oracle_gate.maps.build re-exports this command.
-    from oracle_gate.maps.build import build_map
-
     try:
         result = build_map(
             git,
@@ -153,7 +151,7 @@ def _report_drift(
     """``--previous``: say what drifted since the last map; 1 when ``fail`` and there is drift, or
     when drift could not be computed (that is not "no drift")."""
     from oracle_gate.maps.drift import drift_since
-    from oracle_gate.maps.read import read_manifest
+    from oracle_gate.maps.reader.manifest import read_manifest
 
     try:
         drift = drift_since(previous, read_manifest(result.manifest), git)

@@ -27,7 +27,8 @@ from typing import Any
 from oracle_gate.errors import InputError
 from oracle_gate.git import Git
 from oracle_gate.judge.observers import map_measured_paths
-from oracle_gate.maps.read import Manifest, open_map, read_manifest
+from oracle_gate.maps.reader.data import open_map
+from oracle_gate.maps.reader.manifest import Manifest, read_manifest
 
 TestLines = Mapping[str, Mapping[str, Set[int]]]
 """Per test id: per repo-relative path, the lines it observes."""

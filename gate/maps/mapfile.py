@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 
 from oracle_gate.errors import GateError
 from oracle_gate.files import temporary_beside
-from oracle_gate.maps.read import Manifest
-from oracle_gate.maps.sqlite_map import SqliteCoverageMap, test_id_of_context
+from oracle_gate.maps.reader.manifest import Manifest
+from oracle_gate.maps.reader.sqlite_map import SqliteCoverageMap, test_id_of_context
 
 if TYPE_CHECKING:  # imported where a merge needs it: ``map`` with the collector never loads coverage.py
     from coverage import CoverageData

@@ -5,9 +5,9 @@
 which prints one line per *file* with a count; ``-v`` turns it back into a tree of ``<Module>``
 lines. Stripping the project's ``addopts`` (``-o addopts=``) would also drop what changes which tests
 are collected (``-m``, ``-k``, ``--doctest-modules``, ``-p`` plugins, ``--import-mode``). So the gate
-runs the project's own pytest command with ``--collect-only`` and this module as a plugin
-(``-p oracle_gate.maps.node_ids``): at the end of collection it writes every collected node id into
-the JSON file ``ORACLE_GATE_NODEIDS`` names, whatever the terminal shows.
+runs the project's own pytest command with ``--collect-only`` and a plugin of its own
+(``-p oracle_gate.maps.inside.collected_ids``): at the end of collection it writes every collected
+node id into the JSON file ``ORACLE_GATE_NODEIDS`` names, whatever the terminal shows.
 
 Written: ``selected`` (what the session would run), ``deselected`` (what ``-m``/``-k``, the freeze
 filter or another plugin took out: the tests exist), ``errors`` (collection errors: the list is then
@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from oracle_gate.errors import GateError
+from oracle_gate.maps.inside.collected_ids import ENV_NODEIDS
 from oracle_gate.maps.layout import src_layout_env
 
-ENV_NODEIDS = "ORACLE_GATE_NODEIDS"  # where the plugin writes the collected node ids (JSON)
-PLUGIN_MODULE = "oracle_gate.maps.node_ids"
+PLUGIN_MODULE = "oracle_gate.maps.inside.collected_ids"  # loaded with -p into the collecting pytest
 COLLECT_SECONDS = 600
 QUIET_CACHE = ("-p", "no:cacheprovider")  # collecting writes no .pytest_cache into the checkout
 
@@ -105,24 +105,3 @@ def _read(path: Path) -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
-
-
-# -- the pytest plugin (loaded with ``-p oracle_gate.maps.node_ids``) --------------------------------------
-
-_deselected: list[str] = []
-
-
-def pytest_deselected(items: Sequence[Any]) -> None:
-    _deselected.extend(str(item.nodeid) for item in items)
-
-
-def pytest_collection_finish(session: Any) -> None:
-    target = os.environ.get(ENV_NODEIDS)
-    if not target or hasattr(session.config, "workerinput"):
-        return
-    document = {
-        "selected": [str(item.nodeid) for item in session.items],
-        "deselected": sorted(set(_deselected)),
-        "errors": int(session.testsfailed),
-    }
-    Path(target).write_text(json.dumps(document), encoding="utf-8")

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from contextlib import closing
 from pathlib import Path
 
-from oracle_gate.maps.sqlite_map import SCHEMA_VERSION
+from oracle_gate.maps.reader.sqlite_map import SCHEMA_VERSION
 
 DATA_TABLES = ("line_bits", "arc")  # what coverage.py's ``purge_files`` deletes (the file row stays)
 

@@ -15,10 +15,10 @@ from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
 
+from oracle_gate.maps.inside.shards import COVERAGE_COLLECTOR, ENV_COLLECTOR, ENV_REPORT
 from oracle_gate.maps.mapfile import MapError
+from oracle_gate.maps.reader.sqlite_map import SqliteCoverageMap
 from oracle_gate.maps.runner import DATA_DIR, REPORT_FILE, Run, Runner, measurer_env
-from oracle_gate.maps.shards import COVERAGE_COLLECTOR, ENV_COLLECTOR, ENV_REPORT
-from oracle_gate.maps.sqlite_map import SqliteCoverageMap
 
 MAX_REPEAT = 20
 Observations = dict[str, dict[str, set[int]]]  # test id -> repo-relative path -> lines

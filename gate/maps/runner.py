@@ -3,7 +3,7 @@ the tail of its output.
 
 The command runs with ``COVERAGE_CORE=ctrace``: on Python 3.14+ coverage.py would otherwise pick
 ``sysmon``, which cannot switch contexts per test and silently records incomplete per-test data.
-The package's pytest plugin (:mod:`oracle_gate.maps.pytest_plugin`) is told through ``ORACLE_GATE_*``
+The package's pytest plugin (:mod:`oracle_gate.maps.inside.pytest_plugin`) is told through ``ORACLE_GATE_*``
 variables that it runs for a map, and reports progress and the final counts through a JSON-lines file
 (:class:`RunReport`).
 """
@@ -21,10 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from oracle_gate.maps.mapfile import MapError
-from oracle_gate.maps.pipe import PipeReader
-from oracle_gate.maps.seal import ENV_SEAL
-from oracle_gate.maps.shards import (
+from oracle_gate.maps.inside.pipe import PipeReader
+from oracle_gate.maps.inside.seal import ENV_SEAL
+from oracle_gate.maps.inside.shards import (
     ENV_COLLECTOR,
     ENV_DATA,
     ENV_FREEZE,
@@ -33,6 +32,7 @@ from oracle_gate.maps.shards import (
     ENV_SHARD,
     GATE_COLLECTORS,
 )
+from oracle_gate.maps.mapfile import MapError
 
 DEFAULT_COMMAND = ("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--cov", "--cov-context=test")
 # pytest-cov's terminal report is not needed for a map and costs a pass over every measured file.

@@ -10,7 +10,7 @@ from pathlib import Path
 from oracle_gate.errors import GateError
 from oracle_gate.git import Git
 from oracle_gate.maps.layout import default_out
-from oracle_gate.maps.mapbytes import MANIFEST_SUFFIX
+from oracle_gate.maps.reader.mapbytes import MANIFEST_SUFFIX
 
 
 def stored_map(repo: Path, base: str, env: Mapping[str, str] = os.environ) -> Path | None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from oracle_gate.errors import Refused
-from oracle_gate.github.defaults import FULL_SHA
+from oracle_gate.judge.verdict import FULL_SHA
 
 MAX_SHOWN = 60  # characters of a payload's value quoted in a message
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from oracle_gate.errors import InputError
 from oracle_gate.git import Git
-from oracle_gate.maps.outcomes import (
+from oracle_gate.maps.inside.outcomes import (
     OUTCOMES_KEY,
     PLUGIN_ORIGINS,
     PLUGIN_ORIGINS_KEY,
@@ -17,7 +17,7 @@ from oracle_gate.maps.outcomes import (
     PYTHON_KEY,
     plugin_set,
 )
-from oracle_gate.maps.read import Manifest, locate
+from oracle_gate.maps.reader.manifest import Manifest, locate
 from oracle_gate.oracle_files import Oracle, read_oracle
 from oracle_gate.score.decide import ParentRun, live_tests
 

@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-from oracle_gate.maps.outcomes import (
+from oracle_gate.maps.inside.outcomes import (
     PLUGIN_ORIGINS,
     PLUGIN_ORIGINS_KEY,
     OutcomeLog,

@@ -11,7 +11,8 @@ import json
 from typing import Any
 
 from oracle_gate.escape import log_line
-from oracle_gate.report import md_escape, to_json
+from oracle_gate.render.markdown import md_escape
+from oracle_gate.render.verdict_json import to_json
 from oracle_gate.score.decide import (
     SCORE_KIND,
     SCORE_SCHEMA,

@@ -25,9 +25,9 @@ from oracle_gate.check import CheckRequest, run_check
 from oracle_gate.errors import UsageError
 from oracle_gate.git import Git
 from oracle_gate.judge.verdict import Outcome, Verdict
+from oracle_gate.maps.inside.outcomes import OUTCOMES_KEY, SKIP_REASONS_KEY, plugin_set
+from oracle_gate.maps.inside.pipe import PipeReader
 from oracle_gate.maps.layout import src_layout_env
-from oracle_gate.maps.outcomes import OUTCOMES_KEY, SKIP_REASONS_KEY, plugin_set
-from oracle_gate.maps.pipe import PipeReader
 from oracle_gate.maps.runner import RunReport
 from oracle_gate.maps.testpaths import default_test_paths
 from oracle_gate.score import settings as plug

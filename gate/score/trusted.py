@@ -16,7 +16,7 @@ from oracle_gate.errors import InputError
 from oracle_gate.files import read_bounded
 from oracle_gate.git import Git
 from oracle_gate.judge.verdict import Outcome, Verdict
-from oracle_gate.report import to_json
+from oracle_gate.render.verdict_json import to_json
 from oracle_gate.score.decide import Score, ScoreResult, from_diff_verdict, incomplete
 from oracle_gate.score.parent import ParentProblem, parent_side
 from oracle_gate.score.verify import KnownFacts, check_report, rejected

@@ -6,9 +6,9 @@ the report over, as one JSON line to a pipe whose other end is ``oracle-gate sco
 was written is in the parent process already: code of the change that later rewrites the recorder's
 document (found through ``gc``), or the report file, cannot take it back.
 
-In the ``score`` process, :class:`oracle_gate.maps.pipe.PipeReader` drains the pipe in a thread, and
+In the ``score`` process, :class:`oracle_gate.maps.inside.pipe.PipeReader` drains the pipe in a thread, and
 :func:`witnessed_outcomes` folds the lines with the recorder's own rules
-(:class:`oracle_gate.maps.outcomes.OutcomeLog`), so the two witnesses cannot disagree on what a
+(:class:`oracle_gate.maps.inside.outcomes.OutcomeLog`), so the two witnesses cannot disagree on what a
 phase means, only on what happened. The comparison itself is pure:
 :func:`oracle_gate.score.tampering.tampering`.
 """
@@ -46,7 +46,7 @@ class Witness:
         self._write({"exit": int(exitstatus)})
 
     def _write(self, line: Mapping[str, Any]) -> None:
-        from oracle_gate.maps.pipe import write_line
+        from oracle_gate.maps.inside.pipe import write_line
 
         if not write_line(self.fd, (json.dumps(line, sort_keys=True) + "\n").encode()):
             self.broken = True  # the pipe was closed under it: the parent then misses lines, and says so
@@ -61,8 +61,8 @@ def install(pluginmanager: Any, environ: dict[str, str] | Any) -> None:
 
 def witnessed_outcomes(data: bytes) -> tuple[dict[str, str], int | None, int]:
     """The witness's outcomes, the exit status it saw, and how many lines it could not read."""
-    from oracle_gate.maps.outcomes import OutcomeLog
-    from oracle_gate.maps.pipe import json_lines
+    from oracle_gate.maps.inside.outcomes import OutcomeLog
+    from oracle_gate.maps.inside.pipe import json_lines
 
     log = OutcomeLog()
     exit_status: int | None = None

@@ -13,8 +13,8 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from oracle_gate.maps.provenance import Producer
-from oracle_gate.maps.read import Manifest
+from oracle_gate.maps.reader.manifest import Manifest
+from oracle_gate.maps.reader.provenance import Producer
 
 WORKFLOW = ".github/workflows/oracle-gate-map.yml"
 ARTIFACT = "oracle-gate-map"

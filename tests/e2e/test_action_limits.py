@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from oracle_gate.maps.read import MANIFEST_SUFFIX
+from oracle_gate.maps.reader.manifest import MANIFEST_SUFFIX
 from tests.github_fake import FakeGitHub
 from tests.support import events
 from tests.support.harness import MAP_PRODUCER, Runner

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml  # type: ignore[import-untyped]  # PyYAML ships no stubs; types-PyYAML is not pinned
 
-from oracle_gate.maps.read import Manifest
+from oracle_gate.maps.reader.manifest import Manifest
 from tests.github_fake import FakeGitHub
 from tests.github_fake.state import CheckRunState
 from tests.support import events

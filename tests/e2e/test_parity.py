@@ -33,8 +33,8 @@ from typing import Any, cast
 import pytest
 
 from oracle_gate.github.defaults import DEFAULT_CHECK_NAME as NAME
-from oracle_gate.maps.provenance import Producer
-from oracle_gate.maps.read import Manifest
+from oracle_gate.maps.reader.manifest import Manifest
+from oracle_gate.maps.reader.provenance import Producer
 from tests.github_fake import FakeGitHub
 from tests.github_fake.fixtures import FakeFactory
 from tests.support import approved_pulls, events

@@ -237,7 +237,7 @@ def test_with_an_app_token_only_the_apps_own_marker_comment_is_adopted(
     """Seen on main: ``publish`` had no --comment-author, so with an App installation token (GET /user
     names no one) it took github-actions[bot] as its own identity: a marker comment any pull
     request's own workflow can post with GITHUB_TOKEN."""
-    from oracle_gate.report import STICKY_MARKER
+    from oracle_gate.render.markdown import STICKY_MARKER
 
     pr = project.pulls[2]
     stored = stage_one(runner, project, fake, pr, tmp_path)

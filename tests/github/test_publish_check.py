@@ -6,12 +6,12 @@ import time
 
 import pytest
 
-from oracle_gate import report
 from oracle_gate.github.content import CONCLUSIONS, check_content, error_check
 from oracle_gate.github.publisher import NotPermitted, RequestRejected, make_client, open_repo
 from oracle_gate.github.publisher import Publisher as GatePublisher
 from oracle_gate.judge.verdict import Verdict
-from oracle_gate.report import STICKY_MARKER
+from oracle_gate.render.check import check_summary
+from oracle_gate.render.markdown import STICKY_MARKER
 from tests.github.clients import FAST, HEAD_SHA, REPO, client_for, publish_rendered, publisher_for, seed
 from tests.github_fake import FakeGitHub, TokenKind
 from tests.github_fake.fixtures import FakeFactory
@@ -146,7 +146,7 @@ def test_a_summary_is_cut_by_utf8_bytes_not_characters(fake: FakeGitHub) -> None
     """Seen on main: a fail verdict with CJK paths fit 65,535 characters but not 65,535 bytes, and
     GitHub's 422 posted no check at all. The fake counts bytes as GitHub does."""
     verdict = verdicts.with_many_reasons(150, path_prefix="测试/数据文件路径/夹具")
-    summary = report.check_summary(verdict)
+    summary = check_summary(verdict)
     assert len(summary) < 65535 < len(summary.encode())
     publisher_for(fake).publish_check(check_content(verdict), HEAD_SHA)
     (run,) = fake.check_runs(REPO)

@@ -8,7 +8,7 @@ from oracle_gate.github.content import sticky_comment
 from oracle_gate.github.defaults import CommentMode
 from oracle_gate.github.publisher import CommentAction, Publisher, open_repo
 from oracle_gate.judge.verdict import Verdict
-from oracle_gate.report import STICKY_MARKER
+from oracle_gate.render.markdown import STICKY_MARKER
 from tests.github.clients import PR, REPO, client_for, publish_rendered, publisher_for
 from tests.github_fake import FakeGitHub, TokenKind
 from tests.support import verdicts

@@ -1,4 +1,5 @@
-"""The ``sys.monitoring`` collector (:mod:`oracle_gate.maps.collector`) against coverage.py's ``ctrace``.
+"""The ``sys.monitoring`` collector (:mod:`oracle_gate.maps.inside.collector`) against coverage.py's
+``ctrace``.
 
 The suite runs on 3.11; these tests run their pytest sessions (and ``oracle-gate map``) in a cached
 Python 3.12 venv (:mod:`tests.support.py312`). They skip, with one reason line, only where

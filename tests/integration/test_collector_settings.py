@@ -191,7 +191,7 @@ def test_the_settrace_collector_leaves_greenlets_to_coverage_py(
     library: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The C tracer needs coverage.py's ``concur_id_func`` machinery for them (sys.monitoring does not)."""
-    from oracle_gate.maps.trace_collector import trace_refusal
+    from oracle_gate.maps.inside.trace_collector import trace_refusal
 
     (tmp_path / ".coveragerc").write_text(f"[run]\nconcurrency = {library},thread\n")
     monkeypatch.chdir(tmp_path)

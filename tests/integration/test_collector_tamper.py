@@ -1,4 +1,4 @@
-"""No test can switch the map's measurement off and still get a map (:mod:`oracle_gate.maps.guard`).
+"""No test can switch the map's measurement off and still get a map (:mod:`oracle_gate.maps.inside.guard`).
 
 Each case adds a test file to a small project whose frozen test calls a helper only it calls; the
 file attacks the measurement (at collection time, or from inside a test). ``oracle-gate map`` must

@@ -11,7 +11,7 @@ import pytest
 from coverage import CoverageData
 
 from oracle_gate.judge.verdict import Verdict
-from oracle_gate.maps.read import SQLITE_MAGIC
+from oracle_gate.maps.reader.data import SQLITE_MAGIC
 from tests.support.factories import (
     TEST_FILE,
     Project,

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from oracle_gate.report import format_verdict
+from oracle_gate.render.formats import format_verdict
 from tests.support.factories import TEST_FILE, Project, other_frozen_runs, write_json_map
 from tests.support.golden import assert_matches_golden
 from tests.support.repo import Repo

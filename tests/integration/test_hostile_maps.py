@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from oracle_gate.maps.read import preflight_sqlite
-from oracle_gate.maps.sqlite_map import connect_read_only
+from oracle_gate.maps.reader.data import preflight_sqlite
+from oracle_gate.maps.reader.sqlite_map import connect_read_only
 from tests.support.factories import Project
 
 LIVE_EDIT = ("    y = x + 1\n", "    y = 1 + x\n")

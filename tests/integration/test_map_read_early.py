@@ -1,4 +1,4 @@
-"""The map read early (``gate/maps/mapbytes.py``): the command line hashes ``--coverage`` on a thread
+"""The map read early (``gate/maps/reader/mapbytes.py``): the command line hashes ``--coverage`` on a thread
 before it imports the gate. A map that would make that thread hang, or that is replaced after it was
 hashed, must still end in the verdict the direct read gives: unscored, naming the file, at once.
 """
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from oracle_gate.maps.mapbytes import EarlyHash
-from oracle_gate.maps.read import EarlyMapRead, open_map
+from oracle_gate.maps.reader.data import EarlyMapRead, open_map
+from oracle_gate.maps.reader.mapbytes import EarlyHash
 from tests.support.factories import Project
 from tests.support.repo import run_cli
 

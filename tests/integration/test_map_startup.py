@@ -34,7 +34,7 @@ NOT_FOR_MAP = (
     "oracle_gate.commands.surface",
     "oracle_gate.commands.check",
     "oracle_gate.commands.score",
-    "oracle_gate.maps.collector",
+    "oracle_gate.maps.inside.collector",
     "importlib.metadata",
     "coverage",
     "base64",

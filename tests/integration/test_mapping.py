@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from coverage import CoverageData
 
-from oracle_gate.maps.shards import shard_of
+from oracle_gate.maps.inside.shards import shard_of
 from tests.support.in_process import run_cli
 from tests.support.repo import Repo, clean_env
 

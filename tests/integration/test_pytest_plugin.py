@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from oracle_gate.maps.shards import shard_of
+from oracle_gate.maps.inside.shards import shard_of
 from tests.support.repo import clean_env
 
 SUITE = """\
@@ -123,13 +123,13 @@ def test_it_is_inert_unless_enabled(suite: Path, pytest_run: Run) -> None:
     assert collected(proc) == ALL
     assert "oracle-gate" not in proc.stdout
     probe = (
-        "import sys, oracle_gate.maps.pytest_plugin; "
+        "import sys, oracle_gate.maps.inside.pytest_plugin; "
         "print(sorted(m for m in sys.modules if m.startswith('oracle_gate')))"
     )
     imported = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert (
-        imported.stdout.strip()
-        == "['oracle_gate', 'oracle_gate.maps', 'oracle_gate.maps.pytest_plugin', 'oracle_gate.maps.shards']"
+        imported.stdout.strip() == "['oracle_gate', 'oracle_gate.maps', 'oracle_gate.maps.inside', "
+        "'oracle_gate.maps.inside.pytest_plugin', 'oracle_gate.maps.inside.shards']"
     )
 
 

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from oracle_gate.judge.verdict import Verdict
-from oracle_gate.report import to_json, to_markdown
+from oracle_gate.render.markdown import to_markdown
+from oracle_gate.render.verdict_json import to_json
 from tests.support.factories import Measured, Project, clone_project, freeze_json, line_of
 from tests.support.repo import Repo, clean_env, measure_coverage
 

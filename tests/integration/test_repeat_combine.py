@@ -8,7 +8,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from oracle_gate.maps.shards import shard_of
+from oracle_gate.maps.inside.shards import shard_of
 from tests.support.in_process import run_cli
 from tests.support.repo import Repo, clean_env
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 import shlex
 
-from oracle_gate.report import format_verdict, to_markdown
+from oracle_gate.render.formats import format_verdict
+from oracle_gate.render.markdown import to_markdown
 from tests.support.factories import Project
 from tests.support.markdown import replay_command_of
 from tests.support.repo import run_cli

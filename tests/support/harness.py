@@ -26,8 +26,8 @@ from typing import Any
 
 import yaml  # type: ignore[import-untyped]  # PyYAML ships no stubs; types-PyYAML is not pinned
 
-from oracle_gate.maps.provenance import Producer
-from oracle_gate.maps.read import MANIFEST_SUFFIX, Manifest
+from oracle_gate.maps.reader.manifest import MANIFEST_SUFFIX, Manifest
+from oracle_gate.maps.reader.provenance import Producer
 from tests.github_fake import FakeGitHub
 from tests.support import events
 from tests.support.in_process import run_action

@@ -3,7 +3,7 @@ starts from, and the untrusted runs are that shape with a field changed (``datac
 
 from __future__ import annotations
 
-from oracle_gate.maps.provenance import Producer
+from oracle_gate.maps.reader.provenance import Producer
 
 MAP_WORKFLOW = ".github/workflows/oracle-gate-map.yml"
 

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import date, datetime, timedelta, timezone
 
-from oracle_gate import report
 from oracle_gate.judge.approvals import ApprovalsSeen, Approver
 from oracle_gate.judge.triage import TriageEntry
 from oracle_gate.judge.verdict import (
@@ -26,6 +25,10 @@ from oracle_gate.judge.verdict import (
     ReasonCode,
     Verdict,
 )
+from oracle_gate.render.check import check_summary
+from oracle_gate.render.explain import explain_markdown
+from oracle_gate.render.job_summary import action_summary, explain_job_summary
+from oracle_gate.render.markdown import to_markdown
 
 PARENT = "0123456789abcdef0123456789abcdef01234567"
 HEAD = "fedcba9876543210fedcba9876543210fedcba98"
@@ -270,9 +273,9 @@ VERDICT_KINDS = {
 
 #: Every markdown rendering of a verdict a person reads, by name (for the structure and mention tests).
 MARKDOWN_RENDERINGS: dict[str, Callable[[Verdict], str]] = {
-    "comment": report.to_markdown,
-    "check_summary": report.check_summary,
-    "explain": lambda v: report.explain_markdown(v)[0],
-    "explain_job_summary": lambda v: report.explain_job_summary(v, 1, replied=True, truncated=False),
-    "job_summary": lambda v: report.action_summary(v, ("Sticky comment: created (id 1).",)),
+    "comment": to_markdown,
+    "check_summary": check_summary,
+    "explain": explain_markdown,
+    "explain_job_summary": lambda v: explain_job_summary(v, 1, replied=True, truncated=False),
+    "job_summary": lambda v: action_summary(v, ("Sticky comment: created (id 1).",)),
 }

@@ -1,5 +1,5 @@
-"""The job summary's size limit and the explain reply (oracle_gate.action.workflow_io and
-oracle_gate.report, pure)."""
+"""The job summary's size limit and the explain reply (oracle_gate.render, oracle_gate.github.limits
+and oracle_gate.github.content, pure)."""
 
 from __future__ import annotations
 
@@ -9,23 +9,26 @@ from pathlib import Path
 import pytest
 
 from oracle_gate.action.publish_stored import read_stored_verdict
-from oracle_gate.action.workflow_io import MAX_SUMMARY_BYTES, fit_summary
 from oracle_gate.errors import StoredVerdictError, UsageError
-from oracle_gate.report import explain_markdown, overlap_listing, to_json
+from oracle_gate.github.content import explain_reply
+from oracle_gate.github.limits import MAX_JOB_SUMMARY_BYTES, fit_job_summary
+from oracle_gate.render.explain import explain_markdown
+from oracle_gate.render.listings import overlap_listing
+from oracle_gate.render.verdict_json import to_json
 from tests.support import verdicts
 
 
 def test_a_small_summary_is_left_alone() -> None:
-    assert fit_summary("# ok\n") == "# ok\n"
+    assert fit_job_summary("# ok\n") == "# ok\n"
 
 
 @pytest.mark.parametrize("char", ["x", "é", "😀"])
 def test_a_huge_summary_is_cut_below_one_mebibyte_in_bytes(char: str) -> None:
     """GitHub's limit is 1 MiB of bytes: multi-byte characters count as what they weigh."""
     text = "".join(f"| line {i} | {char * 40} |\n" for i in range(60_000))
-    fitted = fit_summary(text)
-    assert len(fitted.encode()) <= MAX_SUMMARY_BYTES
-    assert len(fitted.encode()) > MAX_SUMMARY_BYTES * 0.9
+    fitted = fit_job_summary(text)
+    assert len(fitted.encode()) <= MAX_JOB_SUMMARY_BYTES
+    assert len(fitted.encode()) > MAX_JOB_SUMMARY_BYTES * 0.9
     assert text.startswith(fitted.split("\n\n> ✂️")[0])
     assert "Truncated" in fitted
     assert "verdict.json" in fitted
@@ -51,7 +54,7 @@ def test_the_listing_has_every_range_with_every_observer() -> None:
 
 def test_explain_lists_every_range_and_every_reason() -> None:
     v = verdicts.unscored(_many_ranges(200))
-    text, truncated = explain_markdown(v)
+    text, truncated = explain_reply(v)
     assert not truncated
     rows = [line for line in text.splitlines() if line.startswith("| ") and "test_backoff" in line]
     assert len(rows) == 200
@@ -61,13 +64,12 @@ def test_explain_lists_every_range_and_every_reason() -> None:
 
 def test_explain_is_cut_below_the_comment_limit_with_a_note() -> None:
     v = verdicts.unscored(_many_ranges(3000))
-    text, truncated = explain_markdown(v)
+    text, truncated = explain_reply(v)
     assert truncated
     assert len(text) <= 65536
     assert "Truncated" in text
     assert "job summary" in text
-    full, cut = explain_markdown(v, limit=10**9)
-    assert not cut
+    full = explain_markdown(v)
     assert full.startswith(text.split("\n\n> ✂️")[0])
 
 
@@ -166,7 +168,7 @@ def test_a_stored_verdict_may_carry_a_code_this_gate_does_not_decide(tmp_path: P
 def test_observer_edited_annotates_the_lines_and_the_edited_test() -> None:
     """v2: the edited_only lines get a warning naming the edited tests; each such test gets one at
     its parent ``def`` line; an inherited overlap line says no test runs it."""
-    from oracle_gate.report import EDITED_TEST_TITLE, EDITED_TITLE, check_annotations
+    from oracle_gate.render.annotations import EDITED_TEST_TITLE, EDITED_TITLE, check_annotations
     from tests.support.rendering_cases import unscored_edited
 
     notes = check_annotations(unscored_edited())

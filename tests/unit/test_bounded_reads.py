@@ -13,7 +13,7 @@ import pytest
 from oracle_gate import files
 from oracle_gate.action import publish_stored, workflow_io
 from oracle_gate.errors import InputError, StoredVerdictError
-from oracle_gate.maps import read
+from oracle_gate.maps.reader import data, manifest
 from oracle_gate.review.events import EventError
 
 
@@ -86,8 +86,8 @@ def test_every_reader_refuses_unbounded_input(kind: str, tmp_path: Path, fifo: P
     """The coverage map, its manifest, a stored verdict and the event payload, each pointed at it."""
     path = {"dev_zero": symlink_to(tmp_path, "/dev/zero"), "fifo": fifo, "sparse": sparse}[kind]
     readers = {
-        "map": (lambda: read.open_map(path), InputError),
-        "manifest": (lambda: read.read_manifest(path), InputError),
+        "map": (lambda: data.open_map(path), InputError),
+        "manifest": (lambda: manifest.read_manifest(path), InputError),
         "stored verdict": (lambda: publish_stored.read_stored_verdict(path), StoredVerdictError),
         "event": (lambda: workflow_io.read_event(path), EventError),
     }

@@ -60,5 +60,7 @@ def test_the_gates_own_files_are_not_outside_the_worktree() -> None:
     import oracle_gate
 
     assert is_the_gates_own(oracle_gate.__file__)
-    assert is_the_gates_own(str(__import__("oracle_gate.maps.collector").maps.collector.__file__))
+    assert is_the_gates_own(
+        str(__import__("oracle_gate.maps.inside.collector").maps.inside.collector.__file__)
+    )
     assert not is_the_gates_own("/elsewhere/project/gate/__init__.py")

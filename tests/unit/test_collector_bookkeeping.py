@@ -1,4 +1,5 @@
-"""The collector's bookkeeping between tests (:mod:`oracle_gate.maps.collector`), without ``sys.monitoring``.
+"""The collector's bookkeeping between tests (:mod:`oracle_gate.maps.inside.collector`), without
+``sys.monitoring``.
 
 Grouping a test's hits by file, handing them to the writer and writing batches run on any Python;
 the events themselves are tested against coverage.py on 3.12 in ``tests/integration/test_collector.py``.
@@ -16,8 +17,9 @@ from typing import Any
 import pytest
 from coverage import CoverageData
 
-from oracle_gate.maps import collector
-from oracle_gate.maps.collector import LineCollector, Writer
+from oracle_gate.maps.inside import collector, collector_base
+from oracle_gate.maps.inside.collector import LineCollector
+from oracle_gate.maps.inside.collector_base import Writer
 
 Contexts = dict[str, dict[str, set[int]]]
 
@@ -114,7 +116,7 @@ def test_batched_writing_gives_the_file_per_call_writing_gives(
 ) -> None:
     """One connection per batch (keep_db_open) writes exactly what one add_lines per context writes,
     across several batches, a context written twice, and files shared between contexts."""
-    monkeypatch.setattr(collector, "BATCH_LINES", 97)
+    monkeypatch.setattr(collector_base, "BATCH_LINES", 97)
     rng = random.Random(5)  # noqa: S311 -- reproducible cases, not secrets
     rows = [
         (
@@ -144,7 +146,7 @@ def test_the_pinned_coverage_py_keeps_one_connection_per_batch(tmp_path: Path) -
     """The fast path is the one tested: this coverage.py has ``keep_db_open``."""
     data = CoverageData(basename=str(tmp_path / "x.coverage"))
     assert callable(getattr(data, "keep_db_open", None))
-    assert not isinstance(collector.one_connection(data), nullcontext)
+    assert not isinstance(collector_base.one_connection(data), nullcontext)
 
 
 def test_an_empty_run_still_writes_a_line_data_file(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from coverage import CoverageData
 
 from oracle_gate.maps.combine import combine_maps
 from oracle_gate.maps.mapfile import MapError
-from oracle_gate.maps.read import Manifest, read_manifest
+from oracle_gate.maps.reader.manifest import Manifest, read_manifest
 
 ONE, TWO = "tests/test_a.py::test_one", "tests/test_b.py::test_two"
 ROWS = {1: {f"{ONE}|run": {"src/m.py": [1, 2]}}, 2: {f"{TWO}|run": {"src/m.py": [2, 3]}}}

@@ -13,8 +13,10 @@ import pytest
 
 from oracle_gate.errors import InputError
 from oracle_gate.judge.observers import map_measured_paths, touched_observers
-from oracle_gate.maps.read import JsonMap, Manifest, binding_problems
-from oracle_gate.maps.read import test_id_of_context as id_of_context  # not a test: keep pytest off it
+from oracle_gate.maps.reader.binding import binding_problems
+from oracle_gate.maps.reader.data import JsonMap
+from oracle_gate.maps.reader.data import test_id_of_context as id_of_context  # not a test: keep pytest off it
+from oracle_gate.maps.reader.manifest import Manifest
 
 PARENT = "p" * 40
 

@@ -12,7 +12,8 @@ import pytest
 from oracle_gate.judge.freeze import parse_freeze
 from oracle_gate.judge.triage import needs_triage
 from oracle_gate.judge.verdict import evaluate
-from oracle_gate.report import check_summary, to_json
+from oracle_gate.render.check import check_summary
+from oracle_gate.render.verdict_json import to_json
 from tests.support.factories import change_set, evidence, lines, modified, observed
 
 NODE = "tests/t.py::test_x"

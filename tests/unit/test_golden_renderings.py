@@ -15,8 +15,13 @@ from dataclasses import dataclass
 
 import pytest
 
-from oracle_gate import report
 from oracle_gate.judge.verdict import Verdict
+from oracle_gate.render.check import check_summary, check_title, error_summary
+from oracle_gate.render.explain import explain_error_reply, explain_markdown
+from oracle_gate.render.formats import format_verdict
+from oracle_gate.render.job_summary import action_error_summary, action_summary, explain_job_summary
+from oracle_gate.render.markdown import to_markdown
+from oracle_gate.render.text import to_text
 from tests.support.golden import assert_matches_golden
 from tests.support.rendering_cases import VERDICT_KINDS
 
@@ -34,17 +39,17 @@ class Refused:
 
 #: rendering -> (golden file name, the rendering of a verdict)
 RENDERINGS: dict[str, tuple[str, Callable[[Verdict], str]]] = {
-    "comment": ("comment.md", report.to_markdown),
-    "check_title": ("check_title.txt", report.check_title),
-    "check_summary": ("check_summary.md", report.check_summary),
-    "explain": ("explain.md", lambda v: report.explain_markdown(v)[0]),
+    "comment": ("comment.md", to_markdown),
+    "check_title": ("check_title.txt", check_title),
+    "check_summary": ("check_summary.md", check_summary),
+    "explain": ("explain.md", explain_markdown),
     "explain_job_summary": (
         "explain_job_summary.md",
-        lambda v: report.explain_job_summary(v, 7, replied=True, truncated=False),
+        lambda v: explain_job_summary(v, 7, replied=True, truncated=False),
     ),
-    "job_summary": ("job_summary.md", lambda v: report.action_summary(v, POSTED)),
-    "cli_text": ("cli.txt", lambda v: report.format_verdict(v, "text")),
-    "cli_json": ("cli.json", lambda v: report.format_verdict(v, "json")),
+    "job_summary": ("job_summary.md", lambda v: action_summary(v, POSTED)),
+    "cli_text": ("cli.txt", lambda v: format_verdict(v, "text")),
+    "cli_json": ("cli.json", lambda v: format_verdict(v, "json")),
 }
 
 
@@ -60,36 +65,36 @@ def test_rendering_matches_golden(rendering: str, kind: str) -> None:
 def test_cli_markdown_is_the_comment(kind: str) -> None:
     """``--format markdown`` prints the sticky comment's report (its golden is comment.md)."""
     v = VERDICT_KINDS[kind]()
-    assert report.format_verdict(v, "markdown") == report.to_markdown(v)
+    assert format_verdict(v, "markdown") == to_markdown(v)
 
 
 def test_to_text_is_the_cli_text() -> None:
     v = VERDICT_KINDS["unscored_overlap"]()
-    assert report.to_text(v) == report.format_verdict(v, "text")
+    assert to_text(v) == format_verdict(v, "text")
 
 
 WHY = "coverage map `parent.coverage` is unreadable: <no such table> | asked by @someone"
 
 #: gate-error renderings (no verdict) -> (golden file name, the text)
 ERROR_RENDERINGS: dict[str, tuple[str, Callable[[], str]]] = {
-    "check_error": ("check_error.md", lambda: report.error_summary(WHY)),
+    "check_error": ("check_error.md", lambda: error_summary(WHY)),
     "job_summary_check_posted": (
         "job_summary_check_posted.md",
-        lambda: report.action_error_summary(
+        lambda: action_error_summary(
             WHY, check_line="Check run `Oracle Gate` (id 4243): `failure`, 0 of 0 annotation(s)."
         ),
     ),
     "job_summary_check_refused": (
         "job_summary_check_refused.md",
-        lambda: report.action_error_summary(
+        lambda: action_error_summary(
             WHY, failure=Refused("failure check", "403 Resource not accessible by integration")
         ),
     ),
     "job_summary_head_unknown": (
         "job_summary_head_unknown.md",
-        lambda: report.action_error_summary(WHY, head_known=False),
+        lambda: action_error_summary(WHY, head_known=False),
     ),
-    "explain_error_reply": ("explain_error_reply.md", lambda: report.explain_error_reply(WHY)),
+    "explain_error_reply": ("explain_error_reply.md", lambda: explain_error_reply(WHY)),
 }
 
 
@@ -107,5 +112,5 @@ def test_job_summary_with_refusals_matches_golden() -> None:
         Refused("check run", "403 Resource not accessible by integration"),
         Refused("sticky comment", "403 Resource not accessible by integration"),
     )
-    text = report.action_summary(v, ("Check run: **not posted**.",), refused, "The token may not write here.")
+    text = action_summary(v, ("Check run: **not posted**.",), refused, "The token may not write here.")
     assert_matches_golden("renderings/unscored_overlap/job_summary_refused.md", text)

@@ -11,7 +11,7 @@ from typing import cast
 
 import pytest
 
-from oracle_gate import guidance, report
+from oracle_gate import guidance
 from oracle_gate.errors import StoredVerdictError
 from oracle_gate.judge.freeze import Freeze
 from oracle_gate.judge.lock import FixtureLock
@@ -19,12 +19,15 @@ from oracle_gate.judge.observers import ParentCoverage
 from oracle_gate.judge.policy import parse_policy
 from oracle_gate.judge.problems import Problem
 from oracle_gate.judge.verdict import Outcome, Reason, ReasonCode, Verdict, oracle_incomplete
+from oracle_gate.render.check import check_summary
+from oracle_gate.render.markdown import to_markdown
+from oracle_gate.render.verdict_json import from_json, to_json
 from tests.support.rendering_cases import APPROVERS, VERDICT_KINDS
 
 NEXT = "#### What to do next"
 SURFACES: dict[str, Callable[[Verdict], str]] = {
-    "comment": report.to_markdown,
-    "check_summary": report.check_summary,
+    "comment": to_markdown,
+    "check_summary": check_summary,
 }
 
 
@@ -36,7 +39,7 @@ def test_every_verdict_but_pass_clean_says_what_to_do(kind: str, surface: str) -
 
 
 def test_overlap_names_each_frozen_observer_and_both_ways_out() -> None:
-    text = report.check_summary(VERDICT_KINDS["unscored_overlap"]())
+    text = check_summary(VERDICT_KINDS["unscored_overlap"]())
     guide = text[text.index(NEXT) :]
     for test in ("test_in_class", "test_frozen", "test_param[1]", "test_param[2]", "test_lazy_import"):
         assert test in guide
@@ -51,7 +54,7 @@ def test_many_frozen_observers_are_counted_not_all_named() -> None:
     v = VERDICT_KINDS["unscored_overlap"]()
     tests = [f"tests/t.py::test_{i:02}" for i in range(13)]
     v = replace(v, overlap_observers={"src/pkg/mod.py": {10: tests}})
-    guide = report.to_markdown(v).split(NEXT, 1)[1]
+    guide = to_markdown(v).split(NEXT, 1)[1]
     assert "test_09" in guide
     assert "test_10" not in guide
     assert "and 3 more frozen test(s)" in guide
@@ -59,21 +62,21 @@ def test_many_frozen_observers_are_counted_not_all_named() -> None:
 
 def test_a_stored_verdict_without_observers_still_gives_the_ways_out() -> None:
     """A verdict.json written before ``overlap_observers`` existed: no test to name, same advice."""
-    doc = report.to_json(VERDICT_KINDS["unscored_overlap"]())
+    doc = to_json(VERDICT_KINDS["unscored_overlap"]())
     del doc["overlap_observers"]
-    text = report.to_markdown(report.from_json(doc))
+    text = to_markdown(from_json(doc))
     assert "cannot help" in text
     assert "The frozen tests that alone observe them" not in text
 
 
 def test_edited_observers_name_the_test_and_why_it_stopped_counting() -> None:
-    guide = report.check_summary(VERDICT_KINDS["unscored_edited"]()).split(NEXT, 1)[1]
+    guide = check_summary(VERDICT_KINDS["unscored_edited"]()).split(NEXT, 1)[1]
     assert "- `tests/test_mod.py::test_live`: this change edits its own function" in guide
     assert "stops counting as an observer" in guide
 
 
 def test_incomplete_says_which_file_what_and_how_to_fix_it() -> None:
-    guide = report.to_markdown(VERDICT_KINDS["unscored_incomplete"]()).split(NEXT, 1)[1]
+    guide = to_markdown(VERDICT_KINDS["unscored_incomplete"]()).split(NEXT, 1)[1]
     rows = [line for line in guide.splitlines() if line.startswith("| `") or line.startswith("| (no")]
     assert rows[0].startswith("| `oracle-gate.toml` | unknown key 'tets' (ignored) | Correct the policy")
     assert rows[1].startswith("| `freeze.json` | entry 2 has no 'reason' | Correct the freeze manifest")
@@ -88,7 +91,7 @@ def test_an_unknown_input_gets_the_general_fix() -> None:
 
 
 def test_oracle_edits_name_the_approvers_in_code() -> None:
-    guide = report.to_markdown(VERDICT_KINDS["fail_approvers"]()).split(NEXT, 1)[1]
+    guide = to_markdown(VERDICT_KINDS["fail_approvers"]()).split(NEXT, 1)[1]
     assert "by one of `alice`, `@octo-org/oracle-owners`" in guide
     assert "`oracle_change_approved`" in guide
     assert "current head commit" in guide
@@ -96,7 +99,7 @@ def test_oracle_edits_name_the_approvers_in_code() -> None:
 
 
 def test_oracle_edits_without_approvers_say_no_review_can_lift_them() -> None:
-    guide = report.to_markdown(VERDICT_KINDS["fail"]()).split(NEXT, 1)[1]
+    guide = to_markdown(VERDICT_KINDS["fail"]()).split(NEXT, 1)[1]
     assert "names no approvers" in guide
     assert "revert those files" in guide
     for code in (
@@ -109,7 +112,7 @@ def test_oracle_edits_without_approvers_say_no_review_can_lift_them() -> None:
 
 
 def test_no_added_lines_says_what_it_means() -> None:
-    guide = report.check_summary(VERDICT_KINDS["unscored_no_added_lines"]()).split(NEXT, 1)[1]
+    guide = check_summary(VERDICT_KINDS["unscored_no_added_lines"]()).split(NEXT, 1)[1]
     assert "adds no line to any scored file" in guide
     assert "no claim" in guide
 
@@ -128,18 +131,18 @@ def test_the_judge_names_the_input_of_each_incomplete_reason() -> None:
 
 def test_new_json_keys_round_trip() -> None:
     v = replace(VERDICT_KINDS["unscored_overlap"](), approvers=APPROVERS)
-    doc = json.loads(json.dumps(report.to_json(v)))
+    doc = json.loads(json.dumps(to_json(v)))
     assert doc["overlap_observers"]["src/pkg/util.py"] == {"tests/test_util.py::test_lazy_import": [5, 7, 8]}
-    back = report.from_json(doc)
+    back = from_json(doc)
     assert back.overlap_observers == v.overlap_observers
     assert back.approvers == APPROVERS
-    assert report.to_json(back) == doc
-    incomplete = report.to_json(VERDICT_KINDS["unscored_incomplete"]())
-    assert report.to_json(report.from_json(incomplete)) == incomplete
+    assert to_json(back) == doc
+    incomplete = to_json(VERDICT_KINDS["unscored_incomplete"]())
+    assert to_json(from_json(incomplete)) == incomplete
 
 
 def test_the_new_keys_are_absent_when_empty() -> None:
-    doc = report.to_json(VERDICT_KINDS["pass_clean"]())
+    doc = to_json(VERDICT_KINDS["pass_clean"]())
     assert "overlap_observers" not in doc
     assert "approvers" not in doc
 
@@ -156,7 +159,7 @@ def test_the_new_keys_are_absent_when_empty() -> None:
 )
 def test_stored_new_keys_of_the_wrong_shape_are_refused(change: dict[str, object], message: str) -> None:
     with pytest.raises(StoredVerdictError, match=message):
-        report.from_json({"verdict": "unscored", **change})
+        from_json({"verdict": "unscored", **change})
 
 
 def test_pass_clean_has_no_guidance() -> None:
@@ -184,7 +187,7 @@ def test_the_guidance_stays_bounded_however_many_problems_and_edited_tests() -> 
         edited_observers={"src/a.py": {1: sorted(tests)}},
         edited_tests=tests,
     )
-    guide = report.check_summary(v).split(NEXT, 1)[1]
+    guide = check_summary(v).split(NEXT, 1)[1]
     assert guide.count("| `freeze.json` |") == guidance.INCOMPLETE_ROWS
     assert "… and 980 more problem(s)" in guide
     assert "- and 40 more edited test(s)" in guide
@@ -200,7 +203,7 @@ def test_a_rewritten_seed_corpus_is_never_said_to_be_approvable() -> None:
     v = replace(
         VERDICT_KINDS["fail_approvers"](), reasons=(future_reason("seed_rewritten", "seeds/corpus.json"),)
     )
-    guide = report.check_summary(v).split(NEXT, 1)[1]
+    guide = check_summary(v).split(NEXT, 1)[1]
     assert "no approval lifts this" in guide
     assert "An approving review" not in guide
     assert "names no approvers" not in guide
@@ -212,6 +215,6 @@ def test_dynamic_rebinding_asks_a_person_to_read_and_approve_it() -> None:
         verdict=Outcome.UNSCORED,
         reasons=(future_reason("dynamic_rebinding", "src/pkg/mod.py"),),
     )
-    guide = report.to_markdown(v).split(NEXT, 1)[1]
+    guide = to_markdown(v).split(NEXT, 1)[1]
     assert "An approving review of the **current head commit** by one of `alice`" in guide
     assert "`dynamic_rebinding`: the gate cannot see what this code replaces" in guide

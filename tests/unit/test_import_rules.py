@@ -1,6 +1,6 @@
 """The package's shape is a rule: each room imports only what the flow lets it.
 
-The flow is event -> config -> git -> change set -> oracle -> observers -> verdict -> report ->
+The flow is event -> config -> git -> change set -> oracle -> observers -> verdict -> render ->
 publish. ``gate/judge`` is the pure core (values in, a verdict out), ``gate/maps`` reads and builds
 parent maps, ``gate/action`` is the GitHub Action, and the top-level modules are the shared edges
 (git, the read side, rendering, files, errors) and the command line. These tests read every module's
@@ -42,6 +42,7 @@ IO_MODULES = frozenset(
 # What each room may import from the package (a prefix matches the module and its submodules).
 ALLOWED: dict[str, tuple[str, ...]] = {
     "oracle_gate.judge": ("oracle_gate.errors", "oracle_gate.exit_status", "oracle_gate.judge"),
+    # The ``map`` command (gate/maps/*.py): it runs the tests, reads and writes maps.
     "oracle_gate.maps": (
         "oracle_gate",
         "oracle_gate.errors",
@@ -52,12 +53,25 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.maps",
         "oracle_gate.oracle_files",
     ),
-    "oracle_gate.report": (
+    # What runs in the measured test process (gate/maps/inside/): itself and the freeze's parser, a
+    # pure module imported only when a freeze is given. Its other imports: INSIDE_MAY_IMPORT.
+    "oracle_gate.maps.inside": ("oracle_gate.maps.inside", "oracle_gate.judge.freeze"),
+    # How check and the other readers read a map (gate/maps/reader/): never the map command's modules.
+    "oracle_gate.maps.reader": (
+        "oracle_gate.errors",
+        "oracle_gate.files",
+        "oracle_gate.git",
+        "oracle_gate.judge",
+        "oracle_gate.maps.reader",
+    ),
+    # Renderings of a verdict (issue 27): text in, text out; GitHub's limits and API are not its business.
+    "oracle_gate.render": (
         "oracle_gate",
         "oracle_gate.errors",
         "oracle_gate.escape",
         "oracle_gate.guidance",
         "oracle_gate.judge",
+        "oracle_gate.render",
     ),
     # What to do next after a verdict (issue 18): values from the verdict, for the templates.
     "oracle_gate.guidance": ("oracle_gate.judge",),
@@ -69,17 +83,15 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.check",
         "oracle_gate.oracle_files",
         "oracle_gate.judge",
-        "oracle_gate.maps.read",
-        "oracle_gate.maps.unstable",  # v3.4: the manifest's unstable observations, read as check reads them
-        "oracle_gate.report",
+        "oracle_gate.maps.reader",  # v3.4: and the manifest's unstable observations, as check reads them
+        "oracle_gate.render",
     ),
     "oracle_gate.check": (
         "oracle_gate",
         "oracle_gate.errors",
         "oracle_gate.git",
         "oracle_gate.judge",
-        "oracle_gate.maps.read",
-        "oracle_gate.maps.mapbytes",
+        "oracle_gate.maps.reader",
         "oracle_gate.oracle_files",
     ),
     # The parent's oracle files read with git (read_oracle): what map needs without the whole judge.
@@ -97,7 +109,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.check",
         "oracle_gate.commands.output",
         "oracle_gate.judge",
-        "oracle_gate.report",
+        "oracle_gate.render",
     ),
     # The release workflow's file rewrites (python -m oracle_gate.release): text in, text out.
     "oracle_gate.release": ("oracle_gate.errors",),
@@ -128,7 +140,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.check",
         "oracle_gate.judge",
         "oracle_gate.maps",
-        "oracle_gate.report",
+        "oracle_gate.render",
         "oracle_gate.surface",
         "oracle_gate.approvals_file",
         "oracle_gate.demo",
@@ -160,7 +172,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.errors",
         "oracle_gate.escape",
         "oracle_gate.judge",
-        "oracle_gate.report",
+        "oracle_gate.render",
         "oracle_gate.github",
     ),
     # The judgement of a pull request behind both front doors (rules and settings they share).
@@ -172,9 +184,8 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.check",
         "oracle_gate.oracle_files",
         "oracle_gate.judge",
-        "oracle_gate.maps.read",
-        "oracle_gate.maps.provenance",
-        "oracle_gate.report",
+        "oracle_gate.maps.reader",
+        "oracle_gate.render",
         "oracle_gate.github",
         "oracle_gate.review",
     ),
@@ -200,7 +211,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.git",
         "oracle_gate.judge",
         "oracle_gate.maps",
-        "oracle_gate.report",
+        "oracle_gate.render",
         "oracle_gate.github",
         "oracle_gate.review",
         "oracle_gate.judgement",
@@ -218,7 +229,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.judge",
         "oracle_gate.maps",
         "oracle_gate.oracle_files",
-        "oracle_gate.report",
+        "oracle_gate.render",
         "oracle_gate.score",
         "oracle_gate.review.settings",  # the sandbox's limits take their defaults from the one table
     ),
@@ -229,9 +240,8 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.files",
         "oracle_gate.git",
         "oracle_gate.judge",
-        "oracle_gate.maps.read",
-        "oracle_gate.maps.provenance",
-        "oracle_gate.report",
+        "oracle_gate.maps.reader",
+        "oracle_gate.render",
         "oracle_gate.github",
         "oracle_gate.review",
         "oracle_gate.judgement",
@@ -256,6 +266,7 @@ PURE = {
     "action/events": frozenset(),
     "action/config": frozenset({"pathlib"}),
     "github/defaults": frozenset(),
+    "github/limits": frozenset(),
     "review/commands": frozenset(),
     "review/events": frozenset(),
     "review/payload_reader": frozenset(),
@@ -263,12 +274,10 @@ PURE = {
     "review/freshness": frozenset(),
     "review/settings": frozenset(),
 }
-# The modules of the front doors and oracle_gate.github that may call oracle_gate.report: the
-# rendering module,
-# the summary's size cut, and the reading of a stored verdict.json.
-REPORT_USERS = frozenset(
-    {"oracle_gate.github.content", "oracle_gate.action.workflow_io", "oracle_gate.action.publish_stored"}
-)
+RENDER = ("oracle_gate.render",)
+# The modules of the front doors and oracle_gate.github that may call oracle_gate.render: the
+# module that renders for GitHub, and the reading of a stored verdict.json.
+RENDER_USERS = frozenset({"oracle_gate.github.content", "oracle_gate.action.publish_stored"})
 
 
 def module_name(path: Path) -> str:
@@ -291,7 +300,7 @@ def imports_of(path: Path, module: str | None = None) -> Iterator[str]:
             if node.level:
                 base = ".".join([*package.split(".")[: len(package.split(".")) - node.level + 1], base])
             yield base.strip(".")
-            if node.module in ("oracle_gate", None):  # ``from oracle_gate import report`` names a module
+            if node.module in ("oracle_gate", None):  # ``from oracle_gate import escape`` names a module
                 yield from (f"{base.strip('.')}.{alias.name}" for alias in node.names)
 
 
@@ -441,20 +450,26 @@ def test_the_event_config_and_defaults_modules_import_no_io(name: str) -> None:
 
 @pytest.mark.parametrize("name", ["publisher", "client"])
 def test_the_publisher_and_the_client_render_nothing(name: str) -> None:
-    """They post what they are given: no oracle_gate.report, no templates, not the rendering module."""
+    """They post what they are given: no oracle_gate.render, no templates, not the rendering module."""
     names = set(imports_of(GITHUB / f"{name}.py"))
-    assert not names & {"oracle_gate.report", "jinja2", "oracle_gate.github.content"}, sorted(names)
+    assert not names & {"jinja2", "oracle_gate.github.content"}, sorted(names)
+    assert not any(inside(n, RENDER) for n in names), sorted(names)
 
 
 #: The bot's own HTML page (issue 18): autoescaped templates/status*.html.j2, never posted to GitHub.
 HTML_PAGES = frozenset({"oracle_gate.bot.web.status"})
 
 
+def renders(name: str) -> bool:
+    """True for an import of the rendering room or of jinja2."""
+    return name == "jinja2" or inside(name, RENDER)
+
+
 def test_only_the_content_module_renders_for_github() -> None:
     doors = [*ACTION.glob("*.py"), *GITHUB.glob("*.py"), *(GATE / "bot").rglob("*.py")]
     doors = [path for path in doors if module_name(path) not in HTML_PAGES]
-    users = {module_name(path) for path in doors if {"oracle_gate.report", "jinja2"} & set(imports_of(path))}
-    assert users <= REPORT_USERS
+    users = {module_name(path) for path in doors if any(renders(n) for n in imports_of(path))}
+    assert users <= RENDER_USERS, sorted(users - RENDER_USERS)
     assert "oracle_gate.github.content" in users
     assert not any("jinja2" in imports_of(path) for path in doors)
 
@@ -462,16 +477,15 @@ def test_only_the_content_module_renders_for_github() -> None:
 def test_the_status_page_renders_html_only_and_nothing_for_github() -> None:
     names = set(imports_of(GATE / "bot" / "web" / "status.py"))
     assert "jinja2" in names
-    assert not names & {"oracle_gate.report", "oracle_gate.github.content", "oracle_gate.github.publisher"}, (
-        sorted(names)
-    )
+    assert not names & {"oracle_gate.github.content", "oracle_gate.github.publisher"}, sorted(names)
+    assert not any(inside(n, RENDER) for n in names), sorted(names)
 
 
 def test_the_command_line_starts_without_the_github_client_or_templates() -> None:
     """``oracle-gate check`` reads the Action's shared values but loads neither PyGithub nor jinja2."""
     probe = (
         "import sys, oracle_gate.cli; "
-        "print(sorted(m for m in ('github', 'jinja2', 'requests', 'oracle_gate.report', "
+        "print(sorted(m for m in ('github', 'jinja2', 'requests', 'oracle_gate.render', "
         "'oracle_gate.github.publisher') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
@@ -642,3 +656,202 @@ def test_the_bot_rules_see_a_cycle_and_a_private_name(tmp_path: Path) -> None:
     ]
     lazy = imported_modules(probe, "oracle_gate.bot.jobs.probe", known)
     assert lazy == known
+
+
+# -- gate/maps/: three parts (issue 27) --------------------------------------------------------------
+
+MAPS_INSIDE = GATE / "maps" / "inside"
+MAPS_READER = GATE / "maps" / "reader"
+#: Besides its own room (ALLOWED), what a module running in the measured test process may import: the
+#: standard library, pytest (``pytest``, ``_pytest``, ``pluggy``) and coverage.py. Nothing else, lazy
+#: imports included: a third-party import there runs in the parent's tests and can change what they do.
+INSIDE_MAY_IMPORT = frozenset(
+    {*sys.stdlib_module_names, "__future__", "pytest", "_pytest", "pluggy", "coverage"}
+)
+
+
+def inside_offences(path: Path, module: str) -> list[str]:
+    """What a module of :mod:`oracle_gate.maps.inside` imports that it may not: a non-standard module
+    other than pytest's and coverage.py's, a module of the gate outside the room, or a string naming
+    one (``importlib.import_module``, ``-p``)."""
+    offences = []
+    for name in imports_of(path, module):
+        top = name.split(".")[0]
+        if top == "oracle_gate":
+            if not inside(name, ALLOWED["oracle_gate.maps.inside"]):
+                offences.append(name)
+        elif top not in INSIDE_MAY_IMPORT:
+            offences.append(name)
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value
+            named = text.startswith("oracle_gate.") and is_package_module(text)
+            if named and not inside(text, ALLOWED["oracle_gate.maps.inside"]):
+                offences.append(f"{text!r}")
+    return offences
+
+
+@pytest.mark.parametrize("path", sorted(MAPS_INSIDE.glob("*.py")), ids=module_name)
+def test_the_measured_process_imports_almost_nothing(path: Path) -> None:
+    """gate/maps/inside/ runs in the parent's test process (the pytest11 entry point, ``-p``)."""
+    offences = inside_offences(path, module_name(path))
+    assert not offences, (
+        f"{module_name(path)} imports {offences}: code in the measured test process imports only the"
+        " standard library, pytest, coverage.py, oracle_gate.maps.inside and oracle_gate.judge.freeze"
+    )
+
+
+@pytest.mark.parametrize("path", sorted(MAPS_READER.glob("*.py")), ids=module_name)
+def test_the_reader_does_not_import_the_map_command(path: Path) -> None:
+    """check, freeze, surface, the Action and the bot read maps without the ``map`` command's
+    modules (running tests, writing maps) or the measured process's."""
+    used = [
+        name
+        for name in imports_of(path)
+        if inside(name, ("oracle_gate.maps",)) and not inside(name, ("oracle_gate.maps.reader",))
+    ]
+    assert not used, f"{module_name(path)} imports {used}: the reader imports only oracle_gate.maps.reader"
+
+
+def test_the_maps_rules_see_a_forbidden_import(tmp_path: Path) -> None:
+    """Both rules can fail: a lazy third-party import, a command module, a module named in a string."""
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "import json\nimport pytest\nfrom oracle_gate.maps.inside import shards\n"
+        "def f():\n    import requests\n    from oracle_gate.maps.build import build_map\n"
+        "    from oracle_gate import git\n"
+        "    return __import__('importlib').import_module('oracle_gate.maps.runner')\n"
+    )
+    assert inside_offences(probe, "oracle_gate.maps.inside.probe") == [
+        "requests",
+        "oracle_gate.maps.build",
+        "oracle_gate",
+        "oracle_gate.git",
+        "'oracle_gate.maps.runner'",
+    ]
+    assert not inside("oracle_gate.maps.build", ALLOWED["oracle_gate.maps.reader"])
+    assert not inside("oracle_gate.maps.inside.shards", ALLOWED["oracle_gate.maps.reader"])
+    assert room_of("oracle_gate.maps.inside.collector") == "oracle_gate.maps.inside"
+    assert room_of("oracle_gate.maps.reader.data") == "oracle_gate.maps.reader"
+    assert room_of("oracle_gate.maps.build") == "oracle_gate.maps"
+
+
+def test_the_plugins_started_in_test_processes_are_inside() -> None:
+    """The module names pytest loads in a child process (the ``pytest11`` entry point, autoloaded in
+    the map's run; ``-p`` in freeze's collection) are modules of oracle_gate.maps.inside."""
+    import tomllib
+
+    from oracle_gate.maps import node_ids
+
+    pyproject = tomllib.loads((GATE.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    loaded = [*pyproject["project"]["entry-points"]["pytest11"].values(), node_ids.PLUGIN_MODULE]
+    assert loaded == ["oracle_gate.maps.inside.pytest_plugin", "oracle_gate.maps.inside.collected_ids"]
+    assert all(is_package_module(name) for name in loaded)
+
+
+def cycle_path(graph: dict[str, set[str]], component: list[str]) -> str:
+    """One closed path through a strongly connected ``component``, for the message: a -> b -> a."""
+    members, start = set(component), component[0]
+    came_from: dict[str, str] = {}
+    frontier = [start]
+    while frontier:  # breadth first, back to the start
+        following: list[str] = []
+        for node in frontier:
+            for other in sorted(graph.get(node, set()) & members):
+                if other == start:
+                    path = [node]
+                    while path[-1] != start:
+                        path.append(came_from[path[-1]])
+                    return " -> ".join([*reversed(path), start])
+                if other not in came_from and other != start:
+                    came_from[other] = node
+                    following.append(other)
+        frontier = following
+    return " -> ".join(component)  # pragma: no cover - a component always closes
+
+
+def cycles_through(graph: dict[str, set[str]], room: str) -> list[str]:
+    return [
+        cycle_path(graph, component)
+        for component in import_cycles(graph)
+        if any(inside(module, (room,)) for module in component)
+    ]
+
+
+def test_no_import_cycle_through_gate_maps() -> None:
+    """Issue 27: ``maps.build <-> maps.command`` and ``maps.collector <-> maps.trace_collector`` were
+    two; a lazy import hid both. Every import counts (module level, lazy, ``TYPE_CHECKING``)."""
+    modules = package_modules()
+    graph = {name: imported_modules(path, name, set(modules)) for name, path in modules.items()}
+    cycles = cycles_through(graph, "oracle_gate.maps")
+    print("\n".join(cycles) or "no import cycle through oracle_gate.maps")
+    assert not cycles, "import cycles through gate/maps/:\n" + "\n".join(cycles)
+
+
+def test_the_cycle_rule_prints_the_cycle() -> None:
+    graph = {
+        "oracle_gate.maps.build": {"oracle_gate.maps.command", "oracle_gate.git"},
+        "oracle_gate.maps.command": {"oracle_gate.maps.build"},
+        "oracle_gate.maps.inside.a": {"oracle_gate.maps.inside.b"},
+        "oracle_gate.maps.inside.b": {"oracle_gate.maps.inside.c"},
+        "oracle_gate.maps.inside.c": {"oracle_gate.maps.inside.a"},
+        "oracle_gate.bot.x": {"oracle_gate.bot.y"},
+        "oracle_gate.bot.y": {"oracle_gate.bot.x"},
+        "oracle_gate.git": set(),
+    }
+    assert cycles_through(graph, "oracle_gate.maps") == [
+        "oracle_gate.maps.build -> oracle_gate.maps.command -> oracle_gate.maps.build",
+        "oracle_gate.maps.inside.a -> oracle_gate.maps.inside.b -> oracle_gate.maps.inside.c"
+        " -> oracle_gate.maps.inside.a",
+    ]
+
+
+def test_rendering_knows_nothing_of_github() -> None:
+    """Issue 27: oracle_gate.render produces whole texts; GitHub's sizes and API (and the fitting of
+    texts to them, oracle_gate.github.limits) belong to oracle_gate.github, which may import render."""
+    offenders = [
+        f"{module_name(path)} -> {name}"
+        for path in sorted((GATE / "render").glob("*.py"))
+        for name in imports_of(path)
+        if inside(name, ("oracle_gate.github",)) or name.split(".")[0] in {"github", "requests"}
+    ]
+    assert not offenders
+    assert not inside("oracle_gate.github.limits", ALLOWED["oracle_gate.render"])
+    assert inside("oracle_gate.render.markdown", ALLOWED["oracle_gate.github"])
+    assert not (GATE / "report.py").exists(), "gate/report.py came back: renderings live in gate/render/"
+
+
+#: The one validator of a stored verdict.json (issue 27: it was checked twice, by report.from_json for
+#: types and by action/stored_shapes.py for shapes).
+STORED_VERDICT_VALIDATOR = "oracle_gate.render.verdict_json"
+
+
+def stored_verdict_raises(path: Path) -> tuple[int, int]:
+    """How many ``raise StoredVerdictError`` a module has (inside ``except`` handlers, elsewhere)."""
+    tree = ast.parse(path.read_text(), str(path))
+    in_handlers = {
+        id(node)
+        for handler in ast.walk(tree)
+        if isinstance(handler, ast.ExceptHandler)
+        for node in ast.walk(handler)
+    }
+    raises = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Raise)
+        and node.exc is not None
+        and "StoredVerdictError" in ast.unparse(node.exc)
+    ]
+    handled = sum(1 for node in raises if id(node) in in_handlers)
+    return handled, len(raises) - handled
+
+
+def test_a_stored_verdict_is_validated_by_one_module() -> None:
+    """Only render.verdict_json judges a stored verdict's content; ``oracle-gate publish`` raises
+    StoredVerdictError itself only where it could not read or decode the file (in ``except``)."""
+    raisers = {module_name(path): stored_verdict_raises(path) for path in gate_modules()}
+    raisers = {module: counts for module, counts in raisers.items() if any(counts)}
+    assert set(raisers) == {STORED_VERDICT_VALIDATOR, "oracle_gate.action.publish_stored"}, sorted(raisers)
+    assert raisers["oracle_gate.action.publish_stored"][1] == 0, "publish_stored judges a verdict's content"
+    assert raisers[STORED_VERDICT_VALIDATOR][1] > 0
+    assert STORED_VERDICT_VALIDATOR in imports_of(ACTION / "publish_stored.py")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from oracle_gate.maps import collector, pytest_plugin, shards
+from oracle_gate.maps.inside import collector, pytest_plugin, shards
 
 
 def test_the_coverage_py_finish_fields_are_the_collectors_own() -> None:
@@ -27,12 +27,12 @@ def test_the_coverage_py_path_does_not_import_the_collector() -> None:
     probe = (
         "import os, sys\n"
         "os.environ['ORACLE_GATE_COLLECTOR'] = 'coverage.py'\n"
-        "from oracle_gate.maps import pytest_plugin\n"
+        "from oracle_gate.maps.inside import pytest_plugin\n"
         "class Plugin:\n"
         "    controller = False\n"
         "assert pytest_plugin._start_collector(Plugin()) is None\n"
         "pytest_plugin._collector_fields(None)\n"
-        "print('oracle_gate.maps.collector' in sys.modules)\n"
+        "print('oracle_gate.maps.inside.collector' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -15,7 +15,7 @@ from oracle_gate.maps.relocate import relative_to_roots, relocated_copy
 
 ROOT = "/ci/tmp/oracle-gate-map-x/worktree/"
 RESOLVED = "/private/ci/tmp/oracle-gate-map-x/worktree/"
-OWN = "/home/dev/gate/gate/maps/pytest_plugin.py"
+OWN = "/home/dev/gate/gate/maps/inside/pytest_plugin.py"
 FILES = (
     ROOT + "src/a.py",
     RESOLVED + "src/b.py",  # the same tree reached through a symlink

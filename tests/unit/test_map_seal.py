@@ -1,12 +1,12 @@
 """SCORING.md v2, 2.5: the data files ``map`` reads must be exactly what the collector sealed
-(oracle_gate.maps.seal)."""
+(oracle_gate.maps.inside.seal)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from oracle_gate.maps.seal import seal_of, seal_problem
+from oracle_gate.maps.inside.seal import seal_of, seal_problem
 
 
 def pipe(*seals: dict[str, str]) -> bytes:

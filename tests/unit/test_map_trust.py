@@ -16,8 +16,8 @@ from oracle_gate.action.map_trust import (
     same_run_map_trusted,
     trusted_source,
 )
-from oracle_gate.maps.provenance import Producer
-from oracle_gate.maps.read import MANIFEST_SUFFIX, Manifest, read_manifest
+from oracle_gate.maps.reader.manifest import MANIFEST_SUFFIX, Manifest, read_manifest
+from oracle_gate.maps.reader.provenance import Producer
 from oracle_gate.review.events import PullRequestChanged, parse_event
 from tests.support.producers import default_branch_push_run
 from tests.support.webhooks import load

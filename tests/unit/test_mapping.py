@@ -21,21 +21,14 @@ from oracle_gate.files import MAX_MANIFEST_BYTES
 from oracle_gate.judge.freeze import nodeid_matches
 from oracle_gate.maps.combine import combine_maps
 from oracle_gate.maps.command import TerminalProgress
-from oracle_gate.maps.mapbytes import EarlyHash, read_map_bytes
+from oracle_gate.maps.inside.shards import parse_shard, shard_of
 from oracle_gate.maps.mapfile import MapError
-from oracle_gate.maps.read import (
-    EarlyMapRead,
-    Manifest,
-    binding_problems,
-    listed_test_matching,
-    locate,
-    open_map,
-    read_manifest,
-    unseen_frozen,
-)
+from oracle_gate.maps.reader.binding import binding_problems, listed_test_matching, unseen_frozen
+from oracle_gate.maps.reader.data import EarlyMapRead, open_map
+from oracle_gate.maps.reader.manifest import Manifest, locate, read_manifest
+from oracle_gate.maps.reader.mapbytes import EarlyHash, read_map_bytes
+from oracle_gate.maps.reader.sqlite_map import test_id_of_context as id_of_context
 from oracle_gate.maps.runner import RunReport
-from oracle_gate.maps.shards import parse_shard, shard_of
-from oracle_gate.maps.sqlite_map import test_id_of_context as id_of_context
 
 SHA_A = "a" * 40
 SHA_B = "b" * 40
@@ -272,11 +265,12 @@ def test_terminal_progress_draws_a_bar_when_the_total_is_known_and_a_spinner_oth
 
 
 def test_the_map_modules_public_names_stay_importable_from_build() -> None:
-    """oracle_gate.maps.build keeps naming what the Action and the CLI import from it (the split's seam)."""
-    from oracle_gate.maps import build, combine, command, mapfile, runner
+    """oracle_gate.maps.build keeps naming what the Action imports from it (the split's seam); the
+    command line's ``run_map_cli`` lives in oracle_gate.maps.command, which imports build (not the
+    reverse)."""
+    from oracle_gate.maps import build, combine, mapfile, runner
 
     assert build.combine_maps is combine.combine_maps
-    assert build.run_map_cli is command.run_map_cli
     assert build.default_command is runner.default_command
     assert (build.MapError, build.MapResult) == (mapfile.MapError, mapfile.MapResult)
     assert sorted(build.__all__) == [
@@ -285,7 +279,6 @@ def test_the_map_modules_public_names_stay_importable_from_build() -> None:
         "build_map",
         "combine_maps",
         "default_command",
-        "run_map_cli",
     ]
 
 
@@ -405,7 +398,7 @@ def test_the_early_hash_is_used_for_the_data_file_it_read(
     def no_second_hash(path: Path) -> object:
         raise AssertionError(f"hashed {path} again")
 
-    monkeypatch.setattr("oracle_gate.maps.read.read_map_bytes", no_second_hash)
+    monkeypatch.setattr("oracle_gate.maps.reader.data.read_map_bytes", no_second_hash)
     path, _, read = EarlyMapRead(data, early).result()
     assert (path, read.digest) == (data, hashlib.sha256(data.read_bytes()).hexdigest())
 
@@ -438,7 +431,7 @@ def test_a_map_that_grows_while_it_is_hashed_is_refused(
         info = real_fstat(fd)
         return os.stat_result((info.st_mode, *info[1:6], 100, *info[7:10]))
 
-    monkeypatch.setattr("oracle_gate.maps.mapbytes.os.fstat", shrunk)
+    monkeypatch.setattr("oracle_gate.maps.reader.mapbytes.os.fstat", shrunk)
     with pytest.raises(InputError) as refused:
         read_map_bytes(data)
     assert str(data) in str(refused.value)

@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from oracle_gate import report
 from oracle_gate.judge.verdict import Outcome, Reason, ReasonCode, Verdict
+from oracle_gate.render.markdown import to_markdown
 from tests.support.rendering_cases import HEAD, MARKDOWN_RENDERINGS, PARENT, PROTOCOL
 
 PARSER = MarkdownIt("commonmark").enable(["table", "strikethrough"])
@@ -151,7 +151,7 @@ def test_hostile_text_keeps_the_benign_structure(
 
 def test_the_property_can_fail() -> None:
     """The comparison sees a broken row: unescaped, a carriage return starts a heading of its own."""
-    benign = report.to_markdown(build(Outcome.FAIL, ["src/a.py"], "t", "d"))
+    benign = to_markdown(build(Outcome.FAIL, ["src/a.py"], "t", "d"))
     forged = benign.replace("src/a.py", "src/a.py\r### ✅ Oracle Gate: `pass_clean`", 1)
     assert shape(forged) != shape(benign)
 
@@ -159,10 +159,10 @@ def test_the_property_can_fail() -> None:
 def test_the_reference_check_can_fail() -> None:
     """Written raw (as before), a reference and a shortcode in a path are tokens the template did
     not write."""
-    benign = report.to_markdown(build(Outcome.FAIL, ["src/a.py"], "t", "d"))
+    benign = to_markdown(build(Outcome.FAIL, ["src/a.py"], "t", "d"))
     forged = benign.replace("src/a.py", "src/a.py fixes #1 :smile:", 1)
     assert github_tokens(forged) != github_tokens(benign)
-    escaped = report.to_markdown(build(Outcome.FAIL, ["src/a.py fixes #1 :smile:"], "t", "d"))
+    escaped = to_markdown(build(Outcome.FAIL, ["src/a.py fixes #1 :smile:"], "t", "d"))
     assert github_tokens(escaped) == github_tokens(benign)
 
 

@@ -15,8 +15,10 @@ from collections.abc import Callable
 
 import pytest
 
-from oracle_gate import report
 from oracle_gate.judge.verdict import Outcome, Reason, ReasonCode, Verdict
+from oracle_gate.render.check import check_title, error_summary
+from oracle_gate.render.explain import explain_error_reply
+from oracle_gate.render.job_summary import action_error_summary
 from tests.support.markdown import outside_code
 from tests.support.rendering_cases import HEAD, MARKDOWN_RENDERINGS, PARENT, PROTOCOL
 
@@ -74,12 +76,12 @@ def test_no_mention_outside_code(rendering: str, verdict: Callable[[], Verdict])
 def test_the_check_title_names_codes_only() -> None:
     """The title is plain text (no markdown escaping): it must carry nothing the change wrote."""
     for v in (hostile_fail(), hostile_unscored()):
-        assert "@" not in report.check_title(v)
+        assert "@" not in check_title(v)
 
 
 @pytest.mark.parametrize(
     "render",
-    [report.error_summary, report.explain_error_reply, report.action_error_summary],
+    [error_summary, explain_error_reply, action_error_summary],
     ids=["check_error", "explain_error_reply", "job_summary_error"],
 )
 def test_no_mention_in_gate_error_renderings(render: Callable[[str], str]) -> None:

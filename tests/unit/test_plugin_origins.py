@@ -1,4 +1,4 @@
-"""SCORING.md v2, 2.1: every registered plugin by origin (oracle_gate.maps.plugin_origins): a module of
+"""SCORING.md v2, 2.1: every registered plugin by origin (oracle_gate.maps.inside.plugin_origins): a module of
 the checkout by its path, an object by its class's module, anything else by its distribution; pytest's
 own and the gate's left out."""
 
@@ -8,7 +8,7 @@ import sys
 import types
 from pathlib import Path
 
-from oracle_gate.maps.plugin_origins import origins, tree_path
+from oracle_gate.maps.inside.plugin_origins import origins, tree_path
 
 
 class FakeManager:
@@ -73,6 +73,6 @@ def test_a_module_of_the_checkout_cannot_hide_behind_pytests_or_the_gates_name(t
     exec(compile(class_code, str(source), "exec"), namespace)  # noqa: S102
     hooks_class = namespace["Hooks"]
     assert isinstance(hooks_class, type)
-    hooks_class.__module__ = "oracle_gate.maps.pytest_plugin"
+    hooks_class.__module__ = "oracle_gate.maps.inside.pytest_plugin"
     found = origins(FakeManager(renamed, hooks_class()), root, lambda name: (f"module:{name}", None))
     assert found == {"tree:tests/evil.py": None}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from oracle_gate.maps.provenance import Producer, producer_problems
+from oracle_gate.maps.reader.provenance import Producer, producer_problems
 from tests.support.producers import default_branch_push_run
 
 REPO = "octo-org/agent-repo"

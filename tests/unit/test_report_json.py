@@ -10,7 +10,8 @@ import pytest
 from oracle_gate.errors import StoredVerdictError
 from oracle_gate.exit_status import ExitStatus
 from oracle_gate.judge.verdict import Outcome, Provenance, Reason, ReasonCode, Verdict
-from oracle_gate.report import from_json, to_json, to_text
+from oracle_gate.render.text import to_text
+from oracle_gate.render.verdict_json import from_json, to_json
 
 CONTRACT_KEYS = [
     "verdict",
@@ -33,8 +34,8 @@ def verdict(**kw: object) -> Verdict:
         "overlap": {"src/r.py": [41, 40], "empty.py": []},
         "touched": {"src/r.py": [60, 40, 41], "b.py": [], "a.py": [2, 1]},
         "overlap_ratio": 0.4,
-        "parent": "p" * 40,
-        "head": "h" * 40,
+        "parent": "a" * 40,
+        "head": "b" * 40,
         "protocol": Provenance("1" * 64, "2" * 64, None, "4" * 64, "9.9"),
     }
     values.update(kw)

@@ -1,13 +1,13 @@
-"""The run facts both sides record (oracle_gate.maps.outcomes): one outcome per test from its reports, the
-plugins named by ``-p``, and a combined map's facts (every shard's outcomes; a plugin set only when
-all shards agree)."""
+"""The run facts both sides record (oracle_gate.maps.inside.outcomes): one outcome per test from its reports,
+the plugins named by ``-p``, and a combined map's facts (every shard's outcomes; a plugin set only when all
+shards agree)."""
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 from typing import Any
 
-from oracle_gate.maps.outcomes import OutcomeLog, combined_facts, named_plugins, normalize
+from oracle_gate.maps.inside.outcomes import OutcomeLog, combined_facts, named_plugins, normalize
 
 
 def report(when: str, outcome: str, longrepr: Any = None, **extra: Any) -> SimpleNamespace:

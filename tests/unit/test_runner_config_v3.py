@@ -197,8 +197,8 @@ def reaches(source: str, packages: tuple[str, ...] = measuring_packages()) -> li
         "import importlib\nimportlib.import_module('pytest_cov')",
         "import sys\ngetattr(sys, 'set' + 'trace')(None)",
         "import sys\ngetattr(sys, 'settrace')(None)",
-        f"import {GATE_IMPORT_PACKAGE}.maps.pytest_plugin",
-        f"from {GATE_IMPORT_PACKAGE}.maps import collector",
+        f"import {GATE_IMPORT_PACKAGE}.maps.inside.pytest_plugin",
+        f"from {GATE_IMPORT_PACKAGE}.maps.inside import collector",
     ],
 )
 def test_references_to_the_measurement_machinery(source: str) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from oracle_gate.judge.verdict import Outcome, Verdict
-from oracle_gate.report import to_json
+from oracle_gate.render.verdict_json import to_json
 from oracle_gate.score.decide import HeadRun, ParentRun, ScoreResult, decide, rechecked_score
 from oracle_gate.score.report import score_document
 from oracle_gate.score.tampering import Witnessed

@@ -11,8 +11,8 @@ import pytest
 from coverage import CoverageData
 from coverage.numbits import nums_to_numbits
 
-from oracle_gate.maps.read import CoverageDataMap
-from oracle_gate.maps.sqlite_map import SqliteCoverageMap, UnsupportedCoverageSchema, numbits_to_lines
+from oracle_gate.maps.reader.data import CoverageDataMap
+from oracle_gate.maps.reader.sqlite_map import SqliteCoverageMap, UnsupportedCoverageSchema, numbits_to_lines
 
 FILES = ("/ci/src/a.py", "/ci/src/b.py", "src/c.py")
 

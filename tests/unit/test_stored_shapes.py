@@ -4,14 +4,17 @@ every field is held to the contract's shape, or the whole file is rejected (one 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from oracle_gate.action import publish_stored
 from oracle_gate.action.publish_stored import read_stored_verdict
 from oracle_gate.errors import StoredVerdictError
-from oracle_gate.report import to_json
+from oracle_gate.judge.verdict import Verdict
+from oracle_gate.render.verdict_json import to_json
 from tests.support.rendering_cases import VERDICT_KINDS
 
 GOOD = to_json(VERDICT_KINDS["fail"]())
@@ -121,3 +124,21 @@ def test_a_forged_triage_list_is_rejected(tmp_path: Path, triage: object, proble
     with pytest.raises(StoredVerdictError) as caught:
         read_stored_verdict(write(tmp_path, {**GOOD, "triage": triage}))
     assert problem in str(caught.value)
+
+
+def test_publish_reads_a_stored_verdict_through_the_one_validator(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 27: ``read_stored_verdict`` returns what render.verdict_json.from_json gives, checked no
+    second time (the shapes were once checked again after from_json, in another module)."""
+    calls: list[tuple[object, str]] = []
+    unchecked = replace(VERDICT_KINDS["fail"](), parent="not a sha")
+
+    def spy(doc: object, source: str = "verdict.json") -> Verdict:
+        calls.append((doc, source))
+        return unchecked
+
+    monkeypatch.setattr(publish_stored, "from_json", spy)
+    path = write(tmp_path, GOOD)
+    assert read_stored_verdict(path) is unchecked
+    assert calls == [(GOOD, str(path))]

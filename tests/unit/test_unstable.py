@@ -7,7 +7,7 @@ import pytest
 from oracle_gate.errors import InputError
 from oracle_gate.judge.observers import ParentCoverage
 from oracle_gate.judge.verdict import evaluate
-from oracle_gate.maps.unstable import parse_unstable
+from oracle_gate.maps.reader.unstable import parse_unstable
 from tests.support.factories import change_set, evidence, freeze_of, lines, modified
 
 LIVE, FROZEN = "t.py::live", "t.py::frozen"

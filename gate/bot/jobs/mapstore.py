@@ -12,9 +12,10 @@ artifact's word for where it came from. A map is used only when every one of the
   :mod:`oracle_gate.bot.jobs.artifacts` holding exactly one manifest and the one data file it names
   (plain file
   names, no directories, no links);
-* **the manifest** (oracle_gate.maps.read): bound to the parent, its data's sha256 matching, a whole map
-  (not a shard); its ``producer`` trusted by :func:`oracle_gate.maps.provenance.producer_problems` for this
-  repository and default branch, and naming the same run, workflow file and SHA as the API.
+* **the manifest** (oracle_gate.maps.reader.manifest): bound to the parent, its data's sha256 matching, a
+  whole map (not a shard); its ``producer`` trusted by
+  :func:`oracle_gate.maps.reader.provenance.producer_problems` for this repository and default branch, and
+  naming the same run, workflow file and SHA as the API.
 
 A map passing all of them is kept in the state directory (written only after verification, moved
 into place atomically) so later pull requests on the same parent do not download it again.
@@ -36,8 +37,9 @@ from oracle_gate.bot.app.auth import installation_client
 from oracle_gate.bot.jobs.artifacts import Refused, download, extract
 from oracle_gate.errors import InputError
 from oracle_gate.github.client import NotFound, NotPermitted, RetrySettings, github_call
-from oracle_gate.maps.provenance import producer_problems
-from oracle_gate.maps.read import MANIFEST_SUFFIX, Manifest, open_map, read_manifest
+from oracle_gate.maps.reader.data import open_map
+from oracle_gate.maps.reader.manifest import MANIFEST_SUFFIX, Manifest, read_manifest
+from oracle_gate.maps.reader.provenance import producer_problems
 
 MAX_RUNS = 20  # newest successful runs looked at for one SHA (reruns of the same commit)
 _log = logging.getLogger("oracle_gate.bot")

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from oracle_gate.bot.queue.retention import prune_received
 from oracle_gate.bot.queue.store import Store
-from oracle_gate.github.defaults import FULL_SHA
+from oracle_gate.judge.verdict import FULL_SHA
 from oracle_gate.review.settings import default
 
 DAY = 86_400.0

@@ -29,7 +29,7 @@ from typing import Any
 
 import pytest
 
-from oracle_gate.maps.outcomes import OutcomeLog
+from oracle_gate.maps.inside.outcomes import OutcomeLog
 from oracle_gate.score.mutation.settings import ENV_MUTANTS
 
 CO_NEWLOCALS = 0x2  # a function's code (a module's or a class body's has not)

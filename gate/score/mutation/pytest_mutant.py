@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from oracle_gate.maps.outcomes import OutcomeLog
+from oracle_gate.maps.inside.outcomes import OutcomeLog
 from oracle_gate.score.mutation.settings import ENV_MUTANT
 
 

@@ -25,7 +25,7 @@ library. It is enabled by any of
   JSON-lines report file for progress and the final counts.
 
 In map mode every test boundary is also a check that no test switched the measurement off
-(:mod:`oracle_gate.maps.plugin_guard`, :mod:`oracle_gate.maps.guard`), and pytest-cov's
+(:mod:`oracle_gate.maps.inside.plugin_guard`, :mod:`oracle_gate.maps.inside.guard`), and pytest-cov's
 ``no_cover`` pauses the
 collector for the test's call as it pauses coverage.py.
 
@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from oracle_gate.maps.shards import (
+from oracle_gate.maps.inside.shards import (
     COVERAGE_COLLECTOR,
     ENV_COLLECTOR,
     ENV_FREEZE,
@@ -234,7 +234,7 @@ class OracleGate:
                 continue
             frozen_items.append(item)
             self.frozen.append(Frozen(item.nodeid, entry, reasons[entry]))
-            from oracle_gate.maps.frozen_marks import marker_in_effect  # only when a freeze is enabled
+            from oracle_gate.maps.inside.frozen_marks import marker_in_effect  # only when a freeze is enabled
 
             marker = marker_in_effect(item)
             if marker is not None:
@@ -286,7 +286,7 @@ class OracleGate:
         cov = _current_coverage()
         self.core = _core_name(cov) if cov is not None else None
         if self.collector is not None:
-            from oracle_gate.maps.plugin_guard import report_tampering
+            from oracle_gate.maps.inside.plugin_guard import report_tampering
 
             self.collector.check_armed("the first test")
             report_tampering(self, session)
@@ -313,7 +313,7 @@ class OracleGate:
     def pytest_runtest_logfinish(self, nodeid: str) -> None:
         """After a test's teardown: the coverage.py path's last boundary of the test."""
         if self.settings.map_mode and self.collector is None:
-            from oracle_gate.maps.plugin_guard import guard_measurement
+            from oracle_gate.maps.inside.plugin_guard import guard_measurement
 
             guard_measurement(self, None, nodeid)
 
@@ -340,7 +340,7 @@ class OracleGate:
 
     def _switch(self, item: pytest.Item, phase: str) -> None:
         if self.settings.map_mode:
-            from oracle_gate.maps.plugin_guard import guard_measurement, no_cover, report_tampering
+            from oracle_gate.maps.inside.plugin_guard import guard_measurement, no_cover, report_tampering
 
             guard_measurement(self, item, phase)
         if self.collector is not None:
@@ -401,7 +401,7 @@ class OracleGate:
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self.collector is not None:
-            from oracle_gate.maps.plugin_guard import report_tampering
+            from oracle_gate.maps.inside.plugin_guard import report_tampering
 
             self.collector.stop()
             report_tampering(self, session)
@@ -412,7 +412,7 @@ class OracleGate:
         if self.controller:
             self._worker_results()
         if self.seal_pipe is not None and self.seals:
-            from oracle_gate.maps.seal import ENV_SEAL, send_seals
+            from oracle_gate.maps.inside.seal import ENV_SEAL, send_seals
 
             send_seals(self.seals, {ENV_SEAL: self.seal_pipe})
         self._emit(
@@ -435,7 +435,7 @@ class OracleGate:
 
     def _seal(self) -> None:
         """v2 2.5: the collector has closed its file; its digest now, before any later code runs."""
-        from oracle_gate.maps.seal import collector_seal
+        from oracle_gate.maps.inside.seal import collector_seal
 
         seal = collector_seal(self.collector)
         if seal is not None:
@@ -501,14 +501,14 @@ def is_xdist_controller(config: pytest.Config) -> bool:
 
 
 def _start_collector(plugin: OracleGate) -> Any:
-    """The gate's collector when ``map`` asked for one (``sysmon``: :mod:`oracle_gate.maps.collector`;
-    ``settrace``: :mod:`oracle_gate.maps.trace_collector`), else None.
+    """The gate's collector when ``map`` asked for one (``sysmon``: :mod:`oracle_gate.maps.inside.collector`;
+    ``settrace``: :mod:`oracle_gate.maps.inside.trace_collector`), else None.
 
     The xdist controller runs no test: it only checks that the collector may run (so a refusal falls
     back to coverage.py before any worker starts) and leaves measuring to its workers."""
     if os.environ.get(ENV_COLLECTOR) not in GATE_COLLECTORS:
         return None  # coverage.py measures: the collector's module is not even imported
-    from oracle_gate.maps.collector import start_from_environment
+    from oracle_gate.maps.inside.collector import start_from_environment
 
     # The working directory, not pytest's rootdir: ``map`` runs the command at the top of the worktree,
     # whose paths the map is relative to, and coverage.py reads its configuration from there too.
@@ -522,20 +522,20 @@ def _start_collector(plugin: OracleGate) -> Any:
 
 def _take_seal_pipe() -> str | None:
     """``map``'s seal pipe (v2 2.5), taken out of the environment the tests see."""
-    from oracle_gate.maps.seal import ENV_SEAL
+    from oracle_gate.maps.inside.seal import ENV_SEAL
 
     return os.environ.pop(ENV_SEAL, None)
 
 
 def _outcome_log() -> Any:
-    from oracle_gate.maps.outcomes import OutcomeLog
+    from oracle_gate.maps.inside.outcomes import OutcomeLog
 
     return OutcomeLog()
 
 
 def _run_facts(plugin: OracleGate) -> dict[str, Any]:
     """Issue 20: per-test outcomes, the loaded plugin set and the Python version, for the manifest."""
-    from oracle_gate.maps.outcomes import (
+    from oracle_gate.maps.inside.outcomes import (
         PLUGIN_ORIGINS,
         PLUGIN_ORIGINS_KEY,
         PLUGINS_KEY,
@@ -554,13 +554,13 @@ def _run_facts(plugin: OracleGate) -> dict[str, Any]:
 
 
 def _plugins_union(*sets: Any) -> list[dict[str, str | None]]:
-    from oracle_gate.maps.outcomes import plugins_union
+    from oracle_gate.maps.inside.outcomes import plugins_union
 
     return plugins_union(*sets)
 
 
 def _plugins_now(config: pytest.Config) -> list[dict[str, str | None]]:
-    from oracle_gate.maps.outcomes import loaded_plugins
+    from oracle_gate.maps.inside.outcomes import loaded_plugins
 
     return loaded_plugins(config)
 
@@ -572,7 +572,7 @@ def _collector_fields(collector: Any) -> dict[str, Any]:
     if collector is None:
         python = ".".join(map(str, sys.version_info[:3]))
         return {"collector": COVERAGE_COLLECTOR, "python": python, "rearm": None}
-    from oracle_gate.maps.collector import collector_report
+    from oracle_gate.maps.inside.collector import collector_report
 
     return collector_report(collector)
 

@@ -12,7 +12,7 @@ ENV_MAP = "ORACLE_GATE_MAP"  # "1": the run measures a map, so frozen tests run
 ENV_FREEZE = "ORACLE_GATE_FREEZE"  # the parent's freeze manifest (absolute path)
 ENV_SHARD = "ORACLE_GATE_SHARD"  # "I/N"
 ENV_REPORT = "ORACLE_GATE_REPORT"  # JSON-lines file: collected, one line per test, finish
-# As named in oracle_gate.maps.collector (a test checks), for the plugin not to import that module
+# As named in oracle_gate.maps.inside.collector (a test checks), for the plugin not to import that module
 # on the coverage.py path:
 COVERAGE_COLLECTOR = "coverage.py"  # the manifest's ``collector`` when coverage.py measured
 COLLECTOR_NAME = "sysmon"  # ... when the sys.monitoring collector measured (3.12+)

@@ -7,7 +7,7 @@ value, a write through ``globals()``), a ``conftest.py``, ``-p``, or a call of
 holds it, so the set is read from there: each registered plugin is a module or an object whose
 class is defined in a module, and that module is either a file of the checkout (origin
 ``tree:<path>``) or part of an installed distribution (its name and version, as
-:func:`oracle_gate.maps.outcomes.loaded_plugins` records entry points).
+:func:`oracle_gate.maps.inside.outcomes.loaded_plugins` records entry points).
 
 pytest's own plugins (``_pytest``, ``pytest``, ``pluggy``) and the gate's own modules are left out:
 pytest's version is in the set already, and the gate is the same on both sides.

@@ -10,8 +10,8 @@ version of this module did) let the two collectors disagree: without ``source``,
 
 What coverage.py does not decide per file, and the collector must still follow, is elsewhere:
 pytest-cov's ``no_cover`` (the plugin pauses the collector for a test's call phase),
-``concurrency``/``patch``/``plugins`` (:func:`oracle_gate.maps.collector.refusal`: coverage.py measures
-then). ``[report] exclude_lines`` is not applied to measurement by coverage.py (its data file has
+``concurrency``/``patch``/``plugins`` (:func:`oracle_gate.maps.inside.collector_base.refusal`: coverage.py
+measures then). ``[report] exclude_lines`` is not applied to measurement by coverage.py (its data file has
 every executed line, excluded or not), so the collector records those lines too.
 """
 
@@ -22,7 +22,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-GATE_DIR = str(Path(__file__).resolve().parent.parent)  # the gate package: the measuring tool itself
+GATE_DIR = str(Path(__file__).resolve().parents[2])  # the gate package: the measuring tool itself
 
 
 class CoverageSelection:

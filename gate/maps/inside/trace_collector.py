@@ -5,10 +5,10 @@ pytest-cov measures a test phase with coverage.py's C tracer (``ctrace``) and, a
 boundary, ``Coverage.switch_context`` writes the phase's lines into its SQLite file: one transaction
 per phase, three per test, about a tenth of a map's whole cost on a suite of small tests. This
 collector runs the same tracer (``coverage.tracer.CTracer``, the one pytest-cov's coverage.py starts)
-with the same file decisions (coverage.py's ``InOrOut``, :mod:`oracle_gate.maps.selection`), so it
+with the same file decisions (coverage.py's ``InOrOut``, :mod:`oracle_gate.maps.inside.selection`), so it
 records the same lines; only where they go differs: at a boundary the phase's lines are copied out of
 the tracer's sets (which are then emptied in place, as coverage.py empties them) and handed to the
-collector's batched :class:`~oracle_gate.maps.collector.Writer`, a transaction per 50,000 lines.
+collector's batched :class:`~oracle_gate.maps.inside.collector_base.Writer`, a transaction per 50,000 lines.
 
 Threads: as coverage.py does, through ``threading.settrace``, one tracer per thread that ``threading``
 starts, all writing into one dict under one lock. Greenlet, eventlet and gevent concurrency need
@@ -30,10 +30,10 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from oracle_gate.maps.collector import Writer, refusal, running_what
-from oracle_gate.maps.guard import callable_name
-from oracle_gate.maps.selection import CoverageSelection
-from oracle_gate.maps.shards import TRACE_COLLECTOR
+from oracle_gate.maps.inside.collector_base import Writer, refusal, running_what
+from oracle_gate.maps.inside.guard import callable_name
+from oracle_gate.maps.inside.selection import CoverageSelection
+from oracle_gate.maps.inside.shards import TRACE_COLLECTOR
 
 
 class TraceCollector:

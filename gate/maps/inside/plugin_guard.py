@@ -1,5 +1,6 @@
-"""The pytest plugin's side of a tamper-proof map (:mod:`oracle_gate.maps.guard`) and of pytest-cov's
-``no_cover``: kept apart from :mod:`oracle_gate.maps.pytest_plugin`, which calls these at every boundary.
+"""The pytest plugin's side of a tamper-proof map (:mod:`oracle_gate.maps.inside.guard`) and of pytest-cov's
+``no_cover``: kept apart from :mod:`oracle_gate.maps.inside.pytest_plugin`, which calls these at every
+boundary.
 
 ``guard_measurement`` runs at every test phase and after each test's teardown
 (``pytest_runtest_logfinish``: pytest-cov stops coverage.py before ``pytest_sessionfinish``).
@@ -12,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from oracle_gate.maps.guard import coverage_tracer_problem
+from oracle_gate.maps.inside.guard import coverage_tracer_problem
 
 
 def no_cover(item: pytest.Item) -> bool:

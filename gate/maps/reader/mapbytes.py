@@ -90,8 +90,8 @@ class EarlyHash:
     """:func:`read_map_bytes` of the file ``--coverage`` names, on a thread from the command's start.
 
     A manifest named directly is not hashed here (the data file it names is found later, by
-    :class:`oracle_gate.maps.read.EarlyMapRead`). A failure is not reported here: the later read meets it
-    again and reports it the same way as without this thread.
+    :class:`oracle_gate.maps.reader.data.EarlyMapRead`). A failure is not reported here: the later read
+    meets it again and reports it the same way as without this thread.
     """
 
     def __init__(self, path: Path) -> None:

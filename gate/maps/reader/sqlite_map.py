@@ -60,7 +60,8 @@ def numbits_to_lines(numbits: bytes) -> list[int]:
 
 
 class SqliteCoverageMap:
-    """The same reads as :class:`oracle_gate.maps.read.CoverageDataMap`, without importing coverage.py."""
+    """The same reads as :class:`oracle_gate.maps.reader.data.CoverageDataMap`, without importing
+    coverage.py."""
 
     def __init__(self, path: Path) -> None:
         self.path = path

@@ -84,10 +84,10 @@ def skip_reason(report: Any) -> str:
 def loaded_plugins(config: Any, own: Sequence[str] = ()) -> list[dict[str, str | None]]:
     """Every plugin the run loaded: ``pytest11`` entry points (which pytest loaded, as pluggy records
     them), ``-p`` / ``PYTEST_PLUGINS`` names, and (SCORING.md v2, 2.1) every other plugin registered
-    with the plugin manager by origin (:mod:`oracle_gate.maps.plugin_origins`), sorted by name, each
+    with the plugin manager by origin (:mod:`oracle_gate.maps.inside.plugin_origins`), sorted by name, each
     once. ``own``: ``-p`` modules of the gate's own that the caller added (not part of the project's
     set)."""
-    from oracle_gate.maps.plugin_origins import origins
+    from oracle_gate.maps.inside.plugin_origins import origins
 
     found: dict[str, str | None] = {}
     counted: set[str] = set()  # top-level packages of the entry points' modules: their distribution is in

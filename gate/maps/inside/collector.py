@@ -6,7 +6,7 @@ collector does what a per-test map needs and nothing more:
 
 * **Which code.** ``PY_START`` fires once per code object (the callback returns ``DISABLE``); a code
   object whose file the project's coverage configuration measures gets ``LINE`` events, the others
-  none. Which files: coverage.py's own decision (:mod:`oracle_gate.maps.selection`), from the project's
+  none. Which files: coverage.py's own decision (:mod:`oracle_gate.maps.inside.selection`), from the project's
   coverage configuration; a test pytest-cov would not measure (``no_cover``) is paused for its call.
 * **Each line once per test phase.** The ``LINE`` callback records ``(code, line)`` and returns
   ``DISABLE``; at each phase boundary the phase's lines are handed to the writer and the events are
@@ -21,7 +21,7 @@ collector does what a per-test map needs and nothing more:
   number of tests.
 
 It uses its own tool id (the first free one), never coverage.py's if coverage.py holds it, and checks
-at every boundary that nothing in the tests switched it off (:mod:`oracle_gate.maps.guard`).
+at every boundary that nothing in the tests switched it off (:mod:`oracle_gate.maps.inside.guard`).
 """
 
 from __future__ import annotations
@@ -31,13 +31,13 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Iterable
-from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from types import CodeType, FrameType
 from typing import Any, Protocol
 
-from oracle_gate.maps.guard import MonitoringGuard, sysmon_problem, trace_problem
-from oracle_gate.maps.shards import ENV_DATA
+from oracle_gate.maps.inside.collector_base import Writer, refusal, running_what
+from oracle_gate.maps.inside.guard import MonitoringGuard, sysmon_problem, trace_problem
+from oracle_gate.maps.inside.shards import ENV_DATA
 
 COLLECTOR_NAME = "sysmon"
 COVERAGE_COLLECTOR = "coverage.py"
@@ -45,14 +45,13 @@ TRACE_COLLECTOR = "settrace"
 GATE_COLLECTORS = (COLLECTOR_NAME, TRACE_COLLECTOR)
 ENV_COLLECTOR = "ORACLE_GATE_COLLECTOR"  # set by ``map``: "sysmon" or "settrace" runs that collector
 TOOL_NAME = "oracle-gate"
-BATCH_LINES = 50_000  # test-line pairs held before they are written
 # (file name, the frame starting in it) -> repo-relative path, or None: not measured
 Selector = Callable[[str, FrameType | None], str | None]
 
 
 class GateCollector(Protocol):
     """What the pytest plugin drives: :class:`LineCollector` or
-    :class:`~oracle_gate.maps.trace_collector.TraceCollector`."""
+    :class:`~oracle_gate.maps.inside.trace_collector.TraceCollector`."""
 
     paused: bool
     tampered: str | None
@@ -75,51 +74,6 @@ class GateCollector(Protocol):
 def available() -> bool:
     """``sys.monitoring`` exists: CPython 3.12+."""
     return hasattr(sys, "monitoring")
-
-
-class Writer:
-    """Contexts and their lines into a coverage.py data file, a batch at a time.
-
-    A batch is written in one transaction on one connection (``CoverageData.keep_db_open``): without
-    it coverage.py opens and closes its SQLite connection for every ``add_lines``, which is two thirds
-    of the writing time at a million test-line pairs.
-    """
-
-    def __init__(self, data_file: Path) -> None:
-        from coverage import CoverageData
-
-        data_file.parent.mkdir(parents=True, exist_ok=True)
-        self.data = CoverageData(basename=str(data_file))
-        self.data.add_lines({})  # creates the file as line data: the first write erases it otherwise
-        self.pending: list[tuple[str, dict[str, set[int]]]] = []
-        self.pending_lines = 0
-
-    def add(self, context: str, lines: dict[str, set[int]]) -> None:
-        if not lines:
-            return
-        self.pending.append((context, lines))
-        self.pending_lines += sum(len(v) for v in lines.values())
-        if self.pending_lines >= BATCH_LINES:
-            self.flush()
-
-    def flush(self) -> None:
-        if not self.pending:
-            return
-        with one_connection(self.data):
-            for context, lines in self.pending:
-                self.data.set_context(context)
-                self.data.add_lines(lines)
-        self.pending, self.pending_lines = [], 0
-
-    def close(self) -> None:
-        self.flush()
-        self.data.close()
-
-
-def one_connection(data: Any) -> AbstractContextManager[object]:
-    """``data.keep_db_open()`` where this coverage.py has it (7.x), else no batching."""
-    keep_open = getattr(data, "keep_db_open", None)
-    return keep_open() if callable(keep_open) else nullcontext()
 
 
 class LineCollector:
@@ -257,13 +211,6 @@ class LineCollector:
             set_local(self.tool, code, _LINE)
 
 
-def running_what(context: str) -> str:
-    """What ran, for a tamper message: a test phase, a module being collected, or start-up."""
-    if not context:
-        return "start-up or collection"
-    return context if context.startswith("collecting ") else f"test {context}"
-
-
 def _recorder_problem(on_line: Callable[[CodeType, int], object], hits: list[Any]) -> str | None:
     """The line callback's code is still the recorder's, appending to the collector's own list."""
     if getattr(on_line, "__code__", None) is not _RECORDER_CODE:
@@ -356,51 +303,11 @@ def rearm_self_test(mon: Any, tool: int) -> bool:
     return first > 0 and second == first and third == 2 * first
 
 
-FOLLOWED_CONCURRENCY = ("thread", "greenlet", "eventlet", "gevent")  # in-process: sys.monitoring sees them
-
-
-def refusal(config_file: str | bool = True, *, greenlets: bool = True) -> str | None:
-    """Why the project's coverage configuration needs coverage.py itself, or None: one clause that
-    names the setting, which ``map`` prints before it falls back to coverage.py.
-
-    Coverage plugins (file tracers: Cython, Django templates), ``patch`` (``subprocess``, ``fork``,
-    ``execv``, ``_exit``: measuring other processes, or saving data before the process is replaced) and
-    ``concurrency = multiprocessing`` are coverage.py's machinery, which this collector does not
-    reproduce. Threads and greenlets (``thread``, ``greenlet``, ``eventlet``, ``gevent``) it follows:
-    ``sys.monitoring`` events fire in every thread and greenlet of the interpreter. ``greenlets=False``
-    (the ``settrace`` collector, whose C tracer follows threads only) refuses greenlets too.
-    """
-    from coverage import Coverage
-
-    cov = Coverage(config_file=config_file, data_file=None)
-    plugins = _option_list(cov, "run:plugins")
-    if plugins:
-        return f"[run] plugins = {', '.join(plugins)}: coverage plugins are coverage.py's machinery"
-    patch = _option_list(cov, "run:patch")
-    if patch:
-        return f"[run] patch = {', '.join(patch)}: measuring other processes is coverage.py's machinery"
-    concurrency = _option_list(cov, "run:concurrency")
-    unfollowed = [c for c in concurrency if c not in FOLLOWED_CONCURRENCY]
-    if unfollowed:
-        return f"[run] concurrency = {', '.join(unfollowed)}: other processes are coverage.py's machinery"
-    green = [c for c in concurrency if c != "thread"]
-    if green and not greenlets:
-        return f"[run] concurrency = {', '.join(green)}: the C tracer follows threads only"
-    return None
-
-
-def _option_list(cov: Any, name: str) -> list[str]:
-    value = cov.get_option(name)
-    if isinstance(value, str):
-        value = [value]
-    return [str(v) for v in value] if isinstance(value, list | tuple) else []
-
-
 def start_from_environment(
     root: Path, env: dict[str, str] | None = None, *, start: bool = True
 ) -> GateCollector | str | None:
     """The started collector ``map`` asked for (``sysmon``; ``settrace``:
-    :mod:`oracle_gate.maps.trace_collector`); a reason string when it cannot run here; else None.
+    :mod:`oracle_gate.maps.inside.trace_collector`); a reason string when it cannot run here; else None.
 
     ``start=False`` only checks (the pytest-xdist controller, whose workers measure): None or a reason.
     """
@@ -411,7 +318,7 @@ def start_from_environment(
     if chosen == COLLECTOR_NAME and not available():
         return f"sys.monitoring needs Python 3.12+, this is {sys.version.split()[0]}"
     if chosen == TRACE_COLLECTOR:
-        from oracle_gate.maps.trace_collector import trace_refusal
+        from oracle_gate.maps.inside.trace_collector import trace_refusal
 
         reason = trace_refusal()
     else:
@@ -421,10 +328,10 @@ def start_from_environment(
     data_file = Path(env.get(ENV_DATA) or env.get("COVERAGE_FILE") or ".coverage")
     data_file = data_file.with_name(f"{data_file.name}.{os.getpid()}")
     if chosen == TRACE_COLLECTOR:
-        from oracle_gate.maps.trace_collector import start_trace_collector
+        from oracle_gate.maps.inside.trace_collector import start_trace_collector
 
         return start_trace_collector(root, data_file)
-    from oracle_gate.maps.selection import CoverageSelection
+    from oracle_gate.maps.inside.selection import CoverageSelection
 
     collector = LineCollector(CoverageSelection(root), Writer(data_file))
     collector.start()

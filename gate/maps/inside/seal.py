@@ -47,7 +47,7 @@ def collector_seal(collector: Any) -> dict[str, str] | None:
 
 def send_seals(seals: Iterable[Mapping[str, str]], environ: Mapping[str, str] | None = None) -> None:
     """Send the seals down ``map``'s pipe (nothing when ``map`` gave none: a run outside ``map``)."""
-    from oracle_gate.maps.pipe import write_line
+    from oracle_gate.maps.inside.pipe import write_line
 
     raw = (os.environ if environ is None else environ).get(ENV_SEAL, "")
     if not raw.isdigit():
@@ -58,7 +58,7 @@ def send_seals(seals: Iterable[Mapping[str, str]], environ: Mapping[str, str] | 
 
 def parse_seals(data: bytes) -> tuple[list[dict[str, str]], int]:
     """The seals on the pipe, and how many lines were not seals."""
-    from oracle_gate.maps.pipe import json_lines
+    from oracle_gate.maps.inside.pipe import json_lines
 
     seals: list[dict[str, str]] = []
     lines, bad = json_lines(data)
