@@ -66,11 +66,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "args",
         nargs="*",
         metavar="COMMAND | SHARD",
-        help="after --: the test command (default: python -m pytest -q -p no:cacheprovider, measured "
-        "by oracle-gate's collector: sys.monitoring on Python 3.12+, coverage.py's C tracer on 3.11; when "
-        "the coverage configuration needs coverage.py (plugins, patch, concurrency = multiprocessing, "
-        "greenlets on 3.11): python -m pytest -q -p no:cacheprovider --cov --cov-context=test "
-        "--cov-report=); with --combine: the shard maps",
+        help="after --: the test command (default: python -m pytest -q -p no:cacheprovider -p no:randomly, "
+        "measured by oracle-gate's collector: sys.monitoring on Python 3.12+, coverage.py's C tracer on "
+        "3.11; when the coverage configuration needs coverage.py (plugins, patch, concurrency = "
+        "multiprocessing, greenlets on 3.11): python -m pytest -q -p no:cacheprovider -p no:randomly --cov "
+        "--cov-context=test --cov-report=); with --combine: the shard maps",
     )
 
 

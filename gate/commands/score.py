@@ -46,11 +46,14 @@ def run(args: argparse.Namespace) -> ExitStatus:
     import json
 
     from oracle_gate.judge.verdict import EXIT_STATUS
+    from oracle_gate.maps.pytest_options import randomly_note
     from oracle_gate.score.report import format_score, score_document
     from oracle_gate.score.run import ScoreRequest, run_score
     from oracle_gate.score.sandbox import not_traceable
 
     not_traceable()  # TRUST.md 15: head's tests, its children, cannot trace what reports their outcomes
+    if (switched_off := randomly_note()) is not None:
+        print(f"oracle-gate score: {switched_off}", file=sys.stderr, flush=True)
     result = run_score(
         ScoreRequest(
             repo=args.repo,

@@ -57,6 +57,7 @@ from oracle_gate.maps.mapfile import (
     now,
     publish_map,
 )
+from oracle_gate.maps.pytest_options import randomly_note
 from oracle_gate.maps.reader.manifest import Manifest, manifest_beside
 from oracle_gate.maps.reader.provenance import Producer
 from oracle_gate.maps.reader.sqlite_map import SqliteCoverageMap
@@ -122,6 +123,8 @@ def build_map(
     default_paths = DefaultPaths() if command else default_test_paths(git, sha, oracle.policy.harness)
     if default_paths.note is not None:
         note(default_paths.note)
+    if not command and (switched_off := randomly_note()) is not None:
+        note(switched_off)
     argv = [*map_command(command, collector), *default_paths.paths]
     freeze, freeze_path = oracle.freeze, oracle.policy.freeze
     started = time.monotonic()

@@ -26,6 +26,7 @@ from oracle_gate.maps.inside.shards import (
     TRACE_COLLECTOR,
 )
 from oracle_gate.maps.layout import with_interpreter
+from oracle_gate.maps.pytest_options import NEUTRAL
 from oracle_gate.maps.runner import default_command
 
 COLLECTORS = (*GATE_COLLECTORS, COVERAGE_COLLECTOR)
@@ -63,7 +64,7 @@ def measures_itself(command: Sequence[str]) -> bool:
 
 def sysmon_command(python: str = sys.executable) -> list[str]:
     """The default command when one of the gate's collectors measures: plain pytest, no pytest-cov."""
-    return [python, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    return [python, "-m", "pytest", "-q", *NEUTRAL]
 
 
 def map_command(command: Sequence[str] | None, collector: str) -> list[str]:

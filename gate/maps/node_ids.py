@@ -28,10 +28,10 @@ from typing import Any
 from oracle_gate.errors import GateError
 from oracle_gate.maps.inside.collected_ids import ENV_NODEIDS
 from oracle_gate.maps.layout import src_layout_env
+from oracle_gate.maps.pytest_options import NEUTRAL
 
 PLUGIN_MODULE = "oracle_gate.maps.inside.collected_ids"  # loaded with -p into the collecting pytest
 COLLECT_SECONDS = 600
-QUIET_CACHE = ("-p", "no:cacheprovider")  # collecting writes no .pytest_cache into the checkout
 
 
 class CollectionFailed(GateError):
@@ -64,8 +64,7 @@ def collect_node_ids(
             "--collect-only",
             "-p",
             PLUGIN_MODULE,
-            "-p",
-            "no:cacheprovider",
+            *NEUTRAL,
             *args,
         ]
         # A pytest-cov from addopts measures the collection too: its data goes here, not into the checkout.

@@ -33,8 +33,9 @@ from oracle_gate.maps.inside.shards import (
     GATE_COLLECTORS,
 )
 from oracle_gate.maps.mapfile import MapError
+from oracle_gate.maps.pytest_options import NEUTRAL
 
-DEFAULT_COMMAND = ("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--cov", "--cov-context=test")
+DEFAULT_COMMAND = ("python", "-m", "pytest", "-q", *NEUTRAL, "--cov", "--cov-context=test")
 # pytest-cov's terminal report is not needed for a map and costs a pass over every measured file.
 DEFAULT_REPORT_OFF = ("--cov-report=",)
 TAIL_LINES = 30

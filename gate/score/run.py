@@ -28,6 +28,7 @@ from oracle_gate.judge.verdict import Outcome, Verdict
 from oracle_gate.maps.inside.outcomes import OUTCOMES_KEY, SKIP_REASONS_KEY, plugin_set
 from oracle_gate.maps.inside.pipe import PipeReader
 from oracle_gate.maps.layout import src_layout_env
+from oracle_gate.maps.pytest_options import NEUTRAL
 from oracle_gate.maps.runner import RunReport
 from oracle_gate.maps.testpaths import default_test_paths
 from oracle_gate.score import settings as plug
@@ -239,7 +240,7 @@ def run_once(setup: RunSetup, index: int, label: str, progress: Callable[[int, i
     # -P: the checkout is not put first on sys.path, so a head module named like the standard
     # library, pytest or an installed package (a root ``pytest.py``) cannot replace it; the plugin
     # appends the checkout (and its src/) at the end instead, where its own modules still import.
-    argv = [setup.python, "-P", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", plug.PLUGIN_MODULE]
+    argv = [setup.python, "-P", "-m", "pytest", "-q", *NEUTRAL, "-p", plug.PLUGIN_MODULE]
     argv += setup.paths
     report = RunReport()
     read_end, write_end = os.pipe()  # v2 2.3: the second witness's pipe (its write end: the child's only)

@@ -131,7 +131,17 @@ def test_map_uses_the_collector_on_312_and_records_it_and_combine_refuses_mixing
     assert by_sysmon["collector"] == "sysmon"
     assert str(by_sysmon["python"]).startswith("3.12.")
     # no testpaths, a tests/ directory: the default runs it (oracle_gate.maps.testpaths)
-    assert by_sysmon["command"] == [str(py312), "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"]
+    assert by_sysmon["command"] == [
+        str(py312),
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:randomly",
+        "tests",
+    ]
     assert by_coverage["collector"] == "coverage.py"
     assert contexts_of([sysmon], repo.root) == contexts_of([ctrace], repo.root)
     proc = subprocess.run(

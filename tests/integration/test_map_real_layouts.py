@@ -46,9 +46,9 @@ def test_map_help_states_the_default_command_of_each_collector() -> None:
     text = " ".join(proc.stdout.split())
     assert proc.returncode == 0
     assert (
-        "default: python -m pytest -q -p no:cacheprovider, measured by oracle-gate's collector: "
-        "sys.monitoring on Python 3.12+, coverage.py's C tracer on 3.11; when the coverage configuration "
-        "needs coverage.py"
+        "default: python -m pytest -q -p no:cacheprovider -p no:randomly, measured by oracle-gate's "
+        "collector: sys.monitoring on Python 3.12+, coverage.py's C tracer on 3.11; when the coverage "
+        "configuration needs coverage.py"
     ) in text
     assert "--copy-ignored PATH" in text
 

@@ -21,7 +21,9 @@ import json
 import os
 import re
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Protocol
 
 import pytest
 
@@ -36,6 +38,7 @@ from tests.support.configurations import (
 )
 from tests.support.in_process import run_cli
 from tests.support.py312 import python312, venv312
+from tests.support.randomly import require_randomly_venvs
 from tests.support.repo import Repo, clean_env
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "configurations.md"
@@ -71,13 +74,37 @@ def outcome(done: subprocess.CompletedProcess[str], ok: tuple[int, ...] = (0,)) 
     return f"refuses ({done.returncode}): {(lines or done.stderr.splitlines() or ['(nothing)'])[-1]}"
 
 
+class Cli(Protocol):
+    def __call__(
+        self, *args: str, env: Mapping[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]: ...
+
+
+def cli_of(python: Path | None) -> Cli:
+    """``oracle-gate`` in this process; or, for a configuration with a plugin the suite's venv must not
+    have, run by ``python`` (a venv that has it)."""
+    if python is None:
+        return run_cli
+
+    def run(*args: str, env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        argv = [str(python), "-m", "oracle_gate", *args]
+        env = env if env is not None else clean_env()
+        return subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+
+    return run
+
+
 def map_args(repo: Repo, config: Configuration, out: Path) -> list[str]:
     args = ["map", "--repo", str(repo.root), "--sha", "HEAD", "--out", str(out), *config.map_options]
     return [*args, "--", *config.command] if config.command else args
 
 
-def exercise(config: Configuration, tmp_path: Path, python_312: Path | None) -> dict[str, str]:
-    """Every command on the project of ``config``; per command, what happened."""
+def exercise(
+    config: Configuration, tmp_path: Path, python_312: Path | None, python: Path | None = None
+) -> dict[str, str]:
+    """Every command on the project of ``config`` (run by ``python``, else in this process); per
+    command, what happened."""
+    run_cli = cli_of(python)
     repo = build(config, tmp_path / "repo")
     seen: dict[str, str] = {}
     cli = ("--repo", str(repo.root))
@@ -104,8 +131,13 @@ def exercise(config: Configuration, tmp_path: Path, python_312: Path | None) -> 
         seen["map 3.12"] = outcome(made312)
         if made.returncode == 0 and made312.returncode == 0:
             assert_same_map(map311, map312, repo, config)
+        if made312.returncode == 0:
+            assert_the_projects_order(map312, repo, config)
+            assert_said_switched_off(made312, config)
     if made.returncode == 0:
         assert_a_true_map(map311, config)
+        assert_the_projects_order(map311, repo, config)
+        assert_said_switched_off(made, config)
 
     module = "src/calc/__init__.py" if config.src else "calc.py"
     repo.write(module, repo.read(module).replace("    return a + b\n", "    return b + a\n"))
@@ -120,6 +152,7 @@ def exercise(config: Configuration, tmp_path: Path, python_312: Path | None) -> 
     scoring = ["score", *cli, *judged, "--score-json", str(tmp_path / "score.json"), "--format", "json"]
     scored = run_cli(*scoring, *copies)
     seen["score"] = outcome(scored)
+    assert_said_switched_off(scored, config)
     if scored.returncode == 0:
         assert json.loads(scored.stdout)["score"] == "pass_clean"
     if config.ignored:
@@ -159,6 +192,25 @@ def assert_a_true_map(data: Path, config: Configuration) -> None:
     assert manifest["frozen"]["ran"] == [config.frozen]
 
 
+def assert_the_projects_order(data: Path, repo: Repo, config: Configuration) -> None:
+    """The line only the first test to run executes is the live test's, the first in the project's
+    order: the map did not follow a plugin's shuffle (a map that does differs from run to run)."""
+    if not config.built_once:
+        return
+    module = "src/calc/__init__.py" if config.src else "calc.py"
+    line = repo.read(module).splitlines().index(config.built_once.rstrip("\n")) + 1
+    contexts = contexts_of([data], repo.root)
+    observers = {c.split("|")[0] for c, files in contexts.items() if line in files.get(module, set())}
+    assert observers == {config.live}, f"{data.name}: {module}:{line} observed by {sorted(observers)}"
+
+
+def assert_said_switched_off(done: subprocess.CompletedProcess[str], config: Configuration) -> None:
+    """A command that ran pytest with pytest-randomly installed says, in one line, that it is off."""
+    if config.plugin == "randomly":
+        said = [line for line in done.stderr.splitlines() if "pytest-randomly is installed" in line]
+        assert len(said) == 1, done.stderr
+
+
 def assert_same_map(map311: Path, map312: Path, repo: Repo, config: Configuration) -> None:
     """Both interpreters' maps: the same tests, the same lines per test (teardowns under xdist are the
     schedule's)."""
@@ -176,7 +228,10 @@ def assert_same_map(map311: Path, map312: Path, repo: Repo, config: Configuratio
 def test_every_command_on_the_configuration(
     config: Configuration, tmp_path: Path, python_312: Path | None
 ) -> None:
-    seen = exercise(config, tmp_path, python_312)
+    python = None
+    if config.plugin == "randomly":
+        python, python_312 = require_randomly_venvs(with_312=python_312 is not None)
+    seen = exercise(config, tmp_path, python_312, python)
 
     for command in COMMANDS:
         if command not in seen or command in config.known_bugs:

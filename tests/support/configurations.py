@@ -85,6 +85,26 @@ SUB_TEST = "from calc import double\n\n\ndef test_sub(two):\n    assert double(t
 STRICT_TESTS = TESTS.replace("def test_double", "import pytest\n\n\n@pytest.mark.slow\ndef test_double")
 BENCH = "import pytest_benchmark_absent_here\n\n\ndef test_speed():\n    pass\n"
 VERSIONED_CALC = "from calc._version import version\n\n" + CALC
+BUILT_ONCE = "        _TABLE.extend(range(10))\n"
+LAZY_CALC = (
+    CALC
+    + """
+
+_TABLE = []
+
+
+def table():
+    if not _TABLE:
+"""
+    + BUILT_ONCE
+    + """    return _TABLE
+"""
+)
+LAZY_TESTS = (
+    TESTS.replace("import add, double", "import add, double, table")
+    .replace("    assert add", "    assert table()[3] == 3\n    assert add")
+    .replace("    assert double", "    assert table()[2] == 2\n    assert double")
+)
 
 
 def ini(addopts: str = "", *, section: str = "[pytest]", testpaths: str = "tests", extra: str = "") -> str:
@@ -111,6 +131,12 @@ class Configuration:
     frozen: str = FROZEN
     expected: dict[str, str] = field(default_factory=dict)
     note: str = ""
+    # A line of calc only the first test to ask runs: the map must give it to the live test, the first
+    # in the project's order (tests/test_calc.py's), whatever a plugin would reorder.
+    built_once: str = ""
+    # A plugin the suite's venv must not have (``requirements/<name>.txt``): the commands run in venvs
+    # that have it (tests/support/randomly.py).
+    plugin: str = ""
     # A command that gives a wrong answer today, and why (the test xfails it, and fails once it works).
     known_bugs: dict[str, str] = field(default_factory=dict)
 
@@ -206,4 +232,20 @@ CONFIGURATIONS = (
         frozen="tests/test_calc.py::TestCalc::test_double",
     ),
     Configuration("hypothesis", {"pytest.ini": ini("-q")}, tests={"tests/test_calc.py": HYPOTHESIS}),
+    Configuration(
+        "-p randomly (pytest-randomly) in addopts",
+        {"pytest.ini": ini("-p randomly -q"), "calc.py": LAZY_CALC},
+        tests={"tests/test_calc.py": LAZY_TESTS},
+        built_once=BUILT_ONCE,
+        plugin="randomly",
+        note="every pytest run of the gate passes -p no:randomly, and map and score say so in one line",
+    ),
+    Configuration(
+        "pytest-randomly installed, --randomly-seed in addopts",
+        {"pytest.ini": ini("--randomly-seed=12345 -q"), "calc.py": LAZY_CALC},
+        tests={"tests/test_calc.py": LAZY_TESTS},
+        built_once=BUILT_ONCE,
+        plugin="randomly",
+        note="randomly loads itself; the gate's -p randomly -p no:randomly keeps its options parsing",
+    ),
 )

@@ -18,6 +18,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -66,36 +67,41 @@ def venv312() -> Path:
     base = python312()
     if base is None:
         raise Py312Unavailable("python3.12 is not installed")
+    try:
+        return cached_venv(base, "oracle-gate-py312", (REQUIREMENTS,), "the 3.12 venv")
+    except VenvUnavailable as exc:
+        raise Py312Unavailable(str(exc)) from exc
+
+
+class VenvUnavailable(Exception):
+    """Building a cached venv failed (the message says at which step, and pip's last line)."""
+
+
+def cached_venv(base: str, name: str, requirements: Sequence[Path], what: str) -> Path:
+    """The python of a venv of ``base`` with ``requirements`` (hash-pinned, ``--no-deps``) and this checkout
+    of the gate (``-e``), built on first use and cached under the temporary directory as ``name-KEY``."""
     # pyproject.toml too: its package layout decides what the editable install maps (the rename of
     # the import package made an older venv of the same checkout import nothing).
     pyproject = (ROOT / "pyproject.toml").read_bytes()
-    key = hashlib.sha256(REQUIREMENTS.read_bytes() + pyproject + str(ROOT).encode()).hexdigest()[:16]
-    home = Path(tempfile.gettempdir()) / f"oracle-gate-py312-{key}"
+    pinned = b"".join(path.read_bytes() for path in requirements)
+    key = hashlib.sha256(pinned + pyproject + str(ROOT).encode()).hexdigest()[:16]
+    home = Path(tempfile.gettempdir()) / f"{name}-{key}"
     python = home / "bin" / "python"
     if (home / ".complete").is_file():
         return python
     building = Path(tempfile.mkdtemp(prefix=f"{home.name}.", dir=home.parent))
+    pip = [str(building / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps"]
     steps = [
         [base, "-m", "venv", str(building)],
-        [
-            str(building / "bin" / "python"),
-            "-m",
-            "pip",
-            "install",
-            "-q",
-            "--no-deps",
-            "--require-hashes",
-            "-r",
-            str(REQUIREMENTS),
-        ],
-        [str(building / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps", "-e", str(ROOT)],
+        *([*pip, "--require-hashes", "-r", str(path)] for path in requirements),
+        [*pip, "-e", str(ROOT)],
     ]
     for step in steps:
         proc = subprocess.run(step, capture_output=True, text=True, check=False, env=_pip_env())
         if proc.returncode != 0:
             shutil.rmtree(building, ignore_errors=True)
             last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-            raise Py312Unavailable(f"building the 3.12 venv failed at `{' '.join(step[1:4])}`: {last}")
+            raise VenvUnavailable(f"building {what} failed at `{' '.join(step[1:4])}`: {last}")
     (building / ".complete").touch()
     try:
         building.rename(home)

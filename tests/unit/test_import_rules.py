@@ -855,3 +855,11 @@ def test_a_stored_verdict_is_validated_by_one_module() -> None:
     assert raisers["oracle_gate.action.publish_stored"][1] == 0, "publish_stored judges a verdict's content"
     assert raisers[STORED_VERDICT_VALIDATOR][1] > 0
     assert STORED_VERDICT_VALIDATOR in imports_of(ACTION / "publish_stored.py")
+
+
+def test_no_import_cycle_anywhere_in_the_package() -> None:
+    """Issue 27: besides the bot's and the maps' cycles, ``score.run <-> score.mutation.run`` was one
+    (a ``TYPE_CHECKING`` import). The whole package's graph, every kind of import, has none."""
+    modules = package_modules()
+    graph = {name: imported_modules(path, name, set(modules)) for name, path in modules.items()}
+    assert import_cycles(graph) == []

@@ -20,8 +20,8 @@ LOCAL = re.compile(r"file:|(^|\s)/(opt|tmp|home|root|work|usr|srv|var)/")
 PIN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*==[^\s\\]+ \\$")
 
 
-def test_the_three_locks_are_there() -> None:
-    assert [p.name for p in LOCKS] == ["build.txt", "runtime.txt", "test.txt"]
+def test_the_locks_are_there() -> None:
+    assert [p.name for p in LOCKS] == ["build.txt", "randomly.txt", "runtime.txt", "test.txt"]
 
 
 @pytest.mark.parametrize("lock", LOCKS, ids=lambda p: p.name)

@@ -39,7 +39,15 @@ def test_coverage_py_measures_when_asked_or_when_the_command_measures_itself() -
 @pytest.mark.parametrize("name", ["sysmon", "settrace"])
 def test_a_named_gate_collector_is_the_one_run(name: str) -> None:
     assert chosen_collector(None, {"ORACLE_GATE_COLLECTOR": name}) == name
-    assert map_command(None, name)[1:] == ["-m", "pytest", "-q", "-p", "no:cacheprovider"]  # no --cov
+    assert map_command(None, name)[1:] == [
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:randomly",
+    ]  # no --cov
 
 
 def test_coverage_py_runs_pytest_cov_with_per_test_contexts() -> None:

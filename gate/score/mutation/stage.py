@@ -25,6 +25,7 @@ from typing import Any
 from oracle_gate.git import Git
 from oracle_gate.judge.mutation_policy import MutationPolicy
 from oracle_gate.judge.policy import Policy
+from oracle_gate.maps.pytest_options import NEUTRAL
 from oracle_gate.score.mutation.mutants import Mutant, line_mutants
 from oracle_gate.score.mutation.outcome import KILLED, NOT_RUN, SURVIVED, MutantResult, MutationSummary
 from oracle_gate.score.mutation.settings import ENV_MUTANT, ENV_MUTANTS, FORKS_PLUGIN, MUTANT_PLUGIN
@@ -181,8 +182,7 @@ def run_forked(
         "-m",
         "pytest",
         "-q",
-        "-p",
-        "no:cacheprovider",
+        *NEUTRAL,
         "-p",
         FORKS_PLUGIN,
         "--",
@@ -238,7 +238,7 @@ def run_one(
         "report": str(report),
     }
     env = {**setup.env, ENV_MUTANT: json.dumps(spec)}
-    argv = [setup.python, "-P", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-p", MUTANT_PLUGIN]
+    argv = [setup.python, "-P", "-m", "pytest", "-q", "-x", *NEUTRAL, "-p", MUTANT_PLUGIN]
     argv += ["--", *tests]
     with (setup.scratch / f"mutant{number}.log").open("wb") as log:
         proc = subprocess.Popen(
