@@ -11,6 +11,7 @@ import pytest
 from tests.bot.harness import APP_ID, REPO, AppKey, Bot, BotFactory, Origin, make_app_key
 from tests.github_fake.fixtures import github_fake_factory_fixture, github_fake_fixture  # noqa: F401
 from tests.github_fake.server import FakeGitHub
+from tests.support.bot_in_process import InProcessBot
 from tests.support.bot_process import left_behind
 
 
@@ -32,14 +33,15 @@ def github(github_fake: FakeGitHub, app_key: AppKey) -> FakeGitHub:
     return github_fake
 
 
-@pytest.fixture
-def bot_factory(tmp_path: Path, github: FakeGitHub, app_key: AppKey, origin: Origin) -> Iterator[BotFactory]:
+def _factory(
+    make: type[Bot], tmp_path: Path, github: FakeGitHub, app_key: AppKey, origin: Origin
+) -> Iterator[BotFactory]:
     key_file = tmp_path / "app.pem"
     key_file.write_text(app_key.private_pem)
     started: list[Bot] = []
 
     def start(concurrency: int = 4, state: Path | None = None, env: dict[str, str] | None = None) -> Bot:
-        bot = Bot(state or tmp_path / "state", github, key_file, origin, concurrency)
+        bot = make(state or tmp_path / "state", github, key_file, origin, concurrency)
         bot.env.update(env or {})
         bot.start()
         started.append(bot)
@@ -54,6 +56,18 @@ def bot_factory(tmp_path: Path, github: FakeGitHub, app_key: AppKey, origin: Ori
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
     assert not leftovers, f"processes the server left running after it stopped or was killed: {leftovers}"
+
+
+@pytest.fixture
+def bot_factory(
+    request: pytest.FixtureRequest, tmp_path: Path, github: FakeGitHub, app_key: AppKey, origin: Origin
+) -> Iterator[BotFactory]:
+    """Starts the bot: in this process (:mod:`tests.support.bot_in_process`, its jobs run when the
+    test waits for them, on the test's clock), or as ``oracle-gate serve``, a process of its own, for
+    a test marked ``server`` (signals, a kill and the recovery after it, the hand-over between the
+    server's two processes, jobs running side by side)."""
+    as_process = request.node.get_closest_marker("server") is not None
+    yield from _factory(Bot if as_process else InProcessBot, tmp_path, github, app_key, origin)
 
 
 @pytest.fixture

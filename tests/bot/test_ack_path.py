@@ -74,7 +74,7 @@ def hold_the_lock(store: Store, seconds: float) -> threading.Thread:
     taken = threading.Event()
 
     def run() -> None:
-        with store.transaction():
+        with store.held():
             taken.set()
             time.sleep(seconds)
 

@@ -42,6 +42,7 @@ def one_each(github: FakeGitHub, numbers: range, heads: dict[int, str]) -> None:
         assert len(github.comments(REPO, number)) == 1, number
 
 
+@pytest.mark.server  # kill -9 of the server, then its recovery
 @pytest.mark.parametrize(
     ("method", "path"),
     [
@@ -67,6 +68,7 @@ def _landed(github: FakeGitHub, path: str) -> bool:
     return bool(github.check_runs(REPO)) if path.endswith("check-runs") else bool(github.comments(REPO, 1))
 
 
+@pytest.mark.server  # kill -9 of the server, then its recovery
 def test_kills_between_writes_and_their_answers_leave_one_of_each(
     bot_factory: BotFactory, github: FakeGitHub, origin: Origin
 ) -> None:
@@ -98,6 +100,7 @@ def test_a_recovered_job_is_not_posted_twice_by_the_restart_alone(
     one_each(github, range(1, 2), {1: head})
 
 
+@pytest.mark.server  # kill -9 of the server, then its recovery
 def test_a_job_recovered_more_often_than_the_limit_ends_with_a_failure_check(
     bot_factory: BotFactory, github: FakeGitHub, origin: Origin
 ) -> None:

@@ -10,6 +10,7 @@ from oracle_gate.bot.app.config import from_environment
 from oracle_gate.bot.queue.housekeeping import DAY, Limits, map_dirs, prune_maps, prune_state
 from oracle_gate.bot.queue.store import Store
 from tests.bot.harness import minimal_environment
+from tests.support.clock import FakeClock
 
 NOW = 2_000_000_000.0
 
@@ -54,12 +55,12 @@ def test_nothing_but_a_maps_directory_is_touched(tmp_path: Path) -> None:
 
 
 def test_explanations_are_pruned_by_age_and_count(tmp_path: Path) -> None:
-    clock = [NOW - 40 * DAY]
-    store = Store(tmp_path / "db.sqlite3", clock=lambda: clock[0])
+    clock = FakeClock(NOW - 40 * DAY)
+    store = Store(tmp_path / "db.sqlite3", clock=clock)
     ancient = store.save_explanation("octo/repo", 1, "a" * 40, "old")
     tokens = []
     for i in range(4):
-        clock[0] = NOW - (4 - i) * 60
+        clock.set(NOW - (4 - i) * 60)
         tokens.append(store.save_explanation("octo/repo", 1, "b" * 40, f"body {i}"))
     limits = Limits(max_age=30 * DAY, max_explanations=3)
     assert prune_state(store, tmp_path / "maps", limits, NOW) == (0, 2, 0, 0)

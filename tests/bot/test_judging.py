@@ -6,6 +6,8 @@ from __future__ import annotations
 import signal
 import time
 
+import pytest
+
 from tests.bot.harness import (
     INSTALLATION,
     Bot,
@@ -77,9 +79,9 @@ def test_a_new_head_supersedes_the_queued_judgement_of_the_old_one(
 ) -> None:
     bot = bot_factory(concurrency=1)
     busy = open_pull(github, origin, 2, "busy")
-    github.slow_next("GET", f"/repos/{REPO}/pulls/2", 2.0)  # keeps the only worker busy
+    # In the test's process the jobs run only when it waits for them: the old head's judgement is
+    # still queued when the new head's delivery comes (the server kept its one worker busy for that).
     bot.deliver("pull_request", pull_request_event("opened", 2, busy, origin.main))
-    time.sleep(0.5)
     old = open_pull(github, origin, 1, "old")
     bot.deliver("pull_request", pull_request_event("opened", 1, old, origin.main))
     new = open_pull(github, origin, 1, "new")
@@ -113,6 +115,7 @@ def test_a_merge_group_is_judged_on_the_groups_commit(bot: Bot, github: FakeGitH
     assert (run.head_sha, run.app_login, run.conclusion) == (sha, "oracle-gate", "action_required")
 
 
+@pytest.mark.server  # kill -9 of the server, then its recovery
 def test_a_server_killed_mid_job_completes_the_job_after_restart(
     bot_factory: BotFactory, github: FakeGitHub, origin: Origin
 ) -> None:
@@ -133,6 +136,7 @@ def test_a_server_killed_mid_job_completes_the_job_after_restart(
     assert restarted.health()["jobs"] == {"done": 1}
 
 
+@pytest.mark.server  # jobs side by side, bounded by the pool's size
 def test_fifty_pull_requests_at_once_are_all_judged_within_the_worker_bound(
     bot_factory: BotFactory, github: FakeGitHub, origin: Origin
 ) -> None:

@@ -103,6 +103,7 @@ def test_installation_events_record_state_and_judge_nothing(bot: Bot, github: Fa
     assert github.check_runs(REPO) == []
 
 
+@pytest.mark.server  # a delivery arriving while a job runs: jobs side by side
 def test_a_deleted_installation_drops_its_queued_jobs(bot: Bot, github: FakeGitHub, origin: Origin) -> None:
     """Jobs queued for an installation that was then removed are not run (its token is gone)."""
     head = open_pull(github, origin, 1, "one")

@@ -29,7 +29,7 @@ def front(store: Store, tmp_path: Path) -> Received:
 
 
 def plan_jobs(store: Store) -> list[str]:
-    return [str(r[0]) for r in store.read("SELECT delivery FROM jobs ORDER BY id")]
+    return [job[1] for job in store.jobs()]
 
 
 def back_to_back_writer(store: Store, started: threading.Event, stop: threading.Event) -> threading.Thread:
@@ -39,7 +39,7 @@ def back_to_back_writer(store: Store, started: threading.Event, stop: threading.
     def run() -> None:
         deadline = time.monotonic() + 5
         while not stop.is_set() and time.monotonic() < deadline:
-            with store.transaction():
+            with store.held():
                 started.set()
                 time.sleep(0.02)
 

@@ -20,16 +20,10 @@ from tests.bot.harness import BotFactory, Origin, minimal_environment, pull_requ
 from tests.bot.maps import ARTIFACT, WORKFLOW
 from tests.bot.test_judging import open_pull
 from tests.github_fake.server import FakeGitHub
+from tests.support.bot_in_process import InProcessBot
+from tests.support.clock import FakeClock
 
 JOB = Job(JUDGE, "octo/repo", 7, "octo/repo#1", pr=1)
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def test_the_delay_doubles_per_attempt_up_to_the_cap() -> None:
@@ -47,30 +41,30 @@ def test_the_delays_are_configured_from_the_environment(tmp_path: Path) -> None:
 
 
 def test_a_requeued_job_is_not_claimed_before_its_delay(tmp_path: Path) -> None:
-    clock = Clock()
+    clock = FakeClock(1_000_000.0)
     store = Store(tmp_path / "db.sqlite3", clock=clock)
     store.accept("d1", "pull_request", [JOB])
     claimed = store.claim()
     assert claimed is not None
     store.requeue(claimed.id, "GitHub answered 502", delay=8)
     assert store.claim() is None
-    assert store.next_due() == clock.now + 8
-    clock.now += 7.9
+    assert store.next_due() == clock.now() + 8
+    clock.advance(7.9)
     assert store.claim() is None
-    clock.now += 0.2
+    clock.advance(0.2)
     again = store.claim()
     assert again is not None
     assert (again.id, again.attempts) == (claimed.id, 2)
 
 
 def test_a_job_failing_transiently_is_retried_with_growing_waits_then_failed(tmp_path: Path) -> None:
-    clock = Clock()
+    clock = FakeClock(1_000_000.0)
     store = Store(tmp_path / "db.sqlite3", clock=clock)
     attempts: list[float] = []
     ran = threading.Event()
 
     def flaky(claimed: ClaimedJob) -> JobOutcome:
-        attempts.append(clock.now)
+        attempts.append(clock.now())
         ran.set()
         raise Transient("GitHub answered 503")
 
@@ -82,10 +76,10 @@ def test_a_job_failing_transiently_is_retried_with_growing_waits_then_failed(tmp
             assert ran.wait(5)
             ran.clear()
             settle(store, QUEUED)
-            assert store.next_due() == clock.now + wait
+            assert store.next_due() == clock.now() + wait
             time.sleep(1.5)  # the worker polls: a job not yet due stays queued
             assert len(attempts) == (1 if wait == 10 else 2)
-            clock.now += wait
+            clock.advance(wait)
             pool.wake()
         assert ran.wait(5)
         settle(store, FAILED)
@@ -137,11 +131,16 @@ def test_end_to_end_a_job_github_turned_away_is_retried_after_the_backoff(
     """GitHub answers 429 asking for a wait longer than the client will make: the job is retried by
     the queue, not at once but after ``ORACLE_GATE_RETRY_BASE_MS``, and the check is posted once."""
     bot = bot_factory(env={"ORACLE_GATE_RETRY_BASE_MS": "1500"})
+    assert isinstance(bot, InProcessBot)  # the bot's clock is the test's: the backoff passes at once
     head = open_pull(github, origin, 1, "one")
     github.fail_next("GET", "/repos/octo/repo/pulls/1", 429, headers={"retry-after": "3600"})
+    passed: list[tuple[float, int]] = []  # (seconds the bot let pass, reads of the pull request before)
+    bot.clock.on_sleep = lambda seconds: passed.append(
+        (seconds, len(github.log("GET", "/repos/octo/repo/pulls/1")))
+    )
     bot.deliver("pull_request", pull_request_event("opened", 1, head, origin.main))
     assert bot.wait_idle()["jobs"] == {"done": 1}
-    first, second = github.log("GET", "/repos/octo/repo/pulls/1")
-    assert second.at - first.at >= 1.5
+    _first, _second = github.log("GET", "/repos/octo/repo/pulls/1")
+    assert sum(s for s, reads in passed if reads == 1) >= 1.5  # between the first read and the second
     (run,) = github.check_runs("octo/repo")
     assert run.head_sha == head

@@ -21,17 +21,10 @@ from tests.bot.maps import ARTIFACT, WORKFLOW
 from tests.bot.test_approvals import review_event, setup
 from tests.bot.test_judging import REPO
 from tests.github_fake.server import FakeGitHub
+from tests.support.clock import FakeClock
 
 INTERVAL_MS = 60_000
 REVIEWS = f"/repos/{REPO}/pulls/1/reviews"
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 2_000_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 class Worker:
@@ -43,7 +36,7 @@ class Worker:
         env = Bot(tmp_path / "state", github, key_file, origin).env  # the bot's settings, not started
         env |= {"ORACLE_GATE_JOB_MEMORY_MB": "0", "ORACLE_GATE_REVIEW_INTERVAL_MS": str(INTERVAL_MS)}
         config = from_environment(env)
-        self.clock = Clock()
+        self.clock = FakeClock()
         self.store = Store(config.database, clock=self.clock)
         auth = AppAuth(APP_ID, app_key.private_pem, github.url, seconds_between_requests=None)
         maps = ArtifactMapStore(StoreSettings(WORKFLOW, ARTIFACT, config.maps), github.url, pacing=None)
@@ -77,10 +70,10 @@ def test_a_flood_of_reviews_costs_one_read_of_the_reviews_and_one_judgement(
         github.reviews.add_review(REPO, 1, f"spammer{n}", state="COMMENTED", commit_id=head)
         worker.deliver("pull_request_review", review_event(1))
         worker.drain()
-        worker.clock.now += 1
+        worker.clock.advance(1)
     assert len(github.log("GET", REVIEWS)) == reads  # nothing read within the interval
     assert len(github.check_runs(REPO)) == posted
-    worker.clock.now += INTERVAL_MS / 1000
+    worker.clock.advance(INTERVAL_MS / 1000)
     worker.drain()
     assert len(github.log("GET", REVIEWS)) == reads + 1
     assert len(github.check_runs(REPO)) == posted + 1
@@ -104,7 +97,7 @@ def test_a_push_is_judged_at_once_and_takes_the_waiting_reviews_with_it(
     worker.drain()
     assert [r.conclusion for r in github.check_runs(REPO)] == ["success"]
     assert len(github.log("GET", REVIEWS)) == 1
-    worker.clock.now += INTERVAL_MS / 1000
+    worker.clock.advance(INTERVAL_MS / 1000)
     assert worker.drain() == []  # the waiting judgement was superseded by the push's
 
 
@@ -112,7 +105,7 @@ def test_a_review_while_a_judgement_runs_waits_and_does_not_void_that_judgement(
     """The running judgement read the reviews after the check it replaces: it posts. The review
     that came meanwhile gets a judgement of its own after the interval (a review every few seconds
     must not keep every judgement from posting, leaving an older check standing)."""
-    clock = Clock()
+    clock = FakeClock()
     store = Store(tmp_path / "db.sqlite3", clock=clock)
     push = Job(JUDGE, REPO, 7, f"{REPO}#1", pr=1, head="a" * 40)
     review = Job(JUDGE, REPO, 7, f"{REPO}#1", pr=1, coalesce=INTERVAL_MS / 1000)
@@ -123,7 +116,7 @@ def test_a_review_while_a_judgement_runs_waits_and_does_not_void_that_judgement(
     assert store.enqueue("another review", [review]) == 0  # taken by the one waiting
     assert store.is_newest(running.id, push.key)
     assert store.claim() is None  # not due yet
-    clock.now += INTERVAL_MS / 1000
+    clock.advance(INTERVAL_MS / 1000)
     assert not store.is_newest(running.id, push.key)  # due now: it would post after this one
     store.finish(running.id, "done")
     waiting = store.claim()

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from tests.bot.harness import BotFactory, Origin, pull_request_event
 from tests.bot.test_crash_posting import wait_for
 from tests.bot.test_scoring import CHECK, SCORE_CHECK, SCORING, measured, open_pull, runs_named
@@ -19,6 +21,9 @@ __all__ = ["measured"]  # the fixture, used by name below
 
 SLEEPY = "def f():\n    import time\n    time.sleep(120)\n    return 2\n"
 ORDINARY = "def f():\n    return 3\n"
+
+#: Scores and verdicts side by side in the server's two pools.
+pytestmark = pytest.mark.server
 
 
 def test_two_sleeping_scores_do_not_delay_an_ordinary_verdict(

@@ -40,6 +40,10 @@ CHECK, SCORE_CHECK = "Oracle Gate", "Oracle Gate / score"
 APP = "def f():\n    return 1\n"
 TESTS = "from app import f\n\n\ndef test_f():\n    assert f() is not None\n"
 
+#: The scoring sandbox (bubblewrap) runs head's tests: a program of its own (the bot itself runs in
+#: this process unless a test is marked ``server``).
+pytestmark = pytest.mark.process
+
 
 @pytest.fixture
 def measured(origin: Origin, github: FakeGitHub, tmp_path: Path) -> Origin:
@@ -225,6 +229,7 @@ def test_nothing_of_the_bot_is_reachable():
     assert score.conclusion == "success", score.summary
 
 
+@pytest.mark.server  # kill -9 of the server, then its recovery
 def test_a_kill_while_the_score_is_posted_leaves_one_score_check(
     bot_factory: BotFactory, github: FakeGitHub, measured: Origin
 ) -> None:
@@ -242,6 +247,7 @@ def test_a_kill_while_the_score_is_posted_leaves_one_score_check(
     assert score.conclusion == "success", score.summary
 
 
+@pytest.mark.server  # a new head's judgement while the old head's score runs: jobs side by side
 def test_a_new_head_stops_the_running_score_of_the_old_one(
     bot_factory: BotFactory, github: FakeGitHub, measured: Origin
 ) -> None:
@@ -263,6 +269,7 @@ def test_a_new_head_stops_the_running_score_of_the_old_one(
     assert bot.health()["jobs"] == {"done": 3, "superseded": 1}
 
 
+@pytest.mark.server  # kill -9 of the server, then its recovery
 def test_a_score_that_keeps_stopping_the_server_ends_unscored_on_its_own_check(
     bot_factory: BotFactory, github: FakeGitHub, measured: Origin
 ) -> None:

@@ -6,9 +6,14 @@ from __future__ import annotations
 import signal
 import time
 
+import pytest
+
 from tests.bot.harness import Bot, BotFactory, Origin, pull_request_event
 from tests.bot.test_judging import REPO, open_pull
 from tests.github_fake.server import FakeGitHub
+
+#: SIGTERM to the server: its orderly stop needs the process.
+pytestmark = pytest.mark.server
 
 
 def wait_running(bot: Bot, timeout: float = 30) -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from oracle_gate.github.publisher import CheckContent
 from oracle_gate.judgement.stale import Earlier, is_stale, stale_check
 from tests.bot.harness import Bot, BotFactory, Origin, pull_request_event, push_event
@@ -59,6 +61,7 @@ def test_a_moved_parent_without_a_map_replaces_the_check_with_a_stale_one(
     assert "`pass_clean`" in summary
 
 
+@pytest.mark.server  # the check looked at while the job still waits for the test merge: jobs side by side
 def test_a_moved_base_marks_the_old_verdict_stale_until_the_test_merge_is_recomputed(
     bot_factory: BotFactory, github: FakeGitHub, origin: Origin
 ) -> None:

@@ -16,7 +16,7 @@ import pytest
 
 from oracle_gate.bot.app import logs
 from oracle_gate.bot.queue import checkpoints, planning
-from oracle_gate.bot.queue.store import Store
+from oracle_gate.bot.queue.store import Store, checkpoint
 
 BODY = b'{"zen": "' + b"x" * 20_000 + b'"}'  # a delivery of about 20 KiB: 5 pages
 
@@ -40,7 +40,7 @@ def test_commits_do_not_checkpoint_once_deferred_and_the_checkpointer_does(tmp_p
     thread = checkpoints.keep_checkpointing(store, stopping, every=3600)  # never, in this test
     record(store, 300)  # about 1500 pages: past SQLite's automatic checkpoint at 1000
     with sqlite3.connect(path) as db:
-        frames, copied = checkpoints.checkpoint(db)
+        frames, copied = checkpoint(db)
     assert frames > 1000  # no commit checkpointed (with the default, the WAL restarts under 1000)
     assert copied == frames
     stopping.set()

@@ -13,6 +13,7 @@ from oracle_gate.bot.queue.delivery_jobs import JUDGE, Job
 from oracle_gate.bot.queue.store import NO_MAP, Store
 from oracle_gate.bot.web import metrics
 from oracle_gate.git import Git
+from tests.support.bot_db import rows
 from tests.support.repo import Repo
 
 
@@ -29,7 +30,7 @@ def test_a_version_2_database_keeps_its_verdicts_with_the_trend_unknown(tmp_path
         db.execute("INSERT INTO verdicts VALUES ('octo/repo', 1, 'p', 'h', 'fail', 5, 7, 1764590400.0)")
     store = Store(path)
     assert store.migrated_from == 2
-    assert store.read("SELECT verdict, seconds, triage, surface_share FROM verdicts") == [
+    assert rows(path, "SELECT verdict, seconds, triage, surface_share FROM verdicts") == [
         ("fail", None, None, None)
     ]
     data = trend.repo_trend(store, "octo/repo")
@@ -98,7 +99,7 @@ def test_a_replaced_verdict_still_counts_as_posted_so_counters_never_go_down(tmp
     assert before.verdicts == {NO_MAP: 1}
     assert after.verdicts == {NO_MAP: 1, "unscored": 1}
     assert after.judging_buckets[-1] == 2
-    assert store.read("SELECT verdict FROM verdicts") == [("unscored",)]
+    assert rows(tmp_path / "db.sqlite3", "SELECT verdict FROM verdicts") == [("unscored",)]
     data = trend.repo_trend(store, "octo/repo")
     assert data is not None
     assert sum(w.total for w in data.weeks) == 1

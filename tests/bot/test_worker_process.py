@@ -9,10 +9,15 @@ import signal
 import time
 from pathlib import Path
 
+import pytest
+
 from oracle_gate.bot.queue.worker_process import NICENESS
 from tests.bot.harness import Bot, BotFactory, Origin, pull_request_event
 from tests.bot.test_judging import REPO, open_pull
 from tests.github_fake.server import FakeGitHub
+
+#: The front and the worker process: the server's own two processes.
+pytestmark = pytest.mark.server
 
 
 def children(pid: int) -> list[int]:

@@ -22,30 +22,38 @@ from tests.github_fake.server import FakeGitHub
 from tests.support.bot_app import APP_ID, SECRET, Origin, free_port
 
 
+def bot_environment(
+    state: Path, fake: FakeGitHub, key_file: Path, origin: Origin, *, concurrency: int, port: int
+) -> dict[str, str]:
+    """The server's settings for a test: this process's environment but the bot's own and git's,
+    the fake GitHub, the origin to fetch from, no pacing and a short retry."""
+    return {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("ORACLE_GATE_", "GIT_"))},
+        **fake.env(),
+        "ORACLE_GATE_APP_ID": str(APP_ID),
+        "ORACLE_GATE_PRIVATE_KEY_FILE": str(key_file),
+        "ORACLE_GATE_WEBHOOK_SECRET": SECRET.decode(),
+        "ORACLE_GATE_API_URL": fake.url,
+        "ORACLE_GATE_GIT_URL": origin.url_template,
+        "ORACLE_GATE_STATE_DIR": str(state),
+        "ORACLE_GATE_CONCURRENCY": str(concurrency),
+        "ORACLE_GATE_HOST": "127.0.0.1",
+        "ORACLE_GATE_PORT": str(port),
+        "ORACLE_GATE_REQUEST_PACING_MS": "0",
+        "ORACLE_GATE_RETRY_BASE_MS": "200",  # a transient failure's retry: soon, but not at once
+        # a review is judged at once (coalescing still applies; tests/bot/test_review_flood.py
+        # checks the interval with a clock of its own)
+        "ORACLE_GATE_REVIEW_INTERVAL_MS": "0",
+    }
+
+
 class Bot:
     def __init__(self, state: Path, fake: FakeGitHub, key_file: Path, origin: Origin, concurrency: int = 4):
         self.state = state
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = state / "server.log"
-        self.env = {
-            **{k: v for k, v in os.environ.items() if not k.startswith(("ORACLE_GATE_", "GIT_"))},
-            **fake.env(),
-            "ORACLE_GATE_APP_ID": str(APP_ID),
-            "ORACLE_GATE_PRIVATE_KEY_FILE": str(key_file),
-            "ORACLE_GATE_WEBHOOK_SECRET": SECRET.decode(),
-            "ORACLE_GATE_API_URL": fake.url,
-            "ORACLE_GATE_GIT_URL": origin.url_template,
-            "ORACLE_GATE_STATE_DIR": str(state),
-            "ORACLE_GATE_CONCURRENCY": str(concurrency),
-            "ORACLE_GATE_HOST": "127.0.0.1",
-            "ORACLE_GATE_PORT": str(self.port),
-            "ORACLE_GATE_REQUEST_PACING_MS": "0",
-            "ORACLE_GATE_RETRY_BASE_MS": "200",  # a transient failure's retry: soon, but not at once
-            # a review is judged at once (coalescing still applies; tests/bot/test_review_flood.py
-            # checks the interval with a clock of its own)
-            "ORACLE_GATE_REVIEW_INTERVAL_MS": "0",
-        }
+        self.env = bot_environment(state, fake, key_file, origin, concurrency=concurrency, port=self.port)
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> Bot:

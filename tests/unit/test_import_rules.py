@@ -11,6 +11,7 @@ before anyone notices it at run time.
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -656,6 +657,167 @@ def test_the_bot_rules_see_a_cycle_and_a_private_name(tmp_path: Path) -> None:
     ]
     lazy = imported_modules(probe, "oracle_gate.bot.jobs.probe", known)
     assert lazy == known
+
+
+# -- the bot's one clock ----------------------------------------------------------------------------
+
+#: Reading the time or waiting for it: only the bot's clock module does (oracle_gate.bot.app.clock).
+TIME_CALLS = frozenset(
+    {
+        "time.time",
+        "time.time_ns",
+        "time.monotonic",
+        "time.monotonic_ns",
+        "time.perf_counter",
+        "time.sleep",
+        "datetime.now",
+        "datetime.utcnow",
+        "datetime.today",
+        "date.today",
+    }
+)
+CLOCK_MODULE = "oracle_gate.bot.app.clock"
+#: Modules still reading the time themselves, and why; each must still do so (else drop it here).
+CLOCK_PENDING = {
+    # its two time.monotonic() reads (how long judging took) go with the judgement sequence that
+    # issue 27 moves to oracle_gate.review.judgement (hjudge); the job's context carries the clock
+    "oracle_gate.bot.jobs.judging": "time.monotonic",
+}
+
+
+def time_calls(path: Path) -> list[str]:
+    """Where ``path`` reads the time: ``time.time()``, ``dt.datetime.now()``, ``from time import
+    sleep; sleep(1)``, ``clock=time.time``… (the name's last two parts, after import aliases)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    aliases: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            aliases.update({(a.asname or a.name): a.name for a in node.names})
+        elif isinstance(node, ast.ImportFrom) and node.module in ("time", "datetime"):
+            aliases.update({(a.asname or a.name): f"{node.module}.{a.name}" for a in node.names})
+
+    def dotted(node: ast.expr) -> str | None:
+        if isinstance(node, ast.Name):
+            return aliases.get(node.id, node.id)
+        if isinstance(node, ast.Attribute):
+            base = dotted(node.value)
+            return None if base is None else f"{base}.{node.attr}"
+        return None
+
+    found = []
+    for node in ast.walk(tree):  # a call, or the function passed on (``clock=time.time``)
+        if isinstance(node, ast.Name | ast.Attribute) and (name := dotted(node)) is not None:
+            tail = ".".join(name.split(".")[-2:])
+            if tail in TIME_CALLS:
+                found.append(f"{tail} line {node.lineno}")
+    return found
+
+
+@pytest.mark.parametrize("path", sorted(BOT.rglob("*.py")), ids=module_name)
+def test_no_bot_module_reads_the_time_but_the_clock(path: Path) -> None:
+    """One clock, made in ``serve`` and passed down, so a test's own clock is the only time there is."""
+    module = module_name(path)
+    used = time_calls(path)
+    if module == CLOCK_MODULE:
+        assert used, "the clock module reads the machine's clocks"
+        return
+    if module in CLOCK_PENDING:
+        assert used, f"{module} no longer reads the time: drop it from CLOCK_PENDING"
+        assert all(u.startswith(CLOCK_PENDING[module]) for u in used), (module, used)
+        return
+    assert not used, f"{module} reads the time itself: {used}; take the server's clock ({CLOCK_MODULE})"
+
+
+def test_the_clock_rule_sees_every_way_of_reading_the_time(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "import time\nimport datetime as dt\nfrom time import monotonic as mono\n"
+        "from datetime import datetime\n\n"
+        "def f(event):\n    event.wait(1)\n    time.strftime('%Y')\n"
+        "    return time.time(), dt.datetime.now(dt.UTC), mono(), datetime.utcnow(), dt.date.today()\n"
+        "def g(clock=time.monotonic):\n    return clock\n"
+    )
+    assert sorted(u.split(" ")[0] for u in time_calls(probe)) == [
+        "date.today",
+        "datetime.now",
+        "datetime.utcnow",
+        "time.monotonic",
+        "time.monotonic",
+        "time.time",
+    ]
+
+
+# -- the bot's SQL: in its store only ---------------------------------------------------------------
+
+#: The modules that hold the bot's SQL: the jobs' database (its store, its schema's migrations) and
+#: the front's own database of received deliveries.
+SQL_MODULES = frozenset(
+    {"oracle_gate.bot.queue.store", "oracle_gate.bot.queue.schema", "oracle_gate.bot.web.received"}
+)
+SQL_TEXT = re.compile(
+    r"\s*(SELECT\s|INSERT\s+(OR\s+\w+\s+)?INTO\s|UPDATE\s+\w+\s+SET\s|DELETE\s+FROM\s|CREATE\s+(TABLE|INDEX)\s"
+    r"|ALTER\s+TABLE\s|DROP\s+(TABLE|INDEX)\s|PRAGMA\s|BEGIN\b|COMMIT\b|ROLLBACK\b)"
+)
+
+
+def sql_uses(path: Path) -> list[str]:
+    """Where ``path`` speaks SQL: imports ``sqlite3``, calls ``.execute``/``.executemany``/
+    ``.executescript``, or writes a string (an f-string's start included) that is an SQL statement."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    found: list[str] = []
+    for node in ast.walk(tree):
+        line = getattr(node, "lineno", 0)
+        if "sqlite3" in _imported_names(node):
+            found.append(f"import sqlite3 line {line}")
+        called = node.func if isinstance(node, ast.Call) else None
+        if isinstance(called, ast.Attribute) and called.attr in ("execute", "executemany", "executescript"):
+            found.append(f".{called.attr}() line {line}")
+        text = None
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value
+        elif isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant):
+            text = str(node.values[0].value)
+        if text is not None and SQL_TEXT.match(text):
+            found.append(f"SQL {text.strip()[:30]!r} line {line}")
+    return found
+
+
+def _imported_names(node: ast.AST) -> set[str]:
+    if isinstance(node, ast.Import):
+        return {a.name.split(".")[0] for a in node.names}
+    if isinstance(node, ast.ImportFrom) and not node.level:
+        return {(node.module or "").split(".")[0]}
+    return set()
+
+
+@pytest.mark.parametrize("path", sorted(BOT.rglob("*.py")), ids=module_name)
+def test_the_bots_sql_is_in_its_store_only(path: Path) -> None:
+    """One place knows the tables (issue 27): the status page, /metrics, retention, scoring and the
+    hand-over ask the store by name; they never write a query of their own."""
+    module = module_name(path)
+    used = sql_uses(path)
+    if module in SQL_MODULES:
+        assert used, f"{module} is listed as holding SQL and holds none"
+        return
+    assert not used, f"{module} speaks SQL itself: {used}; ask oracle_gate.bot.queue.store"
+
+
+def test_the_sql_rule_sees_a_query_a_call_and_the_module(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "import sqlite3\n\nREQUIRED = 'COALESCE(required, 1) = 1'\n\n"
+        "def f(store, db, n):\n"
+        "    store.read('SELECT 1 FROM jobs')\n"
+        "    store.read(f'DELETE FROM jobs WHERE id = {n}')\n"
+        "    db.executemany('x', [])\n"
+        "    return 'Select a repository', 'Updated the check'\n"
+    )
+    assert {u.split(" line")[0] for u in sql_uses(probe)} == {
+        "import sqlite3",
+        "SQL 'SELECT 1 FROM jobs'",
+        "SQL 'DELETE FROM jobs WHERE id ='",
+        ".executemany()",
+    }
 
 
 # -- gate/maps/: three parts (issue 27) --------------------------------------------------------------

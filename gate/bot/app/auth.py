@@ -9,7 +9,6 @@ and to one git fetch's environment; it is never logged, never written to disk or
 from __future__ import annotations
 
 import threading
-import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -18,6 +17,7 @@ import github
 from github import Auth, GithubIntegration
 
 from oracle_gate import __version__
+from oracle_gate.bot.app.clock import SYSTEM, Clock
 from oracle_gate.github.client import RetrySettings, github_call, make_client, make_retry
 
 REFRESH_MARGIN = 300.0  # seconds before expiry when a cached installation token is replaced
@@ -40,6 +40,7 @@ class AppAuth:
         *,
         retry: RetrySettings | None = None,
         seconds_between_requests: float | None = 0.25,
+        clock: Clock = SYSTEM,
     ) -> None:
         settings = retry or RetrySettings()
         self._integration = GithubIntegration(
@@ -51,6 +52,7 @@ class AppAuth:
             seconds_between_requests=seconds_between_requests,
             seconds_between_writes=seconds_between_requests,
         )
+        self._clock = clock
         self._tokens: dict[int, InstallationToken] = {}
         self._lock = threading.Lock()
         self._mint_locks: dict[int, threading.Lock] = {}
@@ -92,7 +94,8 @@ class AppAuth:
                 answer = self._integration.get_access_token(installation)
             expires = answer.expires_at
             fresh = InstallationToken(
-                answer.token, expires.timestamp() if isinstance(expires, datetime) else time.time() + 3600
+                answer.token,
+                expires.timestamp() if isinstance(expires, datetime) else self._clock.now() + 3600,
             )
             with self._lock:
                 self._tokens[installation] = fresh
@@ -101,7 +104,7 @@ class AppAuth:
     def _cached(self, installation: int) -> str | None:
         with self._lock:
             cached = self._tokens.get(installation)
-        if cached is not None and cached.expires_at - REFRESH_MARGIN > time.time():
+        if cached is not None and cached.expires_at - REFRESH_MARGIN > self._clock.now():
             return cached.token
         return None
 

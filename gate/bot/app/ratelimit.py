@@ -10,10 +10,10 @@ Another installation's jobs are not held up by it beyond the worker that waits.
 from __future__ import annotations
 
 import threading
-import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from oracle_gate.bot.app.clock import SYSTEM, Clock
 
 DEFAULT_FLOOR = 100
 DEFAULT_MAX_PAUSE = 300.0
@@ -30,7 +30,7 @@ class Budgets:
         self,
         floor: int = DEFAULT_FLOOR,
         max_pause: float = DEFAULT_MAX_PAUSE,
-        clock: Callable[[], float] = time.time,
+        clock: Clock = SYSTEM,
     ) -> None:
         self.floor = floor
         self.max_pause = max_pause
@@ -53,7 +53,7 @@ class Budgets:
             budget = self._known.get(installation)
         if budget is None or budget.remaining >= self.floor:
             return 0.0
-        wait = budget.reset - self._clock()
+        wait = budget.reset - self._clock.now()
         if wait <= 0:
             with self._lock:
                 self._known.pop(installation, None)

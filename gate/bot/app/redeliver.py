@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
+from oracle_gate.bot.app.clock import SYSTEM, Clock
 from oracle_gate.bot.queue.store import Store
 from oracle_gate.github.client import PublishError, github_call
 
@@ -84,12 +85,14 @@ def to_redeliver(deliveries: list[dict[str, Any]], store: Store) -> dict[str, in
     return chosen
 
 
-def redeliver_failed(requester: JsonRequester, store: Store, window_seconds: float) -> Redelivered:
+def redeliver_failed(
+    requester: JsonRequester, store: Store, window_seconds: float, clock: Clock = SYSTEM
+) -> Redelivered:
     """Ask GitHub to send again what failed within the window; a failure to ask is logged, not raised."""
     if window_seconds <= 0:
         return Redelivered([], 0)
     try:
-        deliveries = recent_deliveries(requester, time.time() - window_seconds)
+        deliveries = recent_deliveries(requester, clock.now() - window_seconds)
     except PublishError as exc:
         _log.warning("could not list failed deliveries", extra={"detail": str(exc)})
         return Redelivered([], 0)

@@ -17,7 +17,6 @@ import os
 import resource
 import select
 import threading
-import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import forkserver
@@ -25,6 +24,7 @@ from multiprocessing.context import BaseContext
 from pathlib import Path
 
 from oracle_gate import __version__
+from oracle_gate.bot.app.clock import SYSTEM
 from oracle_gate.git import Git
 from oracle_gate.judge.verdict import Outcome, Provenance, Reason, ReasonCode, Verdict
 from oracle_gate.judgement.core import judge_facts
@@ -112,7 +112,7 @@ def die_with(owner: int) -> None:
             select.select([watched], [], [])
         else:
             while _alive(owner):
-                time.sleep(1.0)
+                SYSTEM.sleep(1.0)  # in the judging child: real time, whatever the server uses
         os._exit(1)
 
     threading.Thread(target=watch, name="oracle-gate-owner", daemon=True).start()

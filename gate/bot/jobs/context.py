@@ -26,6 +26,7 @@ from typing import Protocol
 import github
 
 from oracle_gate.bot.app.auth import AppAuth, installation_client
+from oracle_gate.bot.app.clock import SYSTEM, Clock
 from oracle_gate.bot.app.config import BotConfig
 from oracle_gate.bot.app.ratelimit import Budgets
 from oracle_gate.bot.jobs.mapstore import MapLookup
@@ -82,6 +83,7 @@ class Context:
     pacing: float | None = 0.25
     budgets: Budgets = field(default_factory=Budgets)
     stopping: threading.Event = field(default_factory=threading.Event)
+    clock: Clock = SYSTEM  # the server's one clock (oracle_gate.bot.app.clock)
     _clients: threading.local = field(default_factory=threading.local)
 
     def track(self, installation: int, client: github.Github) -> None:

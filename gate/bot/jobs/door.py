@@ -104,6 +104,7 @@ def bot_door(
     maps: StoreMaps,
     default_branch: str | None,
     sleep: Callable[[float], object],
+    clock: Callable[[], float],
     note: Callable[[str], None],
 ) -> Door:
     return Door(
@@ -116,4 +117,5 @@ def bot_door(
         rules=rules_of(config, default_branch),
         sleep=sleep,
         note=note,
+        clock=clock,
     )

@@ -225,7 +225,8 @@ def _door(ctx: Context, job: Job, publisher: Publisher, token: str, first: PullI
         look=look,
         maps=maps,
         default_branch=job.default_branch,
-        sleep=ctx.stopping.wait,
+        sleep=lambda seconds: ctx.clock.wait(ctx.stopping, seconds),
+        clock=ctx.clock.monotonic,
         note=_note(job),
     )
 

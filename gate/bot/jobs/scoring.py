@@ -33,7 +33,7 @@ from typing import Any
 from oracle_gate.bot.jobs import bounded, mirror, posting
 from oracle_gate.bot.jobs.context import Context, JobOutcome, Judged, Transient, check_name, publisher_for
 from oracle_gate.bot.queue.delivery_jobs import Job
-from oracle_gate.bot.queue.store import DONE, FAILED, QUEUED, RUNNING, SUPERSEDED, ClaimedJob, Store
+from oracle_gate.bot.queue.store import DONE, FAILED, SUPERSEDED, ClaimedJob, Store
 from oracle_gate.errors import GateError
 from oracle_gate.github.content import outcome_check
 from oracle_gate.github.defaults import MAX_ANNOTATIONS_PER_RUN
@@ -78,11 +78,7 @@ def after_verdict(ctx: Context, delivery: str, job: Job, judged: Judged) -> None
     if judged.verdict.verdict != Outcome.PASS_CLEAN:
         return
     scored = score_job(job, judged.parent, judged.head, judged.verdict.head)
-    pending = ctx.store.read(
-        "SELECT 1 FROM jobs WHERE key = ? AND spec = ? AND state IN (?, ?) LIMIT 1",
-        (scored.key, scored.to_json(), QUEUED, RUNNING),
-    )
-    if not pending:
+    if not ctx.store.is_pending(scored):
         ctx.store.enqueue(delivery, [scored])
 
 
@@ -90,11 +86,7 @@ def superseded(store: Store, claimed: ClaimedJob) -> str | None:
     """Why this score is no longer wanted, or None: another score of the pull request was queued
     after it, or its last judgement is no longer ``pass_clean`` on this parent and head."""
     job = claimed.job
-    newer = store.read(
-        "SELECT 1 FROM jobs WHERE key = ? AND id > ? AND state = ? AND spec != ? LIMIT 1",
-        (job.key, claimed.id, QUEUED, job.to_json()),
-    )
-    if newer:
+    if store.other_queued_after(claimed.id, job):
         return "a newer score of this pull request is queued"
     last = store.last_verdict(job.repo, job.pr or 0)
     if last is None or tuple(last) != (job.base, job.head, Outcome.PASS_CLEAN.value):

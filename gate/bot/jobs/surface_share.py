@@ -52,4 +52,5 @@ def with_share(
         found = manifest()
     except Exception:  # noqa: BLE001 - best effort, as above
         return noted
-    return {**noted, "surface_share": share_of_map(git.repo, found, parent, dt.datetime.now(dt.UTC).date())}
+    today = dt.datetime.fromtimestamp(store.clock.now(), dt.UTC).date()  # the server's one clock
+    return {**noted, "surface_share": share_of_map(git.repo, found, parent, today)}

@@ -31,9 +31,6 @@ from oracle_gate.judge.verdict import Verdict
 
 MAX_TRIAGE = 200  # entries kept per verdict: a freeze of thousands does not bloat every row
 WEEKS_SHOWN = 26
-#: The verdicts posted as the required check (a row recorded before the column existed was counted
-#: as one, and still is); the SQL of every query of the trend and of /metrics.
-REQUIRED = "COALESCE(required, 1) = 1"
 
 
 @dataclass(frozen=True)
@@ -130,45 +127,27 @@ class RepoTrend:
 
 
 def repositories(store: Store) -> list[str]:
-    return [str(r[0]) for r in store.read("SELECT DISTINCT repo FROM verdicts ORDER BY repo")]
+    return store.repositories()
 
 
 def known_share(store: Store, repo: str, parent: str) -> float | None:
     """A share already noted for this parent's map (the map and the freeze are the parent's: the same)."""
-    rows = store.read(
-        "SELECT surface_share FROM verdicts WHERE repo = ? AND parent = ? "
-        "AND surface_share IS NOT NULL LIMIT 1",
-        (repo, parent),
-    )
-    return float(rows[0][0]) if rows else None
+    return store.known_share(repo, parent)
 
 
 def repo_trend(store: Store, repo: str, weeks_shown: int = WEEKS_SHOWN) -> RepoTrend | None:
     """The page's data for ``repo``; None when the bot recorded no verdict there."""
-    rows = store.read(
-        f"SELECT at, verdict, {REQUIRED} FROM verdicts WHERE repo = ? ORDER BY at",  # noqa: S608 - a constant
-        (repo,),
-    )
+    rows = store.verdict_times(repo)
     if not rows:
         return None
-    maps = store.read(
-        "SELECT parent, surface_share, MAX(at) FROM verdicts WHERE repo = ? AND verdict != ? "  # noqa: S608
-        f"AND {REQUIRED} GROUP BY parent ORDER BY MAX(at) DESC LIMIT 10",
-        (repo, NO_MAP),
-    )
-    last = store.read(
-        "SELECT parent, triage FROM verdicts WHERE repo = ? AND triage IS NOT NULL "  # noqa: S608
-        f"AND {REQUIRED} ORDER BY at DESC LIMIT 1",
-        (repo,),
-    )
-    triage = None if not last else _triage_of(str(last[0][1]))
-    others = weekly((float(at), str(v)) for at, v, required in rows if not required)
+    last = store.last_triage(repo)
+    others = weekly((at, v) for at, v, required in rows if not required)
     return RepoTrend(
         repo=repo,
-        weeks=weekly((float(at), str(v)) for at, v, required in rows if required)[-weeks_shown:],
-        maps=[MapShare(str(p), None if s is None else float(s), float(at)) for p, s, at in maps],
-        triage=triage,
-        triage_parent=str(last[0][0]) if last else None,
+        weeks=weekly((at, v) for at, v, required in rows if required)[-weeks_shown:],
+        maps=[MapShare(*row) for row in store.map_shares(repo)],
+        triage=None if last is None else _triage_of(last[1]),
+        triage_parent=None if last is None else last[0],
         other_bases=total("other bases", others),
         pulls=[PullRow(*row) for row in store.recent_pulls(repo, PULLS_SHOWN)],
     )

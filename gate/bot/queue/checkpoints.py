@@ -12,21 +12,12 @@ no reader still uses, and the next round copies the rest.
 
 from __future__ import annotations
 
-import logging
-import sqlite3
 import threading
 from pathlib import Path
 
 from oracle_gate.bot.queue.store import Store
 
 EVERY_SECONDS = 1.0
-_log = logging.getLogger("oracle_gate.bot")
-
-
-def checkpoint(db: sqlite3.Connection) -> tuple[int, int]:
-    """One passive checkpoint: (frames in the WAL, frames copied into the database)."""
-    _, frames, copied = db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-    return int(frames), int(copied)
 
 
 def keep_checkpointing(
@@ -35,20 +26,15 @@ def keep_checkpointing(
     """Stop the store's connection from checkpointing on commit; checkpoint it, and the databases
     ``also`` names (whose writers do not checkpoint on commit either), every ``every`` seconds in a
     daemon thread until ``stopping`` is set (closing the store checkpoints what is left)."""
-    paths = (store.defer_checkpoints(), *also)
+    store.defer_checkpoints()
 
     def run() -> None:
-        dbs = [sqlite3.connect(path, timeout=30) for path in paths]
+        checkpointer = store.checkpointer(*also)  # connections of this thread's own
         try:
             while not stopping.wait(every):
-                for db in dbs:
-                    try:
-                        checkpoint(db)
-                    except sqlite3.Error:
-                        _log.exception("checkpoint failed")  # the WAL grows until the next one succeeds
+                checkpointer.checkpoint()  # a failure is logged; the WAL grows until the next one
         finally:
-            for db in dbs:
-                db.close()
+            checkpointer.close()
 
     thread = threading.Thread(target=run, name="oracle-gate-checkpoint", daemon=True)
     thread.start()

@@ -9,11 +9,10 @@ with the jobs (:meth:`oracle_gate.bot.queue.store.Store.take`), so a kill at any
 from __future__ import annotations
 
 import logging
-import sqlite3
 import threading
 from pathlib import Path
 
-from oracle_gate.bot.queue.store import Store
+from oracle_gate.bot.queue.store import DatabaseError, Store
 from oracle_gate.bot.web import received
 
 #: The most rows one transaction moves.
@@ -42,7 +41,7 @@ class Handover:
         """:meth:`move`; a failure is logged and tried again at the next wake-up (rows stay received)."""
         try:
             return self.move()
-        except (sqlite3.Error, OSError):
+        except (DatabaseError, OSError):
             _log.exception("could not move received deliveries into the queue")
             return 0
 

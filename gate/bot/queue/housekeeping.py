@@ -15,7 +15,6 @@ from __future__ import annotations
 import logging
 import shutil
 import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -89,17 +88,19 @@ def prune_state(store: Store, maps: Path, limits: Limits, now: float) -> tuple[i
 def keep_pruning(
     store: Store, maps: Path, limits: Limits, every: float, stopping: threading.Event
 ) -> threading.Thread:
-    """A daemon thread pruning now and every ``every`` seconds until ``stopping`` is set."""
+    """A daemon thread pruning now and every ``every`` seconds (by the store's clock) until
+    ``stopping`` is set."""
+    clock = store.clock
 
     def run() -> None:
         while True:
             try:
-                removed, forgotten, jobs, deliveries = prune_state(store, maps, limits, time.time())
+                removed, forgotten, jobs, deliveries = prune_state(store, maps, limits, clock.now())
                 done = f"{removed} map(s), {forgotten} explanation(s), {jobs} job(s)"
                 _log.info("pruned", extra={"detail": f"{done}, {deliveries} delivery id(s)"})
             except Exception:  # noqa: BLE001 - pruning is housekeeping: the server keeps serving
                 _log.exception("pruning failed")
-            if stopping.wait(every):
+            if clock.wait(stopping, every):
                 return
 
     thread = threading.Thread(target=run, name="oracle-gate-prune", daemon=True)

@@ -21,9 +21,7 @@ for one chunk at most, never for the whole pruning.
 
 from __future__ import annotations
 
-from collections import Counter
-
-from oracle_gate.bot.queue.store import DONE, FAILED, QUEUED, RUNNING, SUPERSEDED, Store
+from oracle_gate.bot.queue.store import Store
 
 CHUNK = 500
 
@@ -32,12 +30,7 @@ def prune_jobs(store: Store, before: float) -> int:
     """Remove finished jobs last changed before ``before`` (epoch seconds); how many."""
     removed = 0
     while True:
-        with store.transaction() as db:
-            count = db.execute(
-                "DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE state IN (?, ?, ?) "
-                "AND updated < ? LIMIT ?)",
-                (DONE, FAILED, SUPERSEDED, before, CHUNK),
-            ).rowcount
+        count = store.prune_finished_jobs(before, CHUNK)
         removed += count
         if count < CHUNK:
             return removed
@@ -48,21 +41,9 @@ def prune_deliveries(store: Store, before: float) -> int:
     counting them per event in ``deliveries_pruned``; how many."""
     removed = 0
     while True:
-        with store.transaction() as db:
-            rows = db.execute(
-                "SELECT id, event FROM deliveries WHERE received < ? AND id NOT IN "
-                "(SELECT delivery FROM jobs WHERE state IN (?, ?)) LIMIT ?",
-                (before, QUEUED, RUNNING, CHUNK),
-            ).fetchall()
-            for event, count in Counter(str(r[1]) for r in rows).items():
-                db.execute(
-                    "INSERT INTO deliveries_pruned VALUES (?, ?) "
-                    "ON CONFLICT (event) DO UPDATE SET count = count + excluded.count",
-                    (event, count),
-                )
-            db.executemany("DELETE FROM deliveries WHERE id = ?", [(r[0],) for r in rows])
-        removed += len(rows)
-        if len(rows) < CHUNK:
+        count = store.prune_delivery_ids(before, CHUNK)
+        removed += count
+        if count < CHUNK:
             return removed
 
 

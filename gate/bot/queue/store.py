@@ -21,18 +21,20 @@ One connection, guarded by a lock (calls are short); WAL so readers do not block
 from __future__ import annotations
 
 import json
+import logging
 import secrets
 import sqlite3
 import threading
-import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from oracle_gate.bot.app.clock import SYSTEM, Clock
 from oracle_gate.bot.queue import schema
 from oracle_gate.bot.queue.delivery_jobs import Job
 from oracle_gate.bot.web.received import Row
@@ -62,6 +64,11 @@ MAX_ATTEMPTS = 3
 #: module): counted by key, an indexed column, rather than by reading each job's spec, a whole
 #: delivery's JSON for these.
 PLAN_KEY = "!plan"
+#: A verdict posted as the required check (NULL: recorded before ``required`` was, counted as required).
+REQUIRED = "COALESCE(required, 1) = 1"
+_log = logging.getLogger("oracle_gate.bot")
+#: What a failing database raises (the hand-over logs it and tries again).
+DatabaseError = sqlite3.Error
 
 
 @dataclass(frozen=True)
@@ -83,11 +90,12 @@ class JobKinds:
 
 
 class Store:
-    def __init__(self, path: Path, clock: Callable[[], float] = time.time) -> None:
-        """``clock`` decides when a delayed retry is due (tests pass their own). The schema is
+    def __init__(self, path: Path, clock: Clock = SYSTEM) -> None:
+        """``clock`` (the server's one clock; tests pass their own) dates every row and decides when a
+        delayed retry is due. The schema is
         migrated to :data:`oracle_gate.bot.queue.schema.VERSION` (:class:`UsageError` for a newer
         database)."""
-        self._clock = clock
+        self.clock = clock
         self._path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
@@ -126,9 +134,17 @@ class Store:
             self._db.execute("PRAGMA wal_autocheckpoint = 0")
         return self._path
 
-    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
-        """One write transaction under the lock (for :mod:`oracle_gate.bot.queue.retention`)."""
-        return self._transaction()
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """Hold the store's write transaction (nothing written): what a slow commit does to the
+        others (tests), without handing out the connection."""
+        with self._transaction():
+            yield
+
+    def checkpointer(self, *also: Path) -> Checkpointer:
+        """Connections of their own to this database and to ``also``
+        (:mod:`oracle_gate.bot.queue.checkpoints`)."""
+        return Checkpointer((self._path, *also))
 
     def close(self) -> None:
         with self._lock:
@@ -141,7 +157,7 @@ class Store:
     ) -> bool:
         """Record the delivery and queue its jobs (and an installation's new state); False (nothing
         done) when it was seen before."""
-        now = time.time()
+        now = self.clock.now()
         with self._transaction() as db:
             inserted = db.execute(
                 "INSERT OR IGNORE INTO deliveries VALUES (?, ?, ?)", (delivery, event, now)
@@ -161,7 +177,7 @@ class Store:
         Unlike :meth:`accept`, a delivery's job supersedes nothing: it is the delivery's own plan job,
         new by construction (its delivery id is), and comparing it with the queued ones would read
         every queued delivery's body on the path that must answer at once."""
-        now = time.time()
+        now = self.clock.now()
         new: list[bool] = []
         with self._transaction() as db:
             for delivery, event, job in deliveries:
@@ -189,7 +205,7 @@ class Store:
         id taken before is skipped: a redelivery, or the same rows of a file made again)."""
         if not rows:
             return 0
-        now = time.time()
+        now = self.clock.now()
         new = 0
         with self._transaction() as db:
             for _, delivery, event, key, spec, at in rows:
@@ -228,7 +244,7 @@ class Store:
         with self._transaction() as db:
             db.execute(
                 "INSERT INTO explanations VALUES (?, ?, ?, ?, ?, ?)",
-                (token, repo, pr, head, body, self._clock()),
+                (token, repo, pr, head, body, self.clock.now()),
             )
         return token
 
@@ -261,7 +277,7 @@ class Store:
         """Queue follow-up jobs a running job found (no delivery record: it is not a delivery), and
         an installation's new state a planned delivery told (in the same transaction); how many
         jobs were queued (a review's judgement may be taken by one already queued)."""
-        now = time.time()
+        now = self.clock.now()
         queued = 0
         with self._transaction():
             for job in jobs:
@@ -308,7 +324,7 @@ class Store:
         self._db.execute(
             "INSERT INTO jobs (delivery, key, spec, state, created, updated, due) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (delivery, job.key, spec, QUEUED, now, now, self._clock() + (job.coalesce or 0.0)),
+            (delivery, job.key, spec, QUEUED, now, now, self.clock.now() + (job.coalesce or 0.0)),
         )
         return True
 
@@ -326,13 +342,13 @@ class Store:
                 "AND due <= ? AND (? IS NULL OR (json_extract(j.spec, '$.kind') IS ?) = ?) "
                 "AND NOT EXISTS (SELECT 1 FROM jobs AS r WHERE r.key = j.key AND r.state = ?) "
                 "ORDER BY id LIMIT 1",
-                (QUEUED, self._clock(), kind, kind, only, RUNNING),
+                (QUEUED, self.clock.now(), kind, kind, only, RUNNING),
             ).fetchone()
             if row is None:
                 return None
             db.execute(
                 "UPDATE jobs SET state = ?, attempts = attempts + 1, updated = ? WHERE id = ? AND state = ?",
-                (RUNNING, time.time(), row[0], QUEUED),
+                (RUNNING, self.clock.now(), row[0], QUEUED),
             )
         return ClaimedJob(row[0], row[1], Job.from_json(row[2]), row[3] + 1, row[4])
 
@@ -342,7 +358,7 @@ class Store:
         with self._transaction() as db:
             db.execute(
                 "UPDATE jobs SET state = ?, detail = ?, updated = ? WHERE id = ?",
-                (final, detail[:1000], time.time(), job_id),
+                (final, detail[:1000], self.clock.now(), job_id),
             )
 
     def requeue(self, job_id: int, detail: str, delay: float = 0.0) -> None:
@@ -353,7 +369,15 @@ class Store:
             db.execute(
                 "UPDATE jobs SET state = CASE WHEN attempts >= ? THEN ? ELSE ? END, detail = ?, updated = ?, "
                 "due = ? WHERE id = ?",
-                (MAX_ATTEMPTS, FAILED, QUEUED, detail[:1000], time.time(), self._clock() + delay, job_id),
+                (
+                    MAX_ATTEMPTS,
+                    FAILED,
+                    QUEUED,
+                    detail[:1000],
+                    self.clock.now(),
+                    self.clock.now() + delay,
+                    job_id,
+                ),
             )
 
     def next_due(self) -> float | None:
@@ -372,7 +396,7 @@ class Store:
             cur = db.execute(
                 "UPDATE jobs SET state = ?, detail = 'interrupted; retried on start', updated = ?, "
                 "recoveries = recoveries + 1 WHERE state = ?",
-                (QUEUED, time.time(), RUNNING),
+                (QUEUED, self.clock.now(), RUNNING),
             )
             return cur.rowcount
 
@@ -385,7 +409,7 @@ class Store:
             row = self._db.execute(
                 "SELECT 1 FROM jobs WHERE key = ? AND id > ? AND state = ? AND due <= ? "
                 "AND json_extract(spec, '$.kind') = 'judge' LIMIT 1",
-                (key, job_id, QUEUED, self._clock()),
+                (key, job_id, QUEUED, self.clock.now()),
             ).fetchone()
         return row is None
 
@@ -430,7 +454,7 @@ class Store:
         extra = dict(noted or {})
         trend = tuple(extra.get(k) for k in ("seconds", "triage", "surface_share"))
         approvers = None if approved_by is None else json.dumps(sorted({a.casefold() for a in approved_by}))
-        now = time.time()
+        now = self.clock.now()
         with self._transaction() as db:
             db.execute(
                 "INSERT OR REPLACE INTO verdicts (repo, pr, parent, head, verdict, check_run_id, "
@@ -455,11 +479,120 @@ class Store:
                 (now, job.repo, verdict, trend[0], int(required)),
             )
 
-    def read(self, sql: str, params: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
-        """Rows of one read-only query (the status page's and ``/metrics``' queries, in
-        :mod:`oracle_gate.bot.jobs.trend`)."""
+    def _rows(self, sql: str, params: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
         with self._lock:
             return [tuple(row) for row in self._db.execute(sql, params).fetchall()]
+
+    # -- what the status page and /metrics read (oracle_gate.bot.jobs.trend, oracle_gate.bot.web.metrics)
+
+    def repositories(self) -> list[str]:
+        """Every repository with a recorded verdict."""
+        return [str(r[0]) for r in self._rows("SELECT DISTINCT repo FROM verdicts ORDER BY repo")]
+
+    def known_share(self, repo: str, parent: str) -> float | None:
+        """A surface share already noted for a verdict on this parent."""
+        rows = self._rows(
+            "SELECT surface_share FROM verdicts WHERE repo = ? AND parent = ? "
+            "AND surface_share IS NOT NULL LIMIT 1",
+            (repo, parent),
+        )
+        return float(rows[0][0]) if rows else None
+
+    def verdict_times(self, repo: str) -> list[tuple[float, str, bool]]:
+        """(at, verdict, required) of every verdict recorded in ``repo``, oldest first."""
+        rows = self._rows(f"SELECT at, verdict, {REQUIRED} FROM verdicts WHERE repo = ? ORDER BY at", (repo,))  # noqa: S608 - a constant
+        return [(float(at), str(v), bool(required)) for at, v, required in rows]
+
+    def map_shares(self, repo: str, limit: int = 10) -> list[tuple[str, float | None, float]]:
+        """(parent, surface share, last verdict at) of the parents last judged with a map, newest first."""
+        rows = self._rows(
+            "SELECT parent, surface_share, MAX(at) FROM verdicts WHERE repo = ? AND verdict != ? "  # noqa: S608
+            f"AND {REQUIRED} GROUP BY parent ORDER BY MAX(at) DESC LIMIT ?",
+            (repo, NO_MAP, limit),
+        )
+        return [(str(p), None if s is None else float(s), float(at)) for p, s, at in rows]
+
+    def last_triage(self, repo: str) -> tuple[str, str] | None:
+        """(parent, triage JSON) of the newest required verdict that noted its triage."""
+        rows = self._rows(
+            "SELECT parent, triage FROM verdicts WHERE repo = ? AND triage IS NOT NULL "  # noqa: S608
+            f"AND {REQUIRED} ORDER BY at DESC LIMIT 1",
+            (repo,),
+        )
+        return (str(rows[0][0]), str(rows[0][1])) if rows else None
+
+    def deliveries_per_event(self) -> dict[str, int]:
+        """Deliveries received per event, the pruned ids (``deliveries_pruned``) included."""
+        rows = self._rows(
+            "SELECT event, SUM(n) FROM (SELECT event, COUNT(*) AS n FROM deliveries GROUP BY event "
+            "UNION ALL SELECT event, count FROM deliveries_pruned) GROUP BY event"
+        )
+        return {str(e): int(n) for e, n in rows}
+
+    def posted_counts(self) -> list[tuple[str, bool, int]]:
+        """(verdict, required, how many) of every verdict ever posted."""
+        rows = self._rows(f"SELECT verdict, {REQUIRED}, COUNT(*) FROM posted GROUP BY verdict, {REQUIRED}")  # noqa: S608 - a constant
+        return [(str(v), bool(required), int(n)) for v, required, n in rows]
+
+    def judging_seconds(self, bounds: Sequence[float]) -> tuple[list[int], int, float]:
+        """Of the posted verdicts that noted how long judging took: how many took at most each of
+        ``bounds`` seconds, how many in all, and their sum."""
+        sums = ", ".join(f"COALESCE(SUM(seconds <= {float(b)!r}), 0)" for b in bounds)
+        row = self._rows(
+            f"SELECT {sums}, COUNT(seconds), COALESCE(SUM(seconds), 0) FROM posted WHERE seconds IS NOT NULL"  # noqa: S608 - numbers
+        )[0]
+        return [int(n) for n in row[:-2]], int(row[-2]), float(row[-1])
+
+    # -- scores (oracle_gate.bot.jobs.scoring) ------------------------------------------------------
+
+    def is_pending(self, job: Job) -> bool:
+        """The very same job is queued or running."""
+        return bool(
+            self._rows(
+                "SELECT 1 FROM jobs WHERE key = ? AND spec = ? AND state IN (?, ?) LIMIT 1",
+                (job.key, job.to_json(), QUEUED, RUNNING),
+            )
+        )
+
+    def other_queued_after(self, job_id: int, job: Job) -> bool:
+        """Another job of ``job``'s key (not the same job again) was queued after ``job_id``."""
+        return bool(
+            self._rows(
+                "SELECT 1 FROM jobs WHERE key = ? AND id > ? AND state = ? AND spec != ? LIMIT 1",
+                (job.key, job_id, QUEUED, job.to_json()),
+            )
+        )
+
+    # -- retention (oracle_gate.bot.queue.retention) ---------------------------------------------
+
+    def prune_finished_jobs(self, before: float, limit: int) -> int:
+        """Remove at most ``limit`` finished jobs last changed before ``before``, in one transaction."""
+        with self._transaction() as db:
+            return int(
+                db.execute(
+                    "DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE state IN (?, ?, ?) "
+                    "AND updated < ? LIMIT ?)",
+                    (DONE, FAILED, SUPERSEDED, before, limit),
+                ).rowcount
+            )
+
+    def prune_delivery_ids(self, before: float, limit: int) -> int:
+        """Forget at most ``limit`` delivery ids received before ``before`` whose jobs are all finished
+        (or pruned), counting them per event in ``deliveries_pruned``, in one transaction."""
+        with self._transaction() as db:
+            rows = db.execute(
+                "SELECT id, event FROM deliveries WHERE received < ? AND id NOT IN "
+                "(SELECT delivery FROM jobs WHERE state IN (?, ?)) LIMIT ?",
+                (before, QUEUED, RUNNING, limit),
+            ).fetchall()
+            for event, count in Counter(str(r[1]) for r in rows).items():
+                db.execute(
+                    "INSERT INTO deliveries_pruned VALUES (?, ?) "
+                    "ON CONFLICT (event) DO UPDATE SET count = count + excluded.count",
+                    (event, count),
+                )
+            db.executemany("DELETE FROM deliveries WHERE id = ?", [(r[0],) for r in rows])
+        return len(rows)
 
     # -- base changes (contract v3.9.1) ------------------------------------------------------------
 
@@ -549,3 +682,33 @@ def _logins(text: str) -> list[str]:
     except ValueError:
         return []
     return [str(x) for x in found] if isinstance(found, list) else []
+
+
+class Checkpointer:
+    """Passive checkpoints of databases' write-ahead logs, on connections of its own (their writers
+    do not checkpoint on commit: :meth:`Store.defer_checkpoints`)."""
+
+    def __init__(self, paths: Sequence[Path]) -> None:
+        self._dbs = [sqlite3.connect(path, timeout=30) for path in paths]
+
+    def checkpoint(self) -> list[tuple[int, int] | None]:
+        """One passive checkpoint of each: (frames in the WAL, frames copied into the database), or
+        None where it failed (logged: that WAL grows until the next one succeeds)."""
+        done: list[tuple[int, int] | None] = []
+        for db in self._dbs:
+            try:
+                done.append(checkpoint(db))
+            except sqlite3.Error:
+                _log.exception("checkpoint failed")
+                done.append(None)
+        return done
+
+    def close(self) -> None:
+        for db in self._dbs:
+            db.close()
+
+
+def checkpoint(db: sqlite3.Connection) -> tuple[int, int]:
+    """One passive checkpoint: (frames in the WAL, frames copied into the database)."""
+    _, frames, copied = db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+    return int(frames), int(copied)

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Callable
 
+from oracle_gate.bot.app.clock import SYSTEM, Clock
 from oracle_gate.bot.jobs.context import JobOutcome, Transient
 from oracle_gate.bot.queue.backoff import Backoff
 from oracle_gate.bot.queue.store import FAILED, ClaimedJob, JobKinds, Store
@@ -35,10 +35,12 @@ class Pool:
         *,
         kinds: JobKinds | None = None,
         name: str = "worker",
+        clock: Clock = SYSTEM,
     ) -> None:
         """``publish`` is given :meth:`stats` whenever they change (the server's front reads them);
         ``kinds``: which jobs this pool claims (None: any)."""
         self._kinds = kinds
+        self._clock = clock
         self._name = name
         self._store = store
         self._backoff = backoff or Backoff()
@@ -79,14 +81,24 @@ class Pool:
         """Stop; jobs still running after ``grace`` seconds are requeued. Returns how many were."""
         self._stopping.set()
         self.wake()
-        deadline = time.monotonic() + grace  # one grace period for all of them, not one each
+        deadline = self._clock.monotonic() + grace  # one grace period for all of them, not one each
         for thread in self._threads:
-            thread.join(timeout=max(0.0, deadline - time.monotonic()))
+            thread.join(timeout=max(0.0, deadline - self._clock.monotonic()))
         with self._guard:
             left = list(self._running.values())
         for claimed in left:
             self._store.requeue(claimed.id, "interrupted by shutdown")
         return len(left)
+
+    def run_due(self) -> int:
+        """Claim and run, in the caller's thread, every job of this pool's kinds due now, one at a
+        time, as a worker thread does; how many ran. (The in-process test harness's worker loop:
+        ``tests/support/bot_in_process.py``.)"""
+        ran = 0
+        while (claimed := self._store.claim(self._kinds)) is not None:
+            self._take(claimed)
+            ran += 1
+        return ran
 
     def _loop(self) -> None:
         while not self._stopping.is_set():
@@ -95,16 +107,20 @@ class Pool:
                 with self._wake:
                     self._wake.wait(POLL_SECONDS)
                 continue
+            self._take(claimed)
+
+    def _take(self, claimed: ClaimedJob) -> None:
+        """Run a claimed job, counted as running meanwhile."""
+        with self._guard:
+            self._running[claimed.id] = claimed
+            self.peak = max(self.peak, len(self._running))
+            self._publish(self._stats())
+        try:
+            self._finish(claimed)
+        finally:
             with self._guard:
-                self._running[claimed.id] = claimed
-                self.peak = max(self.peak, len(self._running))
+                self._running.pop(claimed.id, None)
                 self._publish(self._stats())
-            try:
-                self._finish(claimed)
-            finally:
-                with self._guard:
-                    self._running.pop(claimed.id, None)
-                    self._publish(self._stats())
 
     def _finish(self, claimed: ClaimedJob) -> None:
         job = claimed.job

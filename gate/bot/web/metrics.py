@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from oracle_gate.bot.jobs.trend import REQUIRED
 from oracle_gate.bot.queue.store import QUEUED, JobState, Store
 
 #: Upper bounds (seconds) of the judging time histogram's buckets; ``+Inf`` is added.
@@ -103,28 +102,17 @@ def render(snap: Snapshot) -> str:
 def snapshot(store: Store) -> Snapshot:
     """The counts, read from the database in a handful of queries."""
     # Retention prunes delivery ids (oracle_gate.bot.queue.retention) and counts them in deliveries_pruned.
-    deliveries = {
-        str(e): int(n)
-        for e, n in store.read(
-            "SELECT event, SUM(n) FROM (SELECT event, COUNT(*) AS n FROM deliveries GROUP BY event "
-            "UNION ALL SELECT event, count FROM deliveries_pruned) GROUP BY event"
-        )
-    }
+    deliveries = store.deliveries_per_event()
     verdicts: dict[str, int] = {}
     others: dict[str, int] = {}
-    for verdict, required, n in store.read(
-        f"SELECT verdict, {REQUIRED}, COUNT(*) FROM posted GROUP BY verdict, {REQUIRED}"  # noqa: S608 - a constant
-    ):
-        (verdicts if required else others)[str(verdict)] = int(n)
-    sums = ", ".join(f"COALESCE(SUM(seconds <= {b!r}), 0)" for b in BUCKETS)
-    row = store.read(
-        f"SELECT {sums}, COUNT(seconds), COALESCE(SUM(seconds), 0) FROM posted WHERE seconds IS NOT NULL"  # noqa: S608 - the bounds are this module's constants
-    )[0]
+    for verdict, required, n in store.posted_counts():
+        (verdicts if required else others)[verdict] = n
+    within, count, seconds = store.judging_seconds(BUCKETS)
     return Snapshot(
         deliveries=deliveries,
         jobs={str(k): int(v) for k, v in store.counts().items()},
         verdicts=verdicts,
         other_base_verdicts=others,
-        judging_buckets=[int(n) for n in row[:-1]],
-        judging_sum=float(row[-1]),
+        judging_buckets=[*within, count],
+        judging_sum=seconds,
     )

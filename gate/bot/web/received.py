@@ -21,10 +21,10 @@ from __future__ import annotations
 import secrets
 import sqlite3
 import threading
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from oracle_gate.bot.app.clock import SYSTEM, Clock
 from oracle_gate.bot.queue.delivery_jobs import Job
 from oracle_gate.errors import UsageError
 
@@ -78,7 +78,9 @@ class Received:
     ``seen`` answers whether the jobs' database already took a delivery id (a redelivery of one
     moved and forgotten here); ``taken`` how far the workers moved this file's rows."""
 
-    def __init__(self, path: Path, seen: Callable[[str], bool], taken: Callable[[str], int]) -> None:
+    def __init__(
+        self, path: Path, seen: Callable[[str], bool], taken: Callable[[str], int], clock: Clock = SYSTEM
+    ) -> None:
         self._db = connect(path)
         self._db.execute("PRAGMA wal_autocheckpoint = 0")  # the worker process checkpoints it
         self.token = identity(self._db)
@@ -86,10 +88,11 @@ class Received:
         self._taken = taken
         self._lock = threading.Lock()
         self._forgot = 0.0
+        self._clock = clock
 
     def receive(self, deliveries: Sequence[tuple[str, str, Job]]) -> list[bool]:
         """Record each new delivery with its plan job in one transaction; for each, whether it was new."""
-        now = time.time()
+        now = self._clock.now()
         new: list[bool] = []
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")

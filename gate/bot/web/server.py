@@ -16,7 +16,6 @@ import html
 import json
 import logging
 import re
-import time
 from collections.abc import Callable
 
 from starlette.applications import Starlette
@@ -24,6 +23,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
+from oracle_gate.bot.app.clock import SYSTEM, Clock
 from oracle_gate.bot.queue import planning
 from oracle_gate.bot.queue.store import Store
 from oracle_gate.bot.web import signature
@@ -87,6 +87,7 @@ def make_app(
     *,
     status: StatusAccess | None = None,
     pending: Callable[[], int] = lambda: 0,
+    clock: Clock = SYSTEM,
 ) -> Starlette:
     """The app; ``inbox`` records the deliveries (off the event loop) and wakes the workers;
     ``pending`` counts the recorded deliveries not in the queue yet (queued, for ``/healthz``)."""
@@ -155,6 +156,6 @@ def make_app(
             Route("/", webhook, methods=["POST"]),
             Route("/healthz", healthz, methods=["GET"]),
             Route("/explanations/{token}", explanation, methods=["GET"]),
-            *status_routes(store, status or StatusAccess(), time.time),  # off unless configured
+            *status_routes(store, status or StatusAccess(), clock.now),  # off unless configured
         ]
     )
