@@ -678,11 +678,7 @@ TIME_CALLS = frozenset(
 )
 CLOCK_MODULE = "oracle_gate.bot.app.clock"
 #: Modules still reading the time themselves, and why; each must still do so (else drop it here).
-CLOCK_PENDING = {
-    # its two time.monotonic() reads (how long judging took) go with the judgement sequence that
-    # issue 27 moves to oracle_gate.review.judgement (hjudge); the job's context carries the clock
-    "oracle_gate.bot.jobs.judging": "time.monotonic",
-}
+CLOCK_PENDING: dict[str, str] = {}  # none left: the judgement times itself on the door's clock
 
 
 def time_calls(path: Path) -> list[str]:
