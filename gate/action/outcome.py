@@ -1,5 +1,6 @@
-"""How a run ends: the verdict handed out (``verdict.json``, check run, comment, outputs, job summary,
-exit status), or, without one, why, with a ``failure`` check so a required check never hangs pending.
+"""How a run ends: the judgement handed out (:func:`hand_out`): the verdict (``verdict.json``, check
+run and comment through :func:`oracle_gate.judgement.sequence.post`, outputs, job summary, exit
+status), or, without one, why, with a ``failure`` check so a required check never hangs pending.
 
 Publishing never changes the verdict nor the exit status.
 """
@@ -13,22 +14,31 @@ from oracle_gate.files import write_atomically
 from oracle_gate.github import content
 from oracle_gate.github.publisher import CheckResult, NotPosted, PublishError, PublishResult
 from oracle_gate.judge.verdict import Verdict
+from oracle_gate.judgement import sequence
+from oracle_gate.judgement.ports import Judged, Judgement, NotJudged
+from oracle_gate.judgement.sequence import Door
 
 VERDICT_FILE = "verdict.json"
 
 
-def publish_verdict(ctx: Context, verdict: Verdict, pr_number: int | None, head_sha: str) -> ExitStatus:
-    """Write and post the verdict everywhere (no comment without ``pr_number``: a merge group); the exit
-    status says whether it is one of ``fail-on``."""
-    config = ctx.config
+def hand_out(ctx: Context, door: Door, judgement: Judgement) -> ExitStatus:
+    """A verdict published; no verdict, a failure check saying why; superseded, nothing to do."""
+    if isinstance(judgement, Judged):
+        return publish_verdict(ctx, door, judgement)
+    if isinstance(judgement, NotJudged):
+        return not_judged(ctx, door, judgement)
+    return nothing_to_do(ctx, f"{judgement.why}; the newer head's own event judges it")
+
+
+def publish_verdict(ctx: Context, door: Door, judged: Judged) -> ExitStatus:
+    """Write and post the verdict everywhere (no comment for a merge group); the exit status says
+    whether it is one of ``fail-on``."""
+    config, verdict = ctx.config, judged.verdict
     rel = write_verdict_json(ctx, verdict)
     ctx.log.untrusted(content.log_text(verdict))
-    result = ctx.publisher.publish(
-        content.check_content(verdict, config.max_annotations),
-        head_sha=head_sha,
-        pr_number=pr_number,
-        comment=content.sticky_comment(verdict, config.comment),
-    )
+    result = sequence.post(door, judged)
+    if result is None:  # pragma: no cover - post always posts a Judged
+        raise AssertionError("a verdict was not posted")
     ctx.state.check_posted = result.check.posted
     log_publication(ctx, result)
     ctx.write_outputs(
@@ -40,12 +50,25 @@ def publish_verdict(ctx: Context, verdict: Verdict, pr_number: int | None, head_
         )
     )
     ctx.write_summary(
-        content.verdict_summary(verdict, result, check_name=ctx.publisher.check_name, mode=config.comment)
+        content.verdict_summary(verdict, result, check_name=judged.check_name, mode=config.comment)
     )
     status = exit_status(verdict.verdict, config.fail_on)
     fails = "is" if status else "is not"
     ctx.log.line(f"oracle-gate: verdict {verdict.verdict} {fails} in fail-on: exit status {status:d}")
     return status
+
+
+def not_judged(ctx: Context, door: Door, judgement: NotJudged) -> ExitStatus:
+    """No verdict: the sequence's ``failure`` check on the head (when known), and why everywhere."""
+    ctx.log.error(f"Oracle Gate could not run: {judgement.why}")
+    result = sequence.post(door, judgement)
+    check = None if result is None or not result.check.posted else result.check
+    failure = None if result is None or not result.check.not_posted else result.check.not_posted[0]
+    if check is not None:
+        ctx.state.check_posted = True
+    if failure is not None:
+        ctx.log.warning(f"Oracle Gate: the failure check was not posted either: {failure.why}")
+    return ended_without_verdict(ctx, judgement.why, check, failure, head_known=judgement.head is not None)
 
 
 def log_publication(ctx: Context, result: PublishResult) -> None:
@@ -68,6 +91,13 @@ def cannot_run(ctx: Context, why: str, *, head_sha: str | None = None) -> ExitSt
         except PublishError as exc:
             failure = NotPosted("failure check", str(exc))
             ctx.log.warning(f"Oracle Gate: the failure check was not posted either: {exc}")
+    return ended_without_verdict(ctx, why, check, failure, head_known=head_sha is not None)
+
+
+def ended_without_verdict(
+    ctx: Context, why: str, check: CheckResult | None, failure: NotPosted | None, *, head_known: bool
+) -> ExitStatus:
+    """The outputs and the job summary of a run that made no verdict (exit status 3)."""
     check_run_id = "" if check is None or check.check_run_id is None else str(check.check_run_id)
     ctx.write_outputs({**verdict_outputs(None), "verdict": ERROR_VERDICT, "check-run-id": check_run_id})
     ctx.write_summary(
@@ -76,7 +106,7 @@ def cannot_run(ctx: Context, why: str, *, head_sha: str | None = None) -> ExitSt
             check=check,
             failure=failure,
             check_name=ctx.config.check_name,
-            head_known=head_sha is not None,
+            head_known=head_known,
         )
     )
     return ExitStatus.CANNOT_RUN

@@ -5,9 +5,10 @@ workspace, the :class:`~oracle_gate.github.publisher.Publisher` and the map buil
 environment or builds a client; ``entrypoint.py`` does that once.
 
 The event, parsed once (:mod:`oracle_gate.review.events`), gives the plan
-(:mod:`oracle_gate.action.events`) that picks the job: :func:`judge` a pull request (its test
-merge against its first parent, :mod:`oracle_gate.action.judging`, handed out by
-:mod:`oracle_gate.action.outcome`), answer a bot command (:mod:`oracle_gate.action.commands`), or do nothing.
+(:mod:`oracle_gate.action.events`) that picks the job: :func:`judge` a pull request or a merge
+group (the one judgement, :mod:`oracle_gate.judgement`, over the Action's ports,
+:mod:`oracle_gate.action.door`; handed out by :mod:`oracle_gate.action.outcome`), answer a bot
+command (:mod:`oracle_gate.action.commands`), or do nothing.
 
 Exit status: 0 the verdict is not in ``fail-on`` (or nothing to do), 1 it is, 3 the gate could
 not run (then a ``failure`` check says why, so a required check never hangs pending). Publishing
@@ -24,21 +25,20 @@ from typing import TextIO
 from oracle_gate.action.commands import answer
 from oracle_gate.action.config import ActionConfig
 from oracle_gate.action.context import Context, MapBuilder, RunState
+from oracle_gate.action.door import action_door
 from oracle_gate.action.events import Command, Ignore, Judge, MergeGroup, Plan, PullRequestRef, plan_for
-from oracle_gate.action.judging import judge_pull_request
-from oracle_gate.action.merge_commit import HeadUnknown, head_sha_of
-from oracle_gate.action.merge_queue import judge_merge_group
-from oracle_gate.action.outcome import cannot_run, nothing_to_do, publish_verdict
+from oracle_gate.action.outcome import cannot_run, hand_out, nothing_to_do
 from oracle_gate.action.workflow_io import Log, read_event
-from oracle_gate.errors import GateError
 from oracle_gate.exit_status import ExitStatus
 from oracle_gate.git import Git
-from oracle_gate.github.publisher import Publisher, PublishError
+from oracle_gate.github.publisher import Publisher
+from oracle_gate.judgement import sequence
+from oracle_gate.judgement.ports import MergeGroupAsked, PullRequestAsked
 from oracle_gate.maps.build import build_map
-from oracle_gate.review.bases import allowed_bases, check_name_for_base
 from oracle_gate.review.events import EventError, Ignored, parse_event
 
 EXIT_CANNOT_RUN = ExitStatus.CANNOT_RUN
+BRANCH_PREFIX = "refs/heads/"
 
 __all__ = ["EXIT_CANNOT_RUN", "MapBuilder", "RunState", "run"]
 
@@ -81,33 +81,18 @@ def follow(ctx: Context, plan: Plan) -> ExitStatus:
             return judge_merge_group(ctx, plan)
 
 
-def name_the_check_for_its_base(ctx: Context, pr: PullRequestRef) -> None:
-    """Post the required check's name only for an allowed base (:mod:`oracle_gate.review.bases`)."""
-    base = pr.base_ref or ctx.publisher.pull_request(pr.number).base_ref
-    allowed = allowed_bases(ctx.config.allowed_bases, ctx.default_branch)
-    name = check_name_for_base(ctx.config.check_name, base, allowed)
-    if name != ctx.config.check_name:
-        ctx.log.notice(
-            f"Oracle Gate: base {base!r} is not an allowed base ({', '.join(allowed) or 'none known'}): "
-            f"the verdict is posted as {name!r}, not as the required check {ctx.config.check_name!r}"
-        )
-    ctx.publisher.check_name = name
-
-
 def judge(ctx: Context, pr: PullRequestRef, *, use_event_sha: bool) -> ExitStatus:
     """Compute the verdict for the pull request and publish it (``pull_request*``, ``check_run``,
     ``/oracle-gate rerun``)."""
-    try:
-        head_sha = head_sha_of(pr, ctx.publisher)
-    except HeadUnknown as exc:
-        return cannot_run(ctx, str(exc))
-    ctx.state.head_sha = head_sha
-    try:
-        name_the_check_for_its_base(ctx, pr)
-    except PublishError as exc:
-        return cannot_run(ctx, f"cannot learn the base branch of pull request #{pr.number}: {exc}")
-    try:
-        verdict = judge_pull_request(ctx, pr, head_sha, use_event_sha=use_event_sha)
-    except GateError as exc:
-        return cannot_run(ctx, str(exc), head_sha=head_sha)
-    return publish_verdict(ctx, verdict, pr.number, head_sha)
+    asked = PullRequestAsked(pr.number, pr.head_sha, pr.base_ref, pr.base_changed_at)
+    with action_door(ctx, use_event_sha=use_event_sha, event_base=pr.base_ref) as door:
+        return hand_out(ctx, door, sequence.judge(door, asked))
+
+
+def judge_merge_group(ctx: Context, group: MergeGroup) -> ExitStatus:
+    """``merge_group``: the queue's merge commit against the queue's base (TRUST.md 6), the check on
+    the merge commit the queue waits on; v3.9.2: with the approvals of each of its pull requests."""
+    base = group.base_ref.removeprefix(BRANCH_PREFIX)
+    asked = MergeGroupAsked(group.head_sha, group.head_ref, group.base_sha, base)
+    with action_door(ctx) as door:
+        return hand_out(ctx, door, sequence.judge(door, asked))

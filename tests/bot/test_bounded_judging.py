@@ -12,15 +12,17 @@ from pathlib import Path
 import pytest
 
 from oracle_gate.bot.jobs import bounded
-from oracle_gate.check import CheckRequest, run_check
+from oracle_gate.check import run_check
 from oracle_gate.git import Git
 from oracle_gate.judge.verdict import Outcome, ReasonCode
+from oracle_gate.judgement.core import request_of
+from oracle_gate.judgement.ports import Facts, ParentMap
 from tests.support.repo import Repo
 
 LINE = "x = 1  # " + "a" * 60 + "\n"
 
 
-def change(tmp_path: Path, files: int, mib: int) -> CheckRequest:
+def change(tmp_path: Path, files: int, mib: int) -> Facts:
     repo = Repo(tmp_path / "repo")
     repo.write("oracle-gate.toml", "")
     repo.write("src/app.py", "def f():\n    return 1\n")
@@ -32,26 +34,26 @@ def change(tmp_path: Path, files: int, mib: int) -> CheckRequest:
     repo.write("src/app.py", "def f():\n    return 2\n")
     repo.git("add", "-A")
     repo.git("commit", "-q", "-m", "change")
-    return CheckRequest(repo=repo.root, base=base, head=repo.git("rev-parse", "HEAD"))
+    return Facts(repo=repo.root, parent=base, merge=repo.git("rev-parse", "HEAD"), parent_map=ParentMap())
 
 
 def test_a_change_within_the_limit_gets_the_same_verdict_as_in_process(tmp_path: Path) -> None:
-    request = change(tmp_path, files=0, mib=0)
-    assert bounded.judge(request, bounded.DEFAULT_LIMIT_MIB * bounded.MIB) == run_check(
-        request, Git(request.repo)
+    facts = change(tmp_path, files=0, mib=0)
+    assert bounded.judge(facts, bounded.DEFAULT_LIMIT_MIB * bounded.MIB) == run_check(
+        request_of(facts), Git(facts.repo)
     )
 
 
 def test_past_the_memory_limit_the_verdict_is_unscored_and_the_server_does_not_grow(tmp_path: Path) -> None:
-    request = change(tmp_path, files=4, mib=8)  # about 290 MiB to judge in-process
+    facts = change(tmp_path, files=4, mib=8)  # about 290 MiB to judge in-process
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    verdict = bounded.judge(request, 192 * bounded.MIB)
+    verdict = bounded.judge(facts, 192 * bounded.MIB)
     assert verdict.verdict == Outcome.UNSCORED
     ((code, detail),) = [(r.code, r.detail) for r in verdict.reasons]
     assert code == ReasonCode.ORACLE_INCOMPLETE
     assert "192 MiB" in detail
     assert "ORACLE_GATE_JOB_MEMORY_MB" in detail
-    assert (verdict.parent, verdict.head) == (request.base, request.head)
+    assert (verdict.parent, verdict.head) == (facts.parent, facts.merge)
     grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
     assert grown_kib < 64 * 1024  # the copies were made in the child, not here
 
@@ -59,8 +61,8 @@ def test_past_the_memory_limit_the_verdict_is_unscored_and_the_server_does_not_g
 def test_past_the_wall_clock_the_child_is_killed_and_the_verdict_is_unscored(tmp_path: Path) -> None:
     """A judgement that outlives ``ORACLE_GATE_JOB_SECONDS`` holds no worker (TRUST.md 8): no child
     answers within a millisecond, so this one is stopped, and the next judgement still runs."""
-    request = change(tmp_path, files=1, mib=1)
-    verdict = bounded.judge(request, 0, 0.001)
+    facts = change(tmp_path, files=1, mib=1)
+    verdict = bounded.judge(facts, 0, 0.001)
     assert verdict.verdict == Outcome.UNSCORED
     ((code, detail),) = [(r.code, r.detail) for r in verdict.reasons]
     assert code == ReasonCode.ORACLE_INCOMPLETE
@@ -68,8 +70,8 @@ def test_past_the_wall_clock_the_child_is_killed_and_the_verdict_is_unscored(tmp
         detail
         == "judging ran past the job's 0.001 s of wall clock (ORACLE_GATE_JOB_SECONDS): nothing was judged"
     )
-    assert (verdict.parent, verdict.head) == (request.base, request.head)
-    assert bounded.judge(request, 0, 120) == run_check(request, Git(request.repo))
+    assert (verdict.parent, verdict.head) == (facts.parent, facts.merge)
+    assert bounded.judge(facts, 0, 120) == run_check(request_of(facts), Git(facts.repo))
 
 
 WATCHER = """

@@ -172,3 +172,23 @@ def test_commands_need_write_access_and_explain_replies(bot: Bot, github: FakeGi
     replies = [c for c in github.comments(REPO, 1) if c.user == "oracle-gate[bot]"]
     assert len(replies) == 1
     assert github.check_runs(REPO) == []
+
+
+def test_explain_of_a_merge_not_judged_replies_why_and_posts_no_check(
+    bot: Bot, github: FakeGitHub, origin: Origin
+) -> None:
+    """Issue 27: explain posts no check in either door; the bot once posted a failure check instead
+    of the reply when the test merge could not be judged (the Action replied)."""
+    open_pull(github, origin, 1, "one")
+    github.set_mergeable(REPO, 1, [None])  # GitHub never finishes computing the test merge
+    github.set_permission(REPO, "maintainer", "write")
+    explain = pointed(
+        on_pull_request(load("issue_comment.created"), "/oracle-gate explain", login="maintainer")
+    )
+    explain["issue"]["number"] = 1
+    assert bot.deliver("issue_comment", explain).status_code == 202
+    bot.wait_idle()
+    replies = [c.body for c in github.comments(REPO, 1) if c.user == "oracle-gate[bot]"]
+    assert len(replies) == 1
+    assert "still computing" in replies[0]
+    assert github.check_runs(REPO) == []

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from oracle_gate.bot.jobs.stale import Earlier, is_stale, stale_check
 from oracle_gate.github.publisher import CheckContent
+from oracle_gate.judgement.stale import Earlier, is_stale, stale_check
 from tests.bot.harness import Bot, BotFactory, Origin, pull_request_event, push_event
 from tests.bot.maps import ARTIFACT, WORKFLOW, map_artifact
 from tests.bot.test_judging import REPO, open_pull

@@ -1,10 +1,19 @@
-"""Parity: one table of scenarios run through both front doors (issue 17, TRUST.md invariant 11).
+"""Parity: scenarios run through both front doors as processes (issue 17, TRUST.md invariant 11).
 
 Each row is one event and one repository state; the Action (in process, the e2e harness) and the
 bot (``oracle-gate serve`` as a process, the bot harness) receive the same payload against the same
 origin repository, each with a fake GitHub of its own seeded alike, and must post the same checks
 (name, conclusion, annotation count), the same sticky comment (or none) and the same reactions. A
 row one door cannot serve says why in ``not_served``.
+
+Since issue 27 both doors walk one sequence (:mod:`oracle_gate.judgement`), so parity holds by
+construction; the table's other rows are unit rows over fake ports (``tests/unit/test_judgement.py``,
+milliseconds each). Kept here are the rows whose outcome rests on what each door does itself, with
+real git and a real GitHub fake: the parent's map through each door's own map source (``clean``: a
+coverage-file checked by map_trust, the store's verified artifact), each door's own fetch of the
+test merge with the base's tip (``base-moved``), the base change each door heard of itself
+(``retarget-after-approval``: the Action's event, the bot's stored delivery), and each door's fetch
+of every queued pull request's head (``merge-queue-second-unapproved``).
 """
 
 from __future__ import annotations
@@ -32,9 +41,8 @@ from tests.support import approved_pulls, events
 from tests.support.bot_app import APP_ID, INSTALLATION, Origin, make_app_key
 from tests.support.bot_process import Bot
 from tests.support.harness import Runner
-from tests.support.project import REPO, Project, PullRequest, git, seed_commit, seed_fake
+from tests.support.project import REPO, Project, PullRequest, git, seed_fake
 
-HUGE = "\n" * (1 << 20) + "x"  # made the old bot's comment regex quadratic on the event loop
 STICKY = "<!-- oracle-gate:sticky -->"
 
 
@@ -67,21 +75,6 @@ class Row:
 
 def pr_event(number: int, base: str = "main") -> Callable[[World], dict[str, Any]]:
     return lambda w: events.pull_request(w.project, w.project.pulls[number], base_ref=base)
-
-
-def said(body: str, login: str, permission: str) -> Callable[[World], dict[str, Any]]:
-    def payload(w: World) -> dict[str, Any]:
-        w.fake.set_permission(REPO, login, permission)
-        comment = w.fake.add_comment(REPO, 1, body, user=login)
-        return events.comment(w.project.pulls[1], body, login=login, comment_id=comment.id)
-
-    return payload
-
-
-def other_base(w: World) -> None:
-    w.project.git("update-ref", "refs/heads/mine", w.project.main)  # a branch the author pushed
-    w.fake.state.pulls[(REPO, 1)].base_ref = "mine"
-    w.undo.append(lambda: w.project.git("update-ref", "-d", "refs/heads/mine"))
 
 
 def base_moved(w: World) -> None:
@@ -131,48 +124,7 @@ def map_of_the_parent(w: World) -> None:
     w.fake.add_artifact(run, "oracle-gate-map", out.getvalue())
 
 
-QUEUE_REF = "refs/heads/gh-readonly-queue/main/pr-1"
-
-
-def queued(w: World) -> str:
-    """The merge queue's commit for pull request #1: its test merge on main."""
-    return w.project.pulls[1].merge or ""
-
-
-def merge_queue_ref(w: World) -> None:
-    """The queue's branch (what GitHub pushes for a merge group) in the shared origin."""
-    w.project.git("update-ref", QUEUE_REF, queued(w))
-    seed_commit(w.fake, w.project, queued(w))
-    w.undo.append(lambda: w.project.git("update-ref", "-d", QUEUE_REF))
-
-
-def queued_with_map(w: World) -> None:
-    merge_queue_ref(w)
-    map_of_the_parent(w)
-
-
-def never_mergeable_known(w: World) -> None:
-    w.fake.set_mergeable(REPO, 1, [None])
-
-
-UNSCORED = ((NAME, "action_required"),)  # no trusted map in either door: unscored
 TABLE = [
-    Row("no-map", "pull_request_target", "pull_request", pr_event(1), UNSCORED, comment=True),
-    Row(
-        "oracle-edit", "pull_request_target", "pull_request", pr_event(3), ((NAME, "failure"),), comment=True
-    ),
-    # frozen-only: PR #2 edits lines only frozen tests observe; with no map in either door (the bot's
-    # map cannot be the project's, see "clean") both must still say unscored, never pass.
-    Row("frozen-only", "pull_request_target", "pull_request", pr_event(2), UNSCORED, comment=True),
-    Row(
-        "other-base",
-        "pull_request_target",
-        "pull_request",
-        pr_event(1, base="mine"),
-        ((f"{NAME} (base: mine)", "action_required"),),
-        comment=True,
-        setup=other_base,
-    ),
     Row(
         "base-moved",
         "pull_request_target",
@@ -181,57 +133,6 @@ TABLE = [
         ((NAME, "failure"),),
         summary_has="not onto the current tip",
         setup=base_moved,
-    ),
-    Row(
-        "merge-not-ready",
-        "pull_request_target",
-        "pull_request",
-        pr_event(1),
-        ((NAME, "failure"),),
-        summary_has="still computing",
-        setup=never_mergeable_known,
-    ),
-    Row(
-        "rerun-by-writer",
-        "issue_comment",
-        "issue_comment",
-        said("/Oracle-Gate rerun", "maintainer", "write"),
-        UNSCORED,
-        comment=True,
-        reactions=("eyes",),
-    ),
-    Row(
-        "rerun-by-reader",
-        "issue_comment",
-        "issue_comment",
-        said("/oracle-gate rerun", "reader", "read"),
-        (),
-        reactions=("-1",),
-    ),
-    Row(
-        "second-line-command",
-        "issue_comment",
-        "issue_comment",
-        said("thanks\n/oracle-gate rerun", "maintainer", "write"),
-        (),
-    ),
-    Row("huge-comment", "issue_comment", "issue_comment", said(HUGE, "maintainer", "write"), ()),
-    Row(
-        "re-run-button",
-        "check_run",
-        "check_run",
-        lambda w: events.check_run_rerequested(w.project, w.project.pulls[1], name=NAME),
-        UNSCORED,
-        comment=True,
-    ),
-    Row(
-        "merge-group",
-        "merge_group",
-        "merge_group",
-        lambda w: events.merge_group(w.project, head_sha=queued(w), head_ref=QUEUE_REF),
-        ((NAME, "success"),),
-        with_map=True,
-        setup=queued_with_map,
     ),
     # Issue 29 (contract v3.9): approvals bound to what the approver saw. No map in either door, so
     # an approval that (wrongly) counts leaves unscored (action_required), one that does not, failure.
@@ -244,34 +145,6 @@ TABLE = [
         comment=True,
         summary_has="submitted before the base branch changed",
         setup=approved_pulls.retargeted_after_approval,
-    ),
-    Row(
-        "maintainers-own-pull-request",
-        "pull_request_target",
-        "pull_request",
-        lambda w: approved_pulls.opened(w, 32),
-        UNSCORED,
-        comment=True,
-        summary_has="(by the author)",
-        setup=approved_pulls.maintainers_own,
-    ),
-    Row(
-        "merge-queue-approved",
-        "merge_group",
-        "merge_group",
-        approved_pulls.queue_event,
-        UNSCORED,
-        summary_has="approved by alice",
-        setup=approved_pulls.queued_approved,
-    ),
-    Row(  # v3.9.2: #35 (source) then #36 (an approved fixture rewrite) in one group
-        "merge-queue-two-prs-approved",
-        "merge_group",
-        "merge_group",
-        approved_pulls.group_event,
-        UNSCORED,
-        summary_has="approved by alice",
-        setup=approved_pulls.queued_two_approved,
     ),
     Row(  # v3.9.2: #35's oracle change approved, #36's not: the group's oracle change is not
         "merge-queue-second-unapproved",

@@ -190,6 +190,18 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.github",
         "oracle_gate.review",
     ),
+    # The one judgement behind both doors (TRUST.md 11): the sequence over ports, and the only room
+    # the doors reach the read side (oracle_gate.check) through.
+    "oracle_gate.judgement": (
+        "oracle_gate",
+        "oracle_gate.errors",
+        "oracle_gate.git",
+        "oracle_gate.check",
+        "oracle_gate.judge",
+        "oracle_gate.github",
+        "oracle_gate.review",
+        "oracle_gate.judgement",
+    ),
     # The Action and the bot are two front doors over the same rooms; neither imports the other.
     "oracle_gate.action": (
         "oracle_gate",
@@ -198,12 +210,12 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.exit_status",
         "oracle_gate.files",
         "oracle_gate.git",
-        "oracle_gate.check",
         "oracle_gate.judge",
         "oracle_gate.maps",
         "oracle_gate.render",
         "oracle_gate.github",
         "oracle_gate.review",
+        "oracle_gate.judgement",
         "oracle_gate.action",
     ),
     # The scoring run (SCORING.md): the read side, the core, the map's run facts; its decision
@@ -228,12 +240,12 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.escape",
         "oracle_gate.files",
         "oracle_gate.git",
-        "oracle_gate.check",
         "oracle_gate.judge",
         "oracle_gate.maps.reader",
         "oracle_gate.render",
         "oracle_gate.github",
         "oracle_gate.review",
+        "oracle_gate.judgement",
         # the status page's freeze surface share (oracle_gate.bot.jobs.surface_share), issue 18
         "oracle_gate.surface",
         "oracle_gate.score",  # the sandboxed scoring run, checked as trusted (oracle_gate.bot.jobs.scoring)
@@ -375,6 +387,23 @@ def test_neither_front_door_imports_the_other(door: str) -> None:
         if inside(name, (other,))
     ]
     assert not offenders
+
+
+@pytest.mark.parametrize("door", FRONT_DOORS)
+def test_no_front_door_reads_the_repository_for_a_verdict_itself(door: str) -> None:
+    """Issue 27 (TRUST.md 11): the sequence pull request -> test merge -> approvals -> map -> judge
+    exists once, in oracle_gate.judgement; a door that imported oracle_gate.check could walk its own.
+    The bot's child process runs oracle_gate.judgement.core.judge_facts, its scoring job the same."""
+    offenders = [
+        f"{module_name(path)} -> {name}"
+        for path in gate_modules()
+        if inside(module_name(path), (door,))
+        for name in imports_of(path)
+        if inside(name, ("oracle_gate.check",))
+    ]
+    assert not offenders
+    assert not inside("oracle_gate.check", ALLOWED[door])
+    assert inside("oracle_gate.check", ALLOWED["oracle_gate.judgement"])
 
 
 def test_the_front_door_rule_can_fail() -> None:
@@ -649,11 +678,7 @@ TIME_CALLS = frozenset(
 )
 CLOCK_MODULE = "oracle_gate.bot.app.clock"
 #: Modules still reading the time themselves, and why; each must still do so (else drop it here).
-CLOCK_PENDING = {
-    # its two time.monotonic() reads (how long judging took) go with the judgement sequence that
-    # issue 27 moves to oracle_gate.review.judgement (hjudge); the job's context carries the clock
-    "oracle_gate.bot.jobs.judging": "time.monotonic",
-}
+CLOCK_PENDING: dict[str, str] = {}  # none left: the judgement times itself on the door's clock
 
 
 def time_calls(path: Path) -> list[str]:

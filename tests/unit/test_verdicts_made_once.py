@@ -17,8 +17,9 @@ import pytest
 GATE = Path(__file__).resolve().parents[2] / "gate"
 #: Where a ``Verdict`` may be constructed: the core's evaluate, and the reader of a stored verdict.
 MAKERS = {"judge/verdict.py", "render/verdict_json.py"}
-#: Fields only a verdict has: a ``replace`` setting one edits a finished verdict.
-VERDICT_FIELDS = frozenset({"verdict", "reasons", "overlap", "overlap_ratio", "approvals_seen", "approvers"})
+#: Fields only a verdict has (``approvals_seen`` is evidence too): a ``replace`` setting one edits a
+#: finished verdict.
+VERDICT_FIELDS = frozenset({"verdict", "reasons", "overlap", "overlap_ratio", "approvers", "edited_only"})
 
 
 def modules() -> list[Path]:
@@ -60,7 +61,7 @@ def test_no_module_builds_or_edits_a_verdict_outside_evaluate() -> None:
     [
         "v = Verdict(Outcome.FAIL, (), {}, {}, 0.0, 'p', 'h', protocol)",
         "v = dataclasses.replace(verdict, verdict=Outcome.UNSCORED)",
-        "v = replace(made, approvals_seen=read.seen)",
+        "v = replace(made, reasons=())",
         "v = replace(stored_verdict, head='h')",
     ],
 )

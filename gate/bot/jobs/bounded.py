@@ -25,10 +25,11 @@ from pathlib import Path
 
 from oracle_gate import __version__
 from oracle_gate.bot.app.clock import SYSTEM
-from oracle_gate.check import CheckRequest, run_check
 from oracle_gate.git import Git
 from oracle_gate.judge.verdict import Verdict
 from oracle_gate.judge.withheld import not_read
+from oracle_gate.judgement.core import judge_facts
+from oracle_gate.judgement.ports import Facts
 
 MIB = 1024 * 1024
 DEFAULT_LIMIT_MIB = 1024
@@ -36,42 +37,39 @@ _contexts: list[BaseContext] = []  # the fork server's context, once made
 _context_guard = threading.Lock()
 
 
-def judge(request: CheckRequest, limit_bytes: int, limit_seconds: float = 0.0) -> Verdict:
-    """``run_check(request)`` in a child process limited to ``limit_bytes`` of address space and
-    ``limit_seconds`` of wall clock (0: that limit is off; both off: judged in this process)."""
+def judge(facts: Facts, limit_bytes: int, limit_seconds: float = 0.0) -> Verdict:
+    """The judgement of ``facts`` (:func:`oracle_gate.judgement.core.judge_facts`) in a child process
+    limited to ``limit_bytes`` of address space and ``limit_seconds`` of wall clock (0: that limit is
+    off; both off: judged in this process)."""
     if limit_bytes <= 0 and limit_seconds <= 0:
-        return run_check(request, Git(request.repo))
+        return judge_facts(facts, Git(facts.repo))
     with ProcessPoolExecutor(
         1, mp_context=_fork_server(), initializer=_limit, initargs=(limit_bytes, os.getpid())
     ) as pool:
-        future = pool.submit(_judge_in_child, request)
+        future = pool.submit(_judge_in_child, facts)
         try:
             return future.result(timeout=limit_seconds if limit_seconds > 0 else None)
         except TimeoutError:
             _kill_children(pool)
             why = f"judging ran past the job's {limit_seconds:g} s of wall clock"
-            return limit_reached(request, why, "ORACLE_GATE_JOB_SECONDS")
+            return limit_reached(facts, why, "ORACLE_GATE_JOB_SECONDS")
         except MemoryError:
             why = f"judging needed more than the job's {limit_bytes // MIB} MiB"
-            return limit_reached(request, why, MEMORY_SETTING)
+            return limit_reached(facts, why, MEMORY_SETTING)
         except BrokenProcessPool:
             why = f"the judging process died (the job's memory limit is {limit_bytes // MIB} MiB)"
-            return limit_reached(request, why, MEMORY_SETTING)
+            return limit_reached(facts, why, MEMORY_SETTING)
 
 
 MEMORY_SETTING = "ORACLE_GATE_JOB_MEMORY_MB"
 
 
-def limit_reached(request: CheckRequest, why: str, setting: str) -> Verdict:
+def limit_reached(facts: Facts, why: str, setting: str) -> Verdict:
     """The verdict when a limit stopped the judgement: the core's ``unscored``, naming the limit and
     its setting (never a pass)."""
-    return not_read(
-        request.base,
-        request.head,
-        f"{why} ({setting}): nothing was judged",
-        __version__,
-        map_missing=request.map_missing,
-    )
+    missing = facts.parent_map.missing if facts.parent_map.usable is None else None
+    detail = f"{why} ({setting}): nothing was judged"
+    return not_read(facts.parent, facts.merge, detail, __version__, map_missing=missing)
 
 
 def _kill_children(pool: ProcessPoolExecutor) -> None:
@@ -87,7 +85,7 @@ def _fork_server() -> BaseContext:
     with _context_guard:
         if not _contexts:
             context = multiprocessing.get_context("forkserver")
-            context.set_forkserver_preload(["oracle_gate.check", "oracle_gate.bot.jobs.bounded"])
+            context.set_forkserver_preload(["oracle_gate.judgement.core", "oracle_gate.bot.jobs.bounded"])
             _contexts.append(context)
         return _contexts[0]
 
@@ -140,5 +138,5 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _judge_in_child(request: CheckRequest) -> Verdict:
-    return run_check(request, Git(Path(request.repo)))
+def _judge_in_child(facts: Facts) -> Verdict:
+    return judge_facts(facts, Git(Path(facts.repo)))

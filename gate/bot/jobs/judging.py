@@ -17,56 +17,32 @@ pull request waits for it).
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable
-from datetime import datetime
 from pathlib import Path
 
-from oracle_gate import __version__
-from oracle_gate.bot.jobs import (
-    approvers,
-    bounded,
-    merges,
-    mirror,
-    posting,
-    scoring,
-    stale,
-    surface_share,
-    trend,
-)
-from oracle_gate.bot.jobs.context import (
-    Context,
-    JobOutcome,
-    Judged,
-    Transient,
-    check_name,
-    client_for,
-    publisher_for,
-)
+from oracle_gate.bot.jobs import approvers, mirror, posting, scoring, surface_share, trend
+from oracle_gate.bot.jobs.context import Context, JobOutcome, Judged, Transient, client_for, publisher_for
+from oracle_gate.bot.jobs.door import MirrorLook, StoreMaps, bot_door
 from oracle_gate.bot.queue import planning
 from oracle_gate.bot.queue.delivery_jobs import ACCESS, COMMAND, DEFAULT_PUSH, EXPLAIN, JUDGE, MAP_READY, Job
 from oracle_gate.bot.queue.store import DONE, FAILED, NO_MAP, SUPERSEDED, ClaimedJob, Store
-from oracle_gate.check import CheckRequest
-from oracle_gate.errors import GateError
-from oracle_gate.git import Git
 from oracle_gate.github.client import (
     GitHubUnavailable,
     PublishError,
     RateLimited,
     github_call,
 )
-from oracle_gate.github.content import check_content, error_check, explain_reply, sticky_comment
-from oracle_gate.github.publisher import CheckContent, Publisher, PullInfo, open_repo
-from oracle_gate.judge.verdict import ReasonCode, Verdict
-from oracle_gate.judge.withheld import change_too_large
-from oracle_gate.review.approvals import ApprovalsRead, parent_rules, read_approvals, request_fields
-from oracle_gate.review.budget import changed_bytes
-from oracle_gate.review.commands import Command, may_command, parse_command, reaction_for, refusal
-from oracle_gate.review.freshness import fresh_merge
-from oracle_gate.review.merge_group import QueuedPull, group_approvals
+from oracle_gate.github.content import explain_reply
+from oracle_gate.github.publisher import Publisher, PullInfo, open_repo
+from oracle_gate.judge.verdict import ReasonCode
+from oracle_gate.judgement import sequence, stale
+from oracle_gate.judgement.ports import CheckTarget, MergeGroupAsked, NotJudged, PullRequestAsked, Superseded
+from oracle_gate.judgement.ports import Judged as SequenceJudged
+from oracle_gate.judgement.sequence import Answer, Door
+from oracle_gate.review.approvals import ApprovalsRead
+from oracle_gate.review.commands import Command, may_command, parse_command, reaction_for
 
 _log = logging.getLogger("oracle_gate.bot")
-QUEUED_HEAD = "refs/oracle-gate/group-pull"  # v3.9.2: the merge group's pull request's head
 
 
 def run_job(ctx: Context, claimed: ClaimedJob) -> JobOutcome:
@@ -151,13 +127,15 @@ def _answer_command(ctx: Context, claimed: ClaimedJob) -> JobOutcome:
     command = parse_command(job.comment or "")
     if command is None or job.pr is None:
         return JobOutcome(DONE, "the comment holds no /oracle-gate command")
-    publisher, _ = publisher_for(ctx, job)
+    publisher, token = publisher_for(ctx, job)
     user = job.commenter or ""
-    permission = publisher.permission_of(user)
-    permitted = may_command(permission)
-    _react(publisher, job, reaction_for(permitted))
-    if not permitted:
-        return JobOutcome(DONE, refusal(user, command, permission))
+    answered = sequence.answer(
+        _door(ctx, job, publisher, token), command, user=user, pr_number=job.pr, comment_id=job.comment_id
+    )
+    if answered.error is not None:  # the permission is not known: nothing changes (a transient error retries)
+        raise answered.error
+    if answered.answer == Answer.REFUSED:
+        return JobOutcome(DONE, answered.said)
     if command == Command.RERUN:
         again = Job(
             JUDGE,
@@ -180,6 +158,9 @@ def _default_branch(ctx: Context, job: Job, repo: str) -> str | None:
 
 
 def _judge(ctx: Context, claimed: ClaimedJob, number: int, *, explain: bool = False) -> JobOutcome:
+    """The bot's adapter over the one judgement: the queue's rules (a newer event, a closed pull
+    request, a moved default branch) around :func:`oracle_gate.judgement.sequence.judge` and
+    :func:`~oracle_gate.judgement.sequence.post`, then what the store and the status page keep."""
     job = claimed.job
     publisher, token = publisher_for(ctx, job)
     if job.commenter is not None and job.kind != COMMAND and not _may_command(publisher, job):
@@ -188,20 +169,66 @@ def _judge(ctx: Context, claimed: ClaimedJob, number: int, *, explain: bool = Fa
     passed_over = _passed_over(ctx, job, pull)
     if passed_over is not None:
         return passed_over
-    publisher.check_name = check_name(ctx, job, pull.base_ref)
-    _mark_stale_if_moved(ctx, job, publisher, pull)
-    judged = _judge_fresh_merge(ctx, job, publisher, token, pull)
-    if isinstance(judged, JobOutcome):
-        return judged
+    door = _door(ctx, job, publisher, token, pull)
+    _mark_stale_if_moved(ctx, job, door, pull)
+    return _judge_pull(ctx, claimed, door, pull, explain=explain)
+
+
+def _judge_pull(
+    ctx: Context, claimed: ClaimedJob, door: Door, pull: PullInfo, *, explain: bool
+) -> JobOutcome:
+    job, number = claimed.job, pull.number
+    changed_at = ctx.store.base_changed_at(job.repo, number)
+    judgement = sequence.judge(door, PullRequestAsked(number, pull.head_sha, pull.base_ref, changed_at))
+    if isinstance(judgement, Superseded):
+        return JobOutcome(SUPERSEDED, judgement.why)
+    if explain or job.kind == EXPLAIN:
+        return _explain(ctx, claimed, door, judgement)
+    if isinstance(judgement, NotJudged):
+        return _post_error(door, judgement, posting.external_id(job.repo, number, "error", pull.head_sha))
     if not ctx.store.is_newest(claimed.id, job.key):
         return JobOutcome(SUPERSEDED, "a newer event for this pull request is queued")
-    if explain or job.kind == EXPLAIN:
-        body, _ = explain_reply(judged.verdict)
-        publisher.reply(number, body)
-        return JobOutcome(DONE, f"explained {judged.verdict.verdict}")
-    outcome = _post_verdict(ctx, job, publisher, judged)
+    judged = _judged(judgement)
+    outcome = _post_verdict(ctx, job, door, judgement, judged)
     scoring.after_verdict(ctx, claimed.delivery, job, judged)  # the verdict's check first, then the score
     return outcome
+
+
+def _explain(
+    ctx: Context, claimed: ClaimedJob, door: Door, judgement: SequenceJudged | NotJudged
+) -> JobOutcome:
+    """``/oracle-gate explain``: the reply (every reason, or why there is no verdict), no check, as
+    in the Action (:func:`oracle_gate.judgement.sequence.explain`)."""
+    job = claimed.job
+    if isinstance(judgement, NotJudged):
+        sequence.explain(door, judgement, job.pr or 0)
+        return JobOutcome(FAILED, judgement.why)
+    if not ctx.store.is_newest(claimed.id, job.key):
+        return JobOutcome(SUPERSEDED, "a newer event for this pull request is queued")
+    sequence.explain(door, judgement, job.pr or 0)
+    return JobOutcome(DONE, f"explained {judgement.verdict.verdict}")
+
+
+def _door(ctx: Context, job: Job, publisher: Publisher, token: str, first: PullInfo | None = None) -> Door:
+    """The bot's ports for one job (:mod:`oracle_gate.bot.jobs.door`)."""
+    look = MirrorLook(
+        lambda: mirror.open_mirror(ctx.config.mirrors, job.repo),
+        ctx.config.clone_url(job.repo),
+        token,
+        publisher,
+        first,
+    )
+    maps = StoreMaps(lambda parent: ctx.maps.find(job.repo, parent, token))
+    return bot_door(
+        ctx.config,
+        publisher=publisher,
+        look=look,
+        maps=maps,
+        default_branch=job.default_branch,
+        sleep=lambda seconds: ctx.clock.wait(ctx.stopping, seconds),
+        clock=ctx.clock.monotonic,
+        note=_note(job),
+    )
 
 
 def _passed_over(ctx: Context, job: Job, pull: PullInfo) -> JobOutcome | None:
@@ -215,29 +242,16 @@ def _passed_over(ctx: Context, job: Job, pull: PullInfo) -> JobOutcome | None:
     return None
 
 
-def _judge_fresh_merge(
-    ctx: Context, job: Job, publisher: Publisher, token: str, pull: PullInfo
-) -> Judged | JobOutcome:
-    """The verdict on the pull request's fresh test merge, or the outcome of not making one (a
-    failure check says why: a merge still stale after every look is never judged)."""
-    head = pull.head_sha
-    try:
-        git = mirror.open_mirror(ctx.config.mirrors, job.repo)
-        look = merges.looker(git, ctx.config.clone_url(job.repo), token, publisher, pull)
-        seen = fresh_merge(look, ctx.stopping.wait, wait=ctx.config.merge_wait, note=_note(job))
-        if seen.head != head:
-            return JobOutcome(SUPERSEDED, f"the pull request's head moved to {seen.head} while waiting")
-        parent = seen.first_parent or ""
-        approvals = _approvals(git, publisher, pull, parent, ctx.store.base_changed_at(job.repo, pull.number))
-        started = time.monotonic()
-        verdict, had_map = _verdict(
-            ctx, git, repo=job.repo, parent=parent, head=seen.merge or "", token=token, approvals=approvals
-        )
-    except GateError as exc:
-        publisher.external_id = posting.external_id(job.repo, pull.number, "error", head)
-        return _post_error(publisher, head, str(exc))
-    publisher.external_id = posting.external_id(job.repo, pull.number, parent, head)
-    return Judged(verdict, parent, head, had_map, time.monotonic() - started, _approving(approvals))
+def _judged(judgement: SequenceJudged) -> Judged:
+    """What the store, the status page and the score job keep of a verdict."""
+    return Judged(
+        judgement.verdict,
+        judgement.parent,
+        judgement.head,
+        judgement.had_map,
+        judgement.seconds,
+        _approving(judgement.approvals),
+    )
 
 
 def _approving(approvals: ApprovalsRead | None) -> tuple[str, ...]:
@@ -263,20 +277,23 @@ def _noted(ctx: Context, job: Job, judged: Judged) -> dict[str, object]:
     return surface_share.with_share(noted, ctx.store, git, (job.repo, judged.parent), kept_map)
 
 
-def _post_verdict(ctx: Context, job: Job, publisher: Publisher, judged: Judged) -> JobOutcome:
+def _post_verdict(
+    ctx: Context, job: Job, door: Door, judgement: SequenceJudged, judged: Judged
+) -> JobOutcome:
     number, verdict, parent = job.pr or 0, judged.verdict, judged.parent
+    details_url = None
     if ctx.config.public_url:
         page = ctx.store.save_explanation(job.repo, number, judged.head, explain_reply(verdict)[0])
-        publisher.details_url = f"{ctx.config.public_url}/explanations/{page}"
-    content = check_content(verdict, ctx.config.max_annotations)
-    if not judged.had_map:
-        content = _marked_if_stale(ctx.store, job.repo, number, parent, content)
-    result = publisher.publish(
-        content,
-        head_sha=judged.head,
-        pr_number=number,
-        comment=sticky_comment(verdict, ctx.config.comment),
+        details_url = f"{ctx.config.public_url}/explanations/{page}"
+    result = sequence.post(
+        door,
+        judgement,
+        external_id=posting.external_id(job.repo, number, parent, judged.head),
+        details_url=details_url,
+        earlier=None if judged.had_map else _earlier(ctx.store, job.repo, number),
     )
+    if result is None:  # pragma: no cover - post always posts a verdict
+        raise AssertionError("a verdict was not posted")
     recorded = verdict.verdict if judged.had_map else NO_MAP
     noted = _noted(ctx, job, judged)
     ctx.store.record_verdict(
@@ -286,7 +303,7 @@ def _post_verdict(ctx: Context, job: Job, publisher: Publisher, judged: Judged) 
         recorded,
         result.check.check_run_id,
         noted=noted,
-        required=publisher.check_name == ctx.config.check_name,
+        required=judgement.check_name == ctx.config.check_name,
         approved_by=judged.approvers if ReasonCode.ORACLE_CHANGE_APPROVED in verdict.codes else None,
     )
     if not result.check.posted:
@@ -294,7 +311,13 @@ def _post_verdict(ctx: Context, job: Job, publisher: Publisher, judged: Judged) 
     return JobOutcome(DONE, f"{verdict.verdict} on {judged.head} (parent {parent})")
 
 
-def _mark_stale_if_moved(ctx: Context, job: Job, publisher: Publisher, pull: PullInfo) -> None:
+def _earlier(store: Store, repo: str, number: int) -> stale.Earlier | None:
+    """The pull request's last verdict (its parent and verdict), for marking an unscored check stale."""
+    last = store.last_verdict(repo, number)
+    return None if last is None else stale.Earlier(parent=last[0], verdict=last[2])
+
+
+def _mark_stale_if_moved(ctx: Context, job: Job, door: Door, pull: PullInfo) -> None:
     """The default branch moved to ``job.base`` under a pull request whose check on this head holds a
     verdict made on an older parent: replace it with a stale (``action_required``) check now, before
     waiting for GitHub to recompute the test merge (TRUST.md 6: an old parent's success never
@@ -304,22 +327,14 @@ def _mark_stale_if_moved(ctx: Context, job: Job, publisher: Publisher, pull: Pul
     last = ctx.store.last_verdict(job.repo, pull.number)
     if last is None or last[0] == job.base or last[1] != pull.head_sha or last[2] == NO_MAP:
         return
-    earlier = stale.Earlier(parent=last[0], verdict=last[2])
-    publisher.external_id = posting.external_id(job.repo, pull.number, f"stale:{job.base}", pull.head_sha)
-    result = publisher.publish_check(stale.moved_check(earlier, job.base), pull.head_sha)
-    if not result.posted:
-        raise Transient("; ".join(n.why for n in result.not_posted) or "the stale check was not posted")
-
-
-def _marked_if_stale(
-    store: Store, repo: str, number: int, parent: str, content: CheckContent
-) -> CheckContent:
-    """The unscored check, saying it replaces a verdict made on an older parent when it does."""
-    last = store.last_verdict(repo, number)
-    earlier = None if last is None else stale.Earlier(parent=last[0], verdict=last[2])
-    if earlier is None or not stale.is_stale(earlier, parent, content):
-        return content
-    return stale.stale_check(content, earlier, parent)
+    target = CheckTarget(
+        pull.head_sha,
+        sequence.check_name(door.rules, pull.base_ref),
+        posting.external_id(job.repo, pull.number, f"stale:{job.base}", pull.head_sha),
+    )
+    result = sequence.post_moved(door, stale.Earlier(parent=last[0], verdict=last[2]), job.base, target)
+    if not result.check.posted:
+        raise Transient("; ".join(n.why for n in result.check.not_posted) or "the stale check was not posted")
 
 
 def _may_command(publisher: Publisher, job: Job) -> bool:
@@ -339,62 +354,15 @@ def _react(publisher: Publisher, job: Job, reaction: str) -> None:
 
 def _note(job: Job) -> Callable[[str], None]:
     def note(line: str) -> None:
-        _log.info("test merge not fresh", extra={"repo": job.repo, "pr": job.pr, "detail": line})
+        _log.info("judging", extra={"repo": job.repo, "pr": job.pr, "detail": line})
 
     return note
 
 
-def _approvals(
-    git: Git, publisher: Publisher, pull: PullInfo, parent: str, base_changed_at: datetime | None = None
-) -> ApprovalsRead | None:
-    """v3.5: the pull request's approvals through the API, when the parent's policy names approvers;
-    ``base_changed_at``: v3.9.1, the last retarget the bot's deliveries told (the API may lag)."""
-    rules = parent_rules(git, parent)
-    if rules is None:
-        return None
-    reader = publisher.review_reader()
-    return read_approvals(
-        reader,
-        rules,
-        number=pull.number,
-        author=pull.author,
-        head=pull.head_sha,
-        base_changed_at=base_changed_at,
-    )
-
-
-def _verdict(
-    ctx: Context,
-    git: Git,
-    *,
-    repo: str,
-    parent: str,
-    head: str,
-    token: str,
-    approvals: ApprovalsRead | None = None,
-) -> tuple[Verdict, bool]:
-    found = ctx.maps.find(repo, parent, token)
-    missing = None if found.manifest is not None else found.why
-    size = changed_bytes(git, parent, head)
-    if size > ctx.config.max_changed_bytes:
-        budget = ctx.config.max_changed_bytes
-        return change_too_large(parent, head, size, budget, __version__, map_missing=missing), missing is None
-    request = CheckRequest(
-        repo=git.repo,
-        base=parent,
-        head=head,
-        coverage=found.manifest,
-        map_missing=missing,
-        **request_fields(approvals),
-    )
-    limits = (ctx.config.job_memory_mb * bounded.MIB, ctx.config.job_seconds)
-    return bounded.judge(request, *limits), missing is None
-
-
-def _post_error(publisher: Publisher, head: str, why: str) -> JobOutcome:
-    """No verdict could be computed: a failure check saying why (never a pass)."""
-    publisher.publish_check(error_check(why), head)
-    return JobOutcome(FAILED, why)
+def _post_error(door: Door, judgement: NotJudged, external_id: str) -> JobOutcome:
+    """No verdict could be computed: the sequence's failure check saying why (never a pass)."""
+    sequence.post(door, judgement, external_id=external_id)
+    return JobOutcome(FAILED, judgement.why)
 
 
 def _judge_group(ctx: Context, claimed: ClaimedJob) -> JobOutcome:
@@ -402,43 +370,13 @@ def _judge_group(ctx: Context, claimed: ClaimedJob) -> JobOutcome:
     if job.head is None or job.base is None or job.group_ref is None:
         return JobOutcome(FAILED, "a merge group job needs its head, base and ref")
     publisher, token = publisher_for(ctx, job)
-    publisher.check_name = check_name(ctx, job, job.base_ref)
-    try:
-        git = mirror.open_mirror(ctx.config.mirrors, job.repo)
-        mirror.fetch(git, ctx.config.clone_url(job.repo), [f"+{job.group_ref}:refs/oracle-gate/group"], token)
-        head, base = git.commit(job.head), git.commit(job.base)
-        approvals = _group_approvals(ctx, git, publisher, token, job, base=base, head=head)
-        verdict, _ = _verdict(
-            ctx, git, repo=job.repo, parent=base, head=head, token=token, approvals=approvals
-        )
-    except GateError as exc:
-        publisher.external_id = posting.external_id(job.repo, job.group_ref, "error", job.head)
-        return _post_error(publisher, job.head, str(exc))
-    publisher.external_id = posting.external_id(job.repo, job.group_ref, base, head)
-    publisher.publish_check(check_content(verdict, ctx.config.max_annotations), head)
-    return JobOutcome(DONE, f"{verdict.verdict} on merge group {head}")
-
-
-def _group_approvals(
-    ctx: Context, git: Git, publisher: Publisher, token: str, job: Job, *, base: str, head: str
-) -> ApprovalsRead | None:
-    """v3.9.2: the approvals of each pull request of the group, on its own head
-    (:mod:`oracle_gate.review.merge_group`)."""
-
-    def pull(number: int) -> QueuedPull:
-        info = publisher.pull_request(number)
-        return QueuedPull(info.head_sha, info.author, info.base_ref)
-
-    def fetch_head(number: int) -> None:
-        mirror.fetch(git, ctx.config.clone_url(job.repo), [f"+refs/pull/{number}/head:{QUEUED_HEAD}"], token)
-
-    return group_approvals(
-        git,
-        publisher.review_reader(),
-        parent_rules(git, base),
-        head_ref=job.group_ref or "",
-        base_sha=base,
-        head_sha=head,
-        pull=pull,
-        fetch_head=fetch_head,
-    )
+    door = _door(ctx, job, publisher, token)
+    asked = MergeGroupAsked(job.head, job.group_ref, job.base, job.base_ref)
+    judgement = sequence.judge(door, asked)
+    if isinstance(judgement, NotJudged):
+        return _post_error(door, judgement, posting.external_id(job.repo, job.group_ref, "error", job.head))
+    if isinstance(judgement, Superseded):  # pragma: no cover - a merge group is never superseded
+        return JobOutcome(SUPERSEDED, judgement.why)
+    external_id = posting.external_id(job.repo, job.group_ref, judgement.parent, judgement.merge)
+    sequence.post(door, judgement, external_id=external_id)
+    return JobOutcome(DONE, f"{judgement.verdict.verdict} on merge group {judgement.merge}")

@@ -34,12 +34,12 @@ from oracle_gate.bot.jobs import bounded, mirror, posting
 from oracle_gate.bot.jobs.context import Context, JobOutcome, Judged, Transient, check_name, publisher_for
 from oracle_gate.bot.queue.delivery_jobs import Job
 from oracle_gate.bot.queue.store import DONE, FAILED, SUPERSEDED, ClaimedJob, Store
-from oracle_gate.check import CheckRequest
 from oracle_gate.errors import GateError
 from oracle_gate.github.content import outcome_check
 from oracle_gate.github.defaults import MAX_ANNOTATIONS_PER_RUN
 from oracle_gate.github.publisher import CheckContent, Publisher
 from oracle_gate.judge.verdict import Outcome, Verdict
+from oracle_gate.judgement.ports import Facts, ParentMap
 from oracle_gate.score import sandbox as box
 from oracle_gate.score.decide import Score, incomplete
 from oracle_gate.score.mutation.annotations import report_annotations
@@ -178,8 +178,9 @@ def _score(ctx: Context, claimed: ClaimedJob, token: str, merge: str) -> tuple[S
         found = ctx.maps.find(job.repo, parent, token)
         if found.manifest is None:
             return incomplete(f"the parent's map is not available ({found.why})"), []
-        request = CheckRequest(repo=git.repo, base=parent, head=merge, coverage=found.manifest)
-        verdict = bounded.judge(request, ctx.config.job_memory_mb * bounded.MIB, ctx.config.job_seconds)
+        facts = Facts(repo=git.repo, parent=parent, merge=merge, parent_map=ParentMap(found.manifest))
+        limits = (ctx.config.job_memory_mb * bounded.MIB, ctx.config.job_seconds)
+        verdict = bounded.judge(facts, *limits)  # the judge job's judgement
         if verdict.verdict != Outcome.PASS_CLEAN:
             return _not_scorable(verdict), []
         doc = box.score_in_sandbox(

@@ -7,7 +7,8 @@ conclude a check ``stale``: so it is replaced by an ``action_required`` check sa
 The same holds from the moment the default branch moves until GitHub has recomputed the test merge
 on the new tip (:mod:`oracle_gate.review.freshness`): :func:`moved_check` is posted on the head first, so
 the old parent's verdict never stands as current while the bot waits to judge the new merge.
-Pure: no I/O.
+Pure: no I/O. Used by the judgement's :func:`~oracle_gate.judgement.sequence.post` and the bot's
+move of the default branch.
 """
 
 from __future__ import annotations
