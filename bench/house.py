@@ -47,9 +47,10 @@ def imported(path: Path, name: str, known: set[str]) -> set[str]:
     return {m for m in found if m in known and m != name}
 
 
-def room(name: str) -> str:
-    parts = name.split(".")
-    return ".".join(parts[:2]) if len(parts) > 1 else name
+def room(name: str, path: Path) -> str:
+    """A module's room: its package under ``gate/`` (``oracle_gate.bot.jobs``), or the top-level module."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    return package if package != PACKAGE else name
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -99,8 +100,8 @@ def main() -> int:
     }
     sizes: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for name, path in mods.items():
-        sizes[room(name)][0] += 1
-        sizes[room(name)][1] += len(path.read_text(encoding="utf-8").splitlines())
+        sizes[room(name, path)][0] += 1
+        sizes[room(name, path)][1] += len(path.read_text(encoding="utf-8").splitlines())
     print(f"{'room':32} {'modules':>7} {'lines':>7}")
     for r, (count, lines) in sorted(sizes.items()):
         print(f"{r:32} {count:>7} {lines:>7}")
