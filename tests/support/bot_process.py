@@ -65,16 +65,21 @@ class Bot:
                 stdout=state_log,
                 stderr=state_log,
             )
-        deadline = time.monotonic() + 30
+        # Started means its workers too: the worker process (forked, at a lower priority) publishes
+        # its pool's size when its threads run; before that /healthz says 0 workers, and on a busy
+        # machine a test that waits for a job to run could wait out its own deadline there.
+        deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
-                if requests.get(f"{self.url}/healthz", timeout=1).status_code == 200:
+                answer = requests.get(f"{self.url}/healthz", timeout=1)
+                if answer.status_code == 200 and answer.json()["pool"].get("workers", 0) > 0:
                     return self
             except requests.ConnectionError:
-                time.sleep(0.1)
+                pass
+            time.sleep(0.1)
             if self.proc.poll() is not None:
                 raise AssertionError(f"the server exited: {self.log.read_text()}")
-        raise AssertionError("the server did not answer /healthz within 30 s")
+        raise AssertionError(f"the server and its workers were not up within 60 s: {self.log.read_text()}")
 
     def stop(self, sig: int = signal.SIGTERM) -> int:
         if self.proc is None:
