@@ -26,13 +26,18 @@ class WritesSpent(PublishError):
 
 class WriteBudget:
     """How many write requests a run may still send; one budget per repository connection
-    (:func:`oracle_gate.github.repository.connect`), whoever writes."""
+    (:func:`oracle_gate.github.repository.connect`), whoever writes. Only :meth:`write` changes it:
+    the limit is fixed at construction."""
 
-    __slots__ = ("_spent", "limit")
+    __slots__ = ("_limit", "_spent")
 
     def __init__(self, limit: int = MAX_WRITES_PER_RUN) -> None:
-        self.limit = limit
+        self._limit = limit
         self._spent = 0
+
+    @property
+    def limit(self) -> int:
+        return self._limit
 
     @property
     def spent(self) -> int:
@@ -41,14 +46,14 @@ class WriteBudget:
     @contextmanager
     def write(self, what: str) -> Iterator[None]:
         """One write request, counted; :class:`WritesSpent` once the limit is reached (nothing sent)."""
-        if self._spent >= self.limit:
-            raise WritesSpent(what, f"the run's {self.limit} API writes are spent")
+        if self._spent >= self._limit:
+            raise WritesSpent(what, f"the run's {self._limit} API writes are spent")
         self._spent += 1
         with github_call(what):
             yield
 
     def __repr__(self) -> str:
-        return f"WriteBudget({self._spent}/{self.limit})"
+        return f"WriteBudget({self._spent}/{self._limit})"
 
 
 #: Attempts at one POST that creates something (check run, comment); between two, the poster

@@ -39,10 +39,22 @@ def test_a_side_refuses_any_assignment_after_construction(side: str | None, name
         setattr(target, name, "changed")
 
 
-def test_checks_and_comments_spend_one_write_budget() -> None:
+def test_checks_and_comments_spend_one_write_budget_whose_limit_is_fixed() -> None:
     github = connected()
     assert github.checks.writes is github.comments.writes
     assert github.checks.app == "gate"
+    with pytest.raises(AttributeError):
+        github.checks.writes.limit = 10_000  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        github.checks.writes.spent = 0  # type: ignore[misc]
+
+
+def setattr_name(call: ast.Call) -> object:
+    """The attribute name a ``setattr(x, "name", …)`` call sets (None for any other call)."""
+    is_setattr = isinstance(call.func, ast.Name) and call.func.id == "setattr"
+    if is_setattr and len(call.args) >= 2 and isinstance(call.args[1], ast.Constant):
+        return call.args[1].value
+    return None
 
 
 def attribute_assignments(source: str) -> list[str]:
@@ -55,9 +67,8 @@ def attribute_assignments(source: str) -> list[str]:
             targets = list(node.targets)
         elif isinstance(node, ast.AugAssign | ast.AnnAssign):
             targets = [node.target]
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr":
-            if len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and node.args[1].value in FIELDS:
-                found.append(f"line {node.lineno}: setattr(…, {node.args[1].value!r})")
+        elif isinstance(node, ast.Call) and setattr_name(node) in FIELDS:
+            found.append(f"line {node.lineno}: setattr(…, {setattr_name(node)!r})")
         for target in targets:
             for part in ast.walk(target):
                 if (
