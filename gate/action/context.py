@@ -1,4 +1,5 @@
-"""What every job of a run works with: the config, git, the publisher, the log, what was learned."""
+"""What every job of a run works with: the config, git, the repository on GitHub, the log, what was
+learned."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Protocol
 from oracle_gate.action.config import ActionConfig
 from oracle_gate.action.workflow_io import Log, write_outputs, write_summary
 from oracle_gate.git import Git
-from oracle_gate.github.publisher import Publisher
+from oracle_gate.github.repository import GitHubRepo
 from oracle_gate.maps.build import MapResult
 
 
@@ -32,7 +33,7 @@ class Context:
 
     config: ActionConfig
     git: Git
-    publisher: Publisher
+    github: GitHubRepo
     log: Log
     map_builder: MapBuilder
     sleep: Callable[[float], None]

@@ -26,10 +26,10 @@ from oracle_gate.action.context import Context
 from oracle_gate.action.map_trust import map_trust_problems, same_run_map_trusted, trusted_source
 from oracle_gate.errors import GateError, PublishError, UsageError
 from oracle_gate.git import credential_environment
-from oracle_gate.github.publisher import PullInfo
+from oracle_gate.github.pulls import PullInfo
 from oracle_gate.judge.problems import Problem
 from oracle_gate.judgement.core import InProcess
-from oracle_gate.judgement.github_ports import PublisherChecks, PublisherComments
+from oracle_gate.judgement.github_ports import PostedChecks, PostedComments
 from oracle_gate.judgement.ports import MergeGroupAsked, ParentMap, Rules
 from oracle_gate.judgement.repository import GitAnswers
 from oracle_gate.judgement.sequence import Door
@@ -132,7 +132,7 @@ class ActionLook(GitAnswers):
     def pull_info(self, number: int) -> PullInfo:
         """``pulls/get``: without it nothing says the test merge is computed, so it is not judged."""
         try:
-            return self.ctx.publisher.pull_request(number)
+            return self.ctx.github.pulls.pull_request(number)
         except PublishError as exc:
             raise MergeUnavailable(
                 f"cannot ask GitHub whether {merge_ref(number)} is computed (pulls/get): {exc}"
@@ -283,12 +283,12 @@ def action_door(
     """The Action's door for one judgement (a scratch directory for a map it builds lives as long)."""
     with tempfile.TemporaryDirectory(prefix="oracle-gate-action-") as tmp:
         yield Door(
-            pulls=ctx.publisher,
+            pulls=ctx.github.pulls,
             look=ActionLook(ctx, use_event_sha=use_event_sha, event_base=event_base),
             maps=ActionMaps(ctx, Path(tmp)),
             judge=InProcess(ctx.git),
-            checks=PublisherChecks(ctx.publisher),
-            comments=PublisherComments(ctx.publisher, ctx.log.warning),
+            checks=PostedChecks(ctx.github.checks, ctx.config.run_url),
+            comments=PostedComments(ctx.github.comments, ctx.log.warning),
             rules=rules_of(ctx.config, ctx.default_branch),
             sleep=ctx.sleep,
             note=lambda line: ctx.log.line(f"oracle-gate: {line}"),

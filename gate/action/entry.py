@@ -29,8 +29,11 @@ from oracle_gate.action.token_handoff import TOKEN_INPUT
 from oracle_gate.action.workflow_io import redact, workflow_command
 from oracle_gate.errors import UsageError
 from oracle_gate.git import Git
+from oracle_gate.github.client import PublishError, make_client, open_repo
 from oracle_gate.github.content import error_check
-from oracle_gate.github.publisher import Publisher, PublishError, make_client, open_repo
+from oracle_gate.github.repository import GitHubRepo, connect
+from oracle_gate.github.values import CheckTarget
+from oracle_gate.github.writes import POSTING_LOGGER
 
 GithubFactory = Callable[[str, str], github.Github]
 """``(token, api_url) -> client``: :func:`make_client` in production."""
@@ -63,27 +66,25 @@ def main(
     # Nothing started from here on (git, a coverage-command's tests) needs the token in its environment.
     environ.pop(TOKEN_INPUT, None)
     state = RunState()
-    publisher: Publisher | None = None
+    remote: GitHubRepo | None = None
     try:
         configure_logging()
-        publisher = Publisher(
+        remote = connect(
             open_repo(make_github(config.token, config.api_url), config.repository),
-            check_name=config.check_name,
-            details_url=config.run_url,
             comment_author=config.comment_author,
             max_writes=config.max_api_writes,
         )
         git = Git(config.repo_dir, trust_owner=True)
         with wall_time_budget(config.time_budget):
-            return run(config, git, publisher, out=out, state=state)
+            return run(config, git, remote, out=out, state=state)
     except BudgetSpent as exc:  # spent while publishing: the failure check, unless one went out
         print(workflow_command("error", f"Oracle Gate: {exc}"), file=out, flush=True)
-        fail_closed(publisher, state, str(exc), out)
+        fail_closed(remote, config, state, str(exc), out)
         return EXIT_CANNOT_RUN
     except Exception as exc:  # noqa: BLE001 - the last line of defence: report, fail closed, never exit 0
         why = redact(f"internal error: {type(exc).__name__}: {exc}", [config.token])
         print(workflow_command("error", f"Oracle Gate failed: {why}"), file=out, flush=True)
-        fail_closed(publisher, state, why, out)
+        fail_closed(remote, config, state, why, out)
         return EXIT_CANNOT_RUN
 
 
@@ -92,23 +93,25 @@ def configure_logging() -> None:
 
     PyGithub installs its own stream handler on the ``github`` logger; it is replaced by the root
     handler here, and only ``github.GithubRetry`` (which says when and why it retries) is kept at
-    INFO. ``oracle_gate.github.publisher``'s warnings are left to oracle_gate.action.outcome,
-    which prints each as
-    ``::warning::``.
+    INFO. The posting logger's warnings (:data:`~oracle_gate.github.writes.POSTING_LOGGER`) are left
+    to oracle_gate.action.outcome, which prints each as ``::warning::``.
     """
     logging.getLogger("github").handlers.clear()
     logging.getLogger("github").setLevel(logging.WARNING)
     logging.getLogger("github.GithubRetry").setLevel(logging.INFO)
-    logging.getLogger("oracle_gate.github.publisher").setLevel(logging.ERROR)
+    logging.getLogger(POSTING_LOGGER).setLevel(logging.ERROR)
     logging.basicConfig(level=logging.WARNING, format="oracle-gate: %(message)s", stream=sys.stderr)
 
 
-def fail_closed(publisher: Publisher | None, state: RunState, why: str, out: TextIO) -> None:
+def fail_closed(
+    remote: GitHubRepo | None, config: ActionConfig, state: RunState, why: str, out: TextIO
+) -> None:
     """Post a failure check on the head commit unless a check already went out for this run."""
-    if publisher is None or state.head_sha is None or state.check_posted:
+    if remote is None or state.head_sha is None or state.check_posted:
         return
     try:
-        publisher.publish_check(error_check(why), state.head_sha)
+        target = CheckTarget(state.head_sha, config.check_name, details_url=config.run_url)
+        remote.checks.publish(error_check(why), target)
     except PublishError as exc:
         print(
             workflow_command("warning", f"Oracle Gate: the failure check was not posted: {exc}"),

@@ -12,7 +12,8 @@ from oracle_gate.action.workflow_io import ERROR_VERDICT, exit_status, verdict_o
 from oracle_gate.exit_status import ExitStatus
 from oracle_gate.files import write_atomically
 from oracle_gate.github import content
-from oracle_gate.github.publisher import CheckResult, NotPosted, PublishError, PublishResult
+from oracle_gate.github.client import PublishError
+from oracle_gate.github.values import CheckResult, CheckTarget, NotPosted, PublishResult
 from oracle_gate.judge.verdict import Verdict
 from oracle_gate.judgement import sequence
 from oracle_gate.judgement.ports import Judged, Judgement, NotJudged
@@ -86,7 +87,8 @@ def cannot_run(ctx: Context, why: str, *, head_sha: str | None = None) -> ExitSt
     failure: NotPosted | None = None
     if head_sha is not None:
         try:
-            check = ctx.publisher.publish_check(content.error_check(why), head_sha)
+            target = CheckTarget(head_sha, ctx.config.check_name, details_url=ctx.config.run_url)
+            check = ctx.github.checks.publish(content.error_check(why), target)
             ctx.state.check_posted = check.posted
         except PublishError as exc:
             failure = NotPosted("failure check", str(exc))

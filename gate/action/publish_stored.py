@@ -15,10 +15,14 @@ from pathlib import Path
 from oracle_gate import __version__, files
 from oracle_gate.errors import GateError, StoredVerdictError
 from oracle_gate.github import content
+from oracle_gate.github.client import PublishError
 from oracle_gate.github.defaults import CommentMode
-from oracle_gate.github.publisher import Publisher, PublishError, PublishResult, PullFile
+from oracle_gate.github.pulls import PullFile
+from oracle_gate.github.repository import GitHubRepo
+from oracle_gate.github.values import CheckTarget, PublishResult
 from oracle_gate.judge.verdict import Verdict
 from oracle_gate.judge.withheld import stored_verdict_distrusted
+from oracle_gate.judgement.github_ports import PostedChecks, PostedComments
 from oracle_gate.render.verdict_json import from_json
 
 WORKFLOWS_DIR = ".github/workflows/"
@@ -61,12 +65,12 @@ def read_stored_verdict(path: Path) -> Verdict:
 
 
 def reject_unless_test_merge(
-    publisher: Publisher, stored: Verdict, head_sha: str, say: Callable[[str], None]
+    github: GitHubRepo, stored: Verdict, target: CheckTarget, say: Callable[[str], None]
 ) -> None:
     """Ask GitHub for the parents of the stored ``head``; on a mismatch (or when GitHub cannot say)
     post a failure check saying why and raise :class:`GateError`."""
     try:
-        why = lineage_problem(stored, head_sha, publisher.commit_parents(stored.head))
+        why = lineage_problem(stored, target.head_sha, github.pulls.commit_parents(stored.head))
     except PublishError as exc:
         why = (
             f"cannot read the stored verdict's commit {stored.head[:12]} from GitHub ({exc}), so it cannot "
@@ -74,19 +78,25 @@ def reject_unless_test_merge(
         )
     if why is None:
         return
+    refuse(github, why, target, say)
+
+
+def refuse(github: GitHubRepo, why: str, target: CheckTarget, say: Callable[[str], None]) -> None:
+    """Post a failure check saying ``why`` the stored verdict is not trusted, and raise :class:`GateError`."""
     try:
-        publisher.publish_check(content.error_check(why), head_sha)
+        github.checks.publish(content.error_check(why), target)
     except PublishError as exc:
         say(f"the failure check was not posted either: {exc}")
     raise GateError(why)
 
 
 def publish_stored(
-    publisher: Publisher,
+    github: GitHubRepo,
     stored: Verdict,
     *,
     pr_number: int,
     head_sha: str,
+    check_name: str,
     comment_mode: CommentMode,
     say: Callable[[str], None],
 ) -> tuple[Verdict, PublishResult]:
@@ -95,30 +105,28 @@ def publish_stored(
     Raises :class:`GateError` when the pull request's head is not ``head_sha`` (the verdict is for
     another commit), when the stored ``head`` is not a commit whose parents GitHub reports as (stored
     ``parent``, ``head_sha``), or when the pull request's files cannot all be listed (the last two
-    after posting a failure check saying so).
+    after posting a failure check saying so). Then the check, then the sticky comment; what could not
+    be posted is in the result.
     """
+    target = CheckTarget(head_sha, check_name)
     try:
-        pull = publisher.pull_request(pr_number)
+        pull = github.pulls.pull_request(pr_number)
         if pull.head_sha != head_sha:
             raise GateError(
                 f"refusing to publish: the head of pull request #{pr_number} is {pull.head_sha}, "
                 f"not {head_sha}; the stored verdict is for another commit"
             )
-        files = publisher.pull_request_files(pr_number)
+        files = github.pulls.pull_request_files(pr_number)
     except PublishError as exc:
         raise GateError(str(exc)) from exc
-    reject_unless_test_merge(publisher, stored, head_sha, say)
+    reject_unless_test_merge(github, stored, target, say)
     if pull.changed_files is not None and len(files) < pull.changed_files:
         why = (
             f"GitHub lists {len(files)} of the {pull.changed_files} files of pull request #{pr_number}, "
             "so it cannot be verified that the change leaves .github/workflows alone; "
             "the stored verdict is not trusted"
         )
-        try:
-            publisher.publish_check(content.error_check(why), head_sha)
-        except PublishError as exc:
-            say(f"the failure check was not posted either: {exc}")
-        raise GateError(why)
+        refuse(github, why, target, say)
     edits = workflow_edits(files)
     verdict = stored_verdict_distrusted(stored, edits, __version__)
     if verdict is not stored:
@@ -126,9 +134,6 @@ def publish_stored(
             f"pull request #{pr_number} changes {edits[0]}: "
             f"publishing fail instead of the stored {stored.verdict}"
         )
-    return verdict, publisher.publish(
-        content.check_content(verdict),
-        head_sha=head_sha,
-        pr_number=pr_number,
-        comment=content.sticky_comment(verdict, comment_mode),
-    )
+    check = PostedChecks(github.checks).publish(content.check_content(verdict), target)
+    comment = PostedComments(github.comments).sticky(pr_number, content.sticky_comment(verdict, comment_mode))
+    return verdict, PublishResult(check, comment)

@@ -1,8 +1,8 @@
 """The Action's run: event -> plan -> one job -> exit status.
 
 Everything is passed in (:func:`run`): the typed config, the :class:`~oracle_gate.git.Git` of the
-workspace, the :class:`~oracle_gate.github.publisher.Publisher` and the map builder. Nothing here reads the
-environment or builds a client; ``entrypoint.py`` does that once.
+workspace, the repository on GitHub (:func:`oracle_gate.github.repository.connect`) and the map
+builder. Nothing here reads the environment or builds a client; ``entrypoint.py`` does that once.
 
 The event, parsed once (:mod:`oracle_gate.review.events`), gives the plan
 (:mod:`oracle_gate.action.events`) that picks the job: :func:`judge` a pull request or a merge
@@ -31,7 +31,7 @@ from oracle_gate.action.outcome import cannot_run, hand_out, nothing_to_do
 from oracle_gate.action.workflow_io import Log, read_event
 from oracle_gate.exit_status import ExitStatus
 from oracle_gate.git import Git
-from oracle_gate.github.publisher import Publisher
+from oracle_gate.github.repository import GitHubRepo
 from oracle_gate.judgement import sequence
 from oracle_gate.judgement.ports import MergeGroupAsked, PullRequestAsked
 from oracle_gate.maps.build import build_map
@@ -46,7 +46,7 @@ __all__ = ["EXIT_CANNOT_RUN", "MapBuilder", "RunState", "run"]
 def run(
     config: ActionConfig,
     git: Git,
-    publisher: Publisher,
+    github: GitHubRepo,
     *,
     map_builder: MapBuilder = build_map,
     out: TextIO = sys.stdout,
@@ -56,7 +56,7 @@ def run(
     """Run the Action once; returns the exit status (0, 1 or 3). ``state`` tells the caller what was
     learned (the head SHA, whether a check was posted) if this raises."""
     log = Log(out, (config.token,))
-    ctx = Context(config, git, publisher, log, map_builder, sleep, state if state is not None else RunState())
+    ctx = Context(config, git, github, log, map_builder, sleep, state if state is not None else RunState())
     try:
         payload = read_event(config.event_path)  # the one read of the event file
         event = parse_event(config.event_name, payload, str(config.event_path))  # and its one parse

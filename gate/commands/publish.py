@@ -47,8 +47,9 @@ def run(args: argparse.Namespace) -> ExitStatus:
 
     from oracle_gate.action.publish_stored import publish_stored, read_stored_verdict
     from oracle_gate.errors import UsageError
+    from oracle_gate.github.client import make_client, open_repo
     from oracle_gate.github.defaults import DEFAULT_API_URL, CommentMode, is_repository
-    from oracle_gate.github.publisher import Publisher, make_client, open_repo
+    from oracle_gate.github.repository import connect
     from oracle_gate.render.text import to_text
 
     token = os.environ.get("GITHUB_TOKEN", "").strip()
@@ -62,16 +63,15 @@ def run(args: argparse.Namespace) -> ExitStatus:
         raise UsageError(f"--pr must be a pull request number, got {args.pr}")
     stored = read_stored_verdict(args.verdict)
     api_url = args.api_url or os.environ.get("GITHUB_API_URL") or DEFAULT_API_URL
-    publisher = Publisher(
-        open_repo(make_client(token, api_url), args.repo),
-        check_name=args.check_name,
-        comment_author=args.comment_author or None,
+    github = connect(
+        open_repo(make_client(token, api_url), args.repo), comment_author=args.comment_author or None
     )
     verdict, result = publish_stored(
-        publisher,
+        github,
         stored,
         pr_number=args.pr,
         head_sha=args.head_sha,
+        check_name=args.check_name,
         comment_mode=CommentMode(args.comment),
         say=say,
     )

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from oracle_gate.github.defaults import MAX_ANNOTATIONS_PER_RUN, CommentMode
 from oracle_gate.github.limits import MAX_STATUS_DESCRIPTION, fit_check_text, fit_comment, shorten
-from oracle_gate.github.publisher import (
+from oracle_gate.github.values import (
     CheckContent,
     CheckResult,
     CommentAction,

@@ -17,11 +17,12 @@ from typing import Protocol
 
 from oracle_gate.git import Git
 from oracle_gate.github.defaults import CommentMode
-from oracle_gate.github.publisher import (
+from oracle_gate.github.pulls import PullInfo
+from oracle_gate.github.values import (
     CheckContent,
     CheckResult,
+    CheckTarget,
     CommentResult,
-    PullInfo,
     StickyComment,
 )
 from oracle_gate.judge.approvals import ApprovalRules
@@ -156,23 +157,18 @@ class Judge(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class CheckTarget:
-    """Where a check goes: the commit, the check's name, the id a retry finds it by, its link."""
-
-    head_sha: str
-    name: str
-    external_id: str | None = None
-    details_url: str | None = None
-
-
 class Checks(Protocol):
+    """The check runs (over :class:`oracle_gate.github.checks.Checks`, where a :class:`CheckTarget`
+    is defined)."""
+
     def publish(self, content: CheckContent, target: CheckTarget) -> CheckResult:
         """Post the check (never raises: what was not posted is in the result)."""
         ...
 
 
 class Comments(Protocol):
+    """The comments (over :class:`oracle_gate.github.comments.Comments`)."""
+
     def sticky(self, pr_number: int, comment: StickyComment | None) -> CommentResult:
         """Create or update the sticky comment (never raises: a failure is in the result)."""
         ...

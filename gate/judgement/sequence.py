@@ -32,14 +32,14 @@ from oracle_gate.github.content import (
     reply_text,
     sticky_comment,
 )
-from oracle_gate.github.publisher import CommentAction, CommentResult, PublishResult, PullInfo
+from oracle_gate.github.pulls import PullInfo
+from oracle_gate.github.values import CheckTarget, CommentAction, CommentResult, PublishResult
 from oracle_gate.judge.verdict import Verdict
 from oracle_gate.judge.withheld import change_too_large
 from oracle_gate.judgement import stale
 from oracle_gate.judgement.ports import (
     Asked,
     Checks,
-    CheckTarget,
     Comments,
     Facts,
     Judge,

@@ -17,7 +17,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from oracle_gate.github.limits import MAX_CHECK_TEXT
-from oracle_gate.github.publisher import CheckContent
+from oracle_gate.github.values import CheckContent
 
 ACTION_REQUIRED = "action_required"
 

@@ -11,7 +11,7 @@ from oracle_gate.render.markdown import environment, render, to_markdown
 
 
 class Unposted(Protocol):
-    """Something the Action did not post, and why (``oracle_gate.github.publisher.NotPosted`` has
+    """Something the Action did not post, and why (``oracle_gate.github.values.NotPosted`` has
     this shape)."""
 
     @property

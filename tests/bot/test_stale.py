@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from oracle_gate.github.publisher import CheckContent
+from oracle_gate.github.values import CheckContent
 from oracle_gate.judgement.stale import Earlier, is_stale, stale_check
 from tests.bot.harness import Bot, BotFactory, Origin, pull_request_event, push_event
 from tests.bot.maps import ARTIFACT, WORKFLOW, map_artifact

@@ -1,4 +1,4 @@
-"""Publisher tests: PyGithub against the validating fake GitHub on loopback, nothing else faked."""
+"""github tier: PyGithub against the validating fake GitHub on loopback, nothing else faked."""
 
 from __future__ import annotations
 
@@ -15,5 +15,5 @@ from tests.github_fake.fixtures import (  # noqa: F401 - fixtures, registered by
 
 @pytest.fixture
 def fake(github_fake_factory: FakeFactory) -> FakeGitHub:
-    """A fake with the repository and pull request #7 every publisher test uses."""
+    """A fake with the repository and pull request #7 every test of this tier uses."""
     return seed(github_fake_factory())

@@ -6,13 +6,22 @@ import time
 
 import pytest
 
+from oracle_gate.github.client import NotPermitted, RequestRejected, make_client, open_repo
 from oracle_gate.github.content import CONCLUSIONS, check_content, error_check
-from oracle_gate.github.publisher import NotPermitted, RequestRejected, make_client, open_repo
-from oracle_gate.github.publisher import Publisher as GatePublisher
+from oracle_gate.github.repository import connect
 from oracle_gate.judge.verdict import Verdict
 from oracle_gate.render.check import check_summary
 from oracle_gate.render.markdown import STICKY_MARKER
-from tests.github.clients import FAST, HEAD_SHA, REPO, client_for, publish_rendered, publisher_for, seed
+from tests.github.clients import (
+    FAST,
+    HEAD_SHA,
+    REPO,
+    at_head,
+    checks_for,
+    github_for,
+    publish_rendered,
+    seed,
+)
 from tests.github_fake import FakeGitHub, TokenKind
 from tests.github_fake.fixtures import FakeFactory
 from tests.support import verdicts
@@ -31,9 +40,7 @@ def test_each_verdict_posts_one_completed_check_run(
     fake: FakeGitHub, verdict: Verdict, conclusion: str, title_start: str
 ) -> None:
     """One POST, no stray GET: completed, on the head SHA, with the verdict's conclusion and report."""
-    result = publisher_for(fake, details_url="https://ci.example/run/1").publish_check(
-        check_content(verdict), HEAD_SHA
-    )
+    result = checks_for(fake).publish(check_content(verdict), at_head(details_url="https://ci.example/run/1"))
     (run,) = fake.check_runs(REPO)
     assert (run.name, run.head_sha, run.status, run.conclusion) == (
         "Oracle Gate",
@@ -62,8 +69,8 @@ def test_unscored_is_action_required_which_blocks_without_claiming_failure() -> 
 
 def test_annotations_name_parent_lines_and_failing_files(fake: FakeGitHub) -> None:
     """Overlap runs become warnings on the parent path; file-scoped failures become failures."""
-    publisher_for(fake).publish_check(check_content(verdicts.unscored([40, 41, 60])), HEAD_SHA)
-    publisher_for(fake).publish_check(check_content(verdicts.failing()), HEAD_SHA)
+    checks_for(fake).publish(check_content(verdicts.unscored([40, 41, 60])), at_head())
+    checks_for(fake).publish(check_content(verdicts.failing()), at_head())
     overlap_run, fail_run = fake.check_runs(REPO)
     first, second = overlap_run.annotations
     assert (first["path"], first["start_line"], first["end_line"], first["annotation_level"]) == (
@@ -87,7 +94,7 @@ def test_annotations_name_parent_lines_and_failing_files(fake: FakeGitHub) -> No
 def test_every_annotation_is_sent_in_batches_of_at_most_50(fake: FakeGitHub, count: int) -> None:
     """Create carries the first 50; each PATCH appends the next 50; nothing is lost or repeated."""
     lines = list(range(1, 2 * count, 2))  # never adjacent: one annotation per line
-    result = publisher_for(fake).publish_check(check_content(verdicts.unscored(lines)), HEAD_SHA)
+    result = checks_for(fake).publish(check_content(verdicts.unscored(lines)), at_head())
     (run,) = fake.check_runs(REPO)
     assert [a["start_line"] for a in run.annotations] == lines
     sizes = [len(r.json["output"].get("annotations", [])) for r in fake.requests]
@@ -101,9 +108,7 @@ def test_every_annotation_is_sent_in_batches_of_at_most_50(fake: FakeGitHub, cou
 def test_an_annotation_batch_that_fails_is_reported_and_the_conclusion_stays(fake: FakeGitHub) -> None:
     """The run already carries its conclusion; the lost batch is named in the result."""
     fake.fail_next("PATCH", "/repos/*/check-runs/*", 422)
-    result = publisher_for(fake).publish_check(
-        check_content(verdicts.unscored(list(range(1, 241, 2)))), HEAD_SHA
-    )
+    result = checks_for(fake).publish(check_content(verdicts.unscored(list(range(1, 241, 2)))), at_head())
     (run,) = fake.check_runs(REPO)
     assert (run.conclusion, len(run.annotations)) == ("action_required", 50)
     assert (result.annotations_posted, result.check_run_id) == (50, run.id)
@@ -116,7 +121,7 @@ def test_a_summary_over_65535_characters_is_cut_with_a_note(fake: FakeGitHub) ->
     """A verdict with thousands of reasons still posts (the fake rejects > 65535 bytes), saying what was
     cut; of its 1500 annotations the first 500 are posted (10 requests) and the summary says so."""
     verdict = verdicts.with_many_reasons(1500)
-    result = publisher_for(fake).publish_check(check_content(verdict), HEAD_SHA)
+    result = checks_for(fake).publish(check_content(verdict), at_head())
     (run,) = fake.check_runs(REPO)
     assert run.summary is not None
     assert len(run.summary.encode()) <= 65535
@@ -134,7 +139,7 @@ def test_a_summary_over_65535_characters_is_cut_with_a_note(fake: FakeGitHub) ->
 def test_annotations_past_the_cap_are_counted_in_the_summary(fake: FakeGitHub) -> None:
     """Seen on main: annotations were uncapped (1,000 marker lines cost 20 write requests)."""
     content = check_content(verdicts.with_many_reasons(30), max_annotations=10)
-    result = publisher_for(fake).publish_check(content, HEAD_SHA)
+    result = checks_for(fake).publish(content, at_head())
     (run,) = fake.check_runs(REPO)
     assert len(run.annotations) == 10
     assert content.annotations_left_out == 20
@@ -148,7 +153,7 @@ def test_a_summary_is_cut_by_utf8_bytes_not_characters(fake: FakeGitHub) -> None
     verdict = verdicts.with_many_reasons(150, path_prefix="测试/数据文件路径/夹具")
     summary = check_summary(verdict)
     assert len(summary) < 65535 < len(summary.encode())
-    publisher_for(fake).publish_check(check_content(verdict), HEAD_SHA)
+    checks_for(fake).publish(check_content(verdict), at_head())
     (run,) = fake.check_runs(REPO)
     assert len((run.summary or "").encode()) <= 65535
     assert "65535-byte limit" in (run.summary or "")
@@ -156,9 +161,7 @@ def test_a_summary_is_cut_by_utf8_bytes_not_characters(fake: FakeGitHub) -> None
 
 def test_gate_error_posts_a_failing_check_saying_why(fake: FakeGitHub) -> None:
     """No verdict: a completed ``failure``, so a required check never hangs pending."""
-    result = publisher_for(fake).publish_check(
-        error_check("coverage map `x.db` is unreadable @someone"), HEAD_SHA
-    )
+    result = checks_for(fake).publish(error_check("coverage map `x.db` is unreadable @someone"), at_head())
     (run,) = fake.check_runs(REPO)
     assert (run.status, run.conclusion, run.title) == ("completed", "failure", "Oracle Gate could not run")
     assert run.summary is not None
@@ -177,8 +180,7 @@ def test_a_token_that_cannot_write_checks_falls_back_to_a_commit_status(
     """A PAT gets 403 on the Checks API; the same context name carries the verdict as a status."""
     pat = "ghp_pat"
     fake.add_token(pat, TokenKind.PAT)
-    publisher = GatePublisher(open_repo(client_for(fake, token=pat), REPO), check_name="Oracle Gate")
-    result = publisher.publish_check(check_content(verdict), HEAD_SHA)
+    result = checks_for(fake, token=pat).publish(check_content(verdict), at_head())
     assert fake.check_runs() == []
     (status,) = fake.statuses(REPO)
     assert (status.sha, status.state, status.context) == (HEAD_SHA, state, "Oracle Gate")
@@ -192,7 +194,7 @@ def test_a_token_that_cannot_write_checks_falls_back_to_a_commit_status(
 
 def test_gate_error_falls_back_to_an_error_status(fake: FakeGitHub) -> None:
     fake.add_token(fake.token, TokenKind.PAT)
-    result = publisher_for(fake).publish_check(error_check("git broke"), HEAD_SHA)
+    result = checks_for(fake).publish(error_check("git broke"), at_head())
     (status,) = fake.statuses(REPO)
     assert (status.state, result.status_state) == ("error", "error")
     assert status.description == "Oracle Gate could not run: git broke"
@@ -202,7 +204,7 @@ def test_read_only_token_raises_not_permitted_after_trying_both(fake: FakeGitHub
     """A fork PR's token: the check run and its status fallback are both refused."""
     fake.add_token(fake.token, TokenKind.READ_ONLY)
     with pytest.raises(NotPermitted, match="Resource not accessible by integration") as caught:
-        publisher_for(fake).publish_check(check_content(verdicts.failing()), HEAD_SHA)
+        checks_for(fake).publish(check_content(verdicts.failing()), at_head())
     assert caught.value.status == 403
     assert [r.operation_id for r in fake.requests] == ["checks/create", "repos/create-commit-status"]
 
@@ -213,9 +215,11 @@ def test_ghes_base_url_with_api_v3_prefix(github_fake_factory: FakeFactory) -> N
     client = make_client(
         fake.token, fake.url + "/", retry=FAST, seconds_between_requests=0, seconds_between_writes=0
     )
-    publisher = GatePublisher(open_repo(client, REPO))
     result = publish_rendered(
-        publisher, verdicts.unscored(list(range(1, 120, 2))), head_sha=HEAD_SHA, pr_number=7
+        connect(open_repo(client, REPO)),
+        verdicts.unscored(list(range(1, 120, 2))),
+        head_sha=HEAD_SHA,
+        pr_number=7,
     )
     assert result.not_posted == ()
     assert len(fake.check_runs()[0].annotations) == 60
@@ -228,7 +232,7 @@ def test_a_token_with_statuses_but_not_checks_permission_falls_back_too(fake: Fa
     fake.fail_next(
         "POST", "/repos/*/check-runs", 403, body={"message": "Resource not accessible by integration"}
     )
-    result = publisher_for(fake).publish_check(check_content(verdicts.unscored()), HEAD_SHA)
+    result = checks_for(fake).publish(check_content(verdicts.unscored()), at_head())
     (status,) = fake.statuses(REPO)
     assert (status.state, result.used_status_fallback) == ("failure", True)
     assert status.description is not None
@@ -250,7 +254,7 @@ TOO_LONG = {
 def test_a_422_on_the_check_run_is_retried_once_with_a_minimal_summary(fake: FakeGitHub) -> None:
     """Seen on main: a 422 on the summary's size posted no check at all. Now one retry, minimal."""
     fake.fail_next("POST", "/repos/*/check-runs", 422, body=TOO_LONG)
-    result = publisher_for(fake).publish_check(check_content(verdicts.failing()), HEAD_SHA)
+    result = checks_for(fake).publish(check_content(verdicts.failing()), at_head())
     (run,) = fake.check_runs(REPO)
     assert run.conclusion == "failure"
     assert "did not fit GitHub's limits" in (run.summary or "")
@@ -261,7 +265,7 @@ def test_a_422_on_the_check_run_is_retried_once_with_a_minimal_summary(fake: Fak
 def test_a_second_422_is_not_retried_again(fake: FakeGitHub) -> None:
     fake.fail_next("POST", "/repos/*/check-runs", 422, times=5, body=TOO_LONG)
     with pytest.raises(RequestRejected):
-        publisher_for(fake).publish_check(check_content(verdicts.failing()), HEAD_SHA)
+        checks_for(fake).publish(check_content(verdicts.failing()), at_head())
     assert len(fake.log("POST")) == 2
 
 
@@ -270,22 +274,22 @@ def test_100000_annotation_worthy_lines_post_a_capped_check_within_the_write_bou
     the rest counted in the summary) in 10 writes, quickly; never the token's hourly budget."""
     started = time.monotonic()
     content = check_content(verdicts.with_many_reasons(100_000, detail_size=10))
-    publisher = publisher_for(fake)
-    result = publisher.publish_check(content, HEAD_SHA)
+    github = github_for(fake)
+    result = github.checks.publish(content, at_head())
     (run,) = fake.check_runs(REPO)
     assert len(run.annotations) == 500
     assert "99500 more annotation(s) were left out" in (run.summary or "")
     assert len((run.summary or "").encode()) <= 65535
     writes = [r for r in fake.requests if r.method in {"POST", "PATCH"}]
-    assert len(writes) == publisher.writes == 10
+    assert len(writes) == github.checks.writes.spent == 10
     assert result.annotations_posted == 500
     assert time.monotonic() - started < 60
 
 
 def test_the_write_bound_stops_posting_and_says_so(fake: FakeGitHub) -> None:
-    publisher = publisher_for(fake)
-    publisher.max_writes = 3
-    result = publisher.publish_check(check_content(verdicts.with_many_reasons(300)), HEAD_SHA)
+    result = github_for(fake, max_writes=3).checks.publish(
+        check_content(verdicts.with_many_reasons(300)), at_head()
+    )
     (run,) = fake.check_runs(REPO)
     assert len(run.annotations) == 150
     assert len([r for r in fake.requests if r.method in {"POST", "PATCH"}]) == 3

@@ -6,10 +6,10 @@ import pytest
 
 from oracle_gate.github.content import sticky_comment
 from oracle_gate.github.defaults import CommentMode
-from oracle_gate.github.publisher import CommentAction, Publisher, open_repo
+from oracle_gate.github.values import CommentAction
 from oracle_gate.judge.verdict import Verdict
 from oracle_gate.render.markdown import STICKY_MARKER
-from tests.github.clients import PR, REPO, client_for, publish_rendered, publisher_for
+from tests.github.clients import PR, REPO, comments_for, github_for, publish_rendered
 from tests.github_fake import FakeGitHub, TokenKind
 from tests.support import verdicts
 
@@ -22,8 +22,8 @@ def writes(fake: FakeGitHub) -> list[tuple[str, str]]:
 
 def test_created_then_updated_in_place(fake: FakeGitHub) -> None:
     """The second run edits the same comment: no second comment, no delete."""
-    first = publisher_for(fake).publish_comment(sticky_comment(verdicts.unscored(), CommentMode.ALWAYS), PR)
-    second = publisher_for(fake).publish_comment(sticky_comment(verdicts.failing(), CommentMode.ALWAYS), PR)
+    first = comments_for(fake).sticky(PR, sticky_comment(verdicts.unscored(), CommentMode.ALWAYS))
+    second = comments_for(fake).sticky(PR, sticky_comment(verdicts.failing(), CommentMode.ALWAYS))
     (comment,) = fake.comments(REPO, PR)
     assert (first.action, second.action) == (CommentAction.CREATED, CommentAction.UPDATED)
     assert first.comment_id == second.comment_id == comment.id
@@ -36,8 +36,8 @@ def test_created_then_updated_in_place(fake: FakeGitHub) -> None:
 
 
 def test_unchanged_body_sends_no_patch(fake: FakeGitHub) -> None:
-    publisher_for(fake).publish_comment(sticky_comment(verdicts.unscored(), CommentMode.ALWAYS), PR)
-    again = publisher_for(fake).publish_comment(sticky_comment(verdicts.unscored(), CommentMode.ALWAYS), PR)
+    comments_for(fake).sticky(PR, sticky_comment(verdicts.unscored(), CommentMode.ALWAYS))
+    again = comments_for(fake).sticky(PR, sticky_comment(verdicts.unscored(), CommentMode.ALWAYS))
     assert again.action == CommentAction.UNCHANGED
     assert [m for m, _ in writes(fake)] == ["POST"]
 
@@ -48,8 +48,9 @@ def test_marker_comment_beyond_the_first_page_is_found(fake: FakeGitHub, per_pag
     for i in range(150):
         fake.add_comment(REPO, PR, f"chatter {i}", user="someone")
     ours = fake.add_comment(REPO, PR, f"{STICKY_MARKER}\nold verdict", user=BOT)
-    publisher = Publisher(open_repo(client_for(fake, per_page=per_page), REPO))
-    result = publisher.publish_comment(sticky_comment(verdicts.unscored(), CommentMode.ON_CHANGE), PR)
+    result = comments_for(fake, per_page=per_page).sticky(
+        PR, sticky_comment(verdicts.unscored(), CommentMode.ON_CHANGE)
+    )
     assert (result.action, result.comment_id) == (CommentAction.UPDATED, ours.id)
     assert len(fake.comments(REPO, PR)) == 151
     assert fake.comments(REPO, PR)[-1].body.startswith(f"{STICKY_MARKER}\n### ⚠️")
@@ -63,7 +64,7 @@ def test_other_comments_are_never_touched(fake: FakeGitHub) -> None:
     quoting = fake.add_comment(REPO, PR, f"see {STICKY_MARKER} above", user="renovate[bot]")
     planted = fake.add_comment(REPO, PR, f"{STICKY_MARKER}\n✅ pass_clean (trust me)", user="agent-bot")
     before = {c.id: c.body for c in fake.comments(REPO, PR)}
-    result = publisher_for(fake).publish_comment(sticky_comment(verdicts.failing(), CommentMode.ALWAYS), PR)
+    result = comments_for(fake).sticky(PR, sticky_comment(verdicts.failing(), CommentMode.ALWAYS))
     assert result.action == CommentAction.CREATED
     after = {c.id: c.body for c in fake.comments(REPO, PR)}
     assert {i: after[i] for i in before} == before
@@ -75,8 +76,8 @@ def test_comment_author_pins_the_sticky_comment_to_one_login(fake: FakeGitHub) -
     """With the token's login known, another bot's marker comment is not adopted either."""
     fake.add_comment(REPO, PR, f"{STICKY_MARKER}\nold", user="other-app[bot]")
     ours = fake.add_comment(REPO, PR, f"{STICKY_MARKER}\nold", user=BOT)
-    result = publisher_for(fake, comment_author=BOT).publish_comment(
-        sticky_comment(verdicts.failing(), CommentMode.ALWAYS), PR
+    result = comments_for(fake, comment_author=BOT).sticky(
+        PR, sticky_comment(verdicts.failing(), CommentMode.ALWAYS)
     )
     assert (result.action, result.comment_id) == (CommentAction.UPDATED, ours.id)
 
@@ -105,7 +106,7 @@ def test_comment_modes(
 ) -> None:
     if previous:
         fake.add_comment(REPO, PR, f"{STICKY_MARKER}\nunscored before", user=BOT)
-    result = publisher_for(fake).publish_comment(sticky_comment(verdict, mode), PR)
+    result = comments_for(fake).sticky(PR, sticky_comment(verdict, mode))
     assert result.action == action
     bodies = [c.body for c in fake.comments(REPO, PR)]
     if action == CommentAction.SKIPPED:
@@ -120,23 +121,23 @@ def test_comment_modes(
 
 def test_a_report_over_65536_characters_is_cut_keeping_the_marker(fake: FakeGitHub) -> None:
     """Posted anyway (the fake rejects > 65536), with the marker first and a note on what was cut."""
-    result = publisher_for(fake).publish_comment(
-        sticky_comment(verdicts.with_many_reasons(1500), CommentMode.ALWAYS), PR
+    result = comments_for(fake).sticky(
+        PR, sticky_comment(verdicts.with_many_reasons(1500), CommentMode.ALWAYS)
     )
     (comment,) = fake.comments(REPO, PR)
     assert result.truncated
     assert len(comment.body) <= 65536
     assert comment.body.startswith(STICKY_MARKER)
     assert "✂️ **Truncated:** the last" in comment.body
-    again = publisher_for(fake).publish_comment(
-        sticky_comment(verdicts.with_many_reasons(1500), CommentMode.ALWAYS), PR
+    again = comments_for(fake).sticky(
+        PR, sticky_comment(verdicts.with_many_reasons(1500), CommentMode.ALWAYS)
     )
     assert (again.action, again.comment_id) == (CommentAction.UNCHANGED, comment.id)
 
 
 def test_publish_posts_check_and_comment_together(fake: FakeGitHub) -> None:
     result = publish_rendered(
-        publisher_for(fake),
+        github_for(fake),
         verdicts.unscored(),
         head_sha="1" * 40,
         pr_number=PR,
@@ -148,7 +149,7 @@ def test_publish_posts_check_and_comment_together(fake: FakeGitHub) -> None:
 
 
 def test_publish_without_a_pull_request_skips_the_comment(fake: FakeGitHub) -> None:
-    result = publish_rendered(publisher_for(fake), verdicts.failing(), head_sha="1" * 40)
+    result = publish_rendered(github_for(fake), verdicts.failing(), head_sha="1" * 40)
     assert result.comment.action == CommentAction.SKIPPED
     assert [r.operation_id for r in fake.requests] == ["checks/create"]
 
@@ -159,20 +160,20 @@ def test_another_bots_marker_comment_is_not_adopted_without_comment_author(fake:
     token's own identity decides: GITHUB_TOKEN (GET /user answers 403) comments as github-actions[bot]."""
     planted = fake.add_comment(REPO, PR, f"{STICKY_MARKER}\n✅ pass_clean", user="agent-helper[bot]")
     ours = fake.add_comment(REPO, PR, f"{STICKY_MARKER}\nold", user=BOT)
-    result = publisher_for(fake).publish_comment(sticky_comment(verdicts.failing(), CommentMode.ALWAYS), PR)
+    result = comments_for(fake).sticky(PR, sticky_comment(verdicts.failing(), CommentMode.ALWAYS))
     assert (result.action, result.comment_id) == (CommentAction.UPDATED, ours.id)
     assert next(c for c in fake.comments(REPO, PR) if c.id == planted.id).body == planted.body
     assert [r.status for r in fake.log("GET", "/user")] == [403]
 
 
 def test_a_user_tokens_own_login_comes_from_get_user(fake: FakeGitHub) -> None:
-    """A personal access token comments as its user: GET /user names it, once per publisher."""
+    """A personal access token comments as its user: GET /user names it, once per connection."""
     pat = "ghp_maintainer"
     fake.add_token(pat, TokenKind.PAT, login="a-maintainer")
     fake.add_comment(REPO, PR, f"{STICKY_MARKER}\nold", user=BOT)
     mine = fake.add_comment(REPO, PR, f"{STICKY_MARKER}\nold", user="a-maintainer")
-    publisher = Publisher(open_repo(client_for(fake, token=pat), REPO))
-    result = publisher.publish_comment(sticky_comment(verdicts.failing(), CommentMode.ALWAYS), PR)
+    comments = comments_for(fake, token=pat)
+    result = comments.sticky(PR, sticky_comment(verdicts.failing(), CommentMode.ALWAYS))
     assert (result.action, result.comment_id) == (CommentAction.UPDATED, mine.id)
-    assert publisher.own_login() == "a-maintainer"
+    assert comments.own_login() == "a-maintainer"
     assert [r.status for r in fake.log("GET", "/user")] == [200]

@@ -7,14 +7,10 @@ import time
 
 import pytest
 
-from oracle_gate.github.content import check_content, sticky_comment
-from oracle_gate.github.defaults import CommentMode
-from oracle_gate.github.publisher import (
-    CommentAction,
+from oracle_gate.github.client import (
     GitHubUnavailable,
     NotFound,
     NotPermitted,
-    Publisher,
     PublishError,
     RateLimited,
     RequestRejected,
@@ -23,7 +19,23 @@ from oracle_gate.github.publisher import (
     make_retry,
     open_repo,
 )
-from tests.github.clients import FAST, HEAD_SHA, PR, REPO, client_for, publish_rendered, publisher_for
+from oracle_gate.github.content import check_content, sticky_comment
+from oracle_gate.github.defaults import CommentMode
+from oracle_gate.github.repository import connect
+from oracle_gate.github.values import CommentAction
+from tests.github.clients import (
+    FAST,
+    HEAD_SHA,
+    PR,
+    REPO,
+    at_head,
+    checks_for,
+    client_for,
+    comments_for,
+    github_for,
+    publish_rendered,
+    pulls_for,
+)
 from tests.github_fake import FakeGitHub, TokenKind
 from tests.support import verdicts
 
@@ -34,7 +46,7 @@ CREATE = "/repos/*/check-runs"
 def test_server_errors_are_retried_until_success(fake: FakeGitHub, statuses: list[int]) -> None:
     for status in statuses:
         fake.fail_next("POST", CREATE, status)
-    result = publisher_for(fake).publish_check(check_content(verdicts.failing()), HEAD_SHA)
+    result = checks_for(fake).publish(check_content(verdicts.failing()), at_head())
     assert len(fake.check_runs()) == 1
     assert result.check_run_id == fake.check_runs()[0].id
     assert [r.status for r in fake.log("POST")] == [*statuses, 201]
@@ -43,7 +55,7 @@ def test_server_errors_are_retried_until_success(fake: FakeGitHub, statuses: lis
 def test_patches_are_retried_too(fake: FakeGitHub) -> None:
     """An annotations batch hit by a 502 is re-sent, once: all 60 annotations, none twice."""
     fake.fail_next("PATCH", "/repos/*/check-runs/*", 502)
-    publisher_for(fake).publish_check(check_content(verdicts.unscored(list(range(1, 120, 2)))), HEAD_SHA)
+    checks_for(fake).publish(check_content(verdicts.unscored(list(range(1, 120, 2)))), at_head())
     assert len(fake.check_runs()[0].annotations) == 60
     assert [r.status for r in fake.log("PATCH")] == [502, 200]
 
@@ -52,10 +64,10 @@ def test_server_errors_that_persist_end_as_github_unavailable(fake: FakeGitHub) 
     """1 + total attempts, then a typed error naming the status; publish() turns it into a result."""
     fake.fail_next("POST", CREATE, 502, times=100)
     with pytest.raises(GitHubUnavailable, match="502") as caught:
-        publisher_for(fake).publish_check(check_content(verdicts.failing()), HEAD_SHA)
+        checks_for(fake).publish(check_content(verdicts.failing()), at_head())
     assert caught.value.status == 502
     assert len(fake.log("POST")) == 1 + FAST.total
-    result = publish_rendered(publisher_for(fake), verdicts.failing(), head_sha=HEAD_SHA)
+    result = publish_rendered(github_for(fake), verdicts.failing(), head_sha=HEAD_SHA)
     assert result.check.check_run_id is None
     assert result.check.not_posted[0].what == "check run"
 
@@ -65,7 +77,7 @@ def test_secondary_rate_limit_waits_retry_after_then_retries(fake: FakeGitHub, s
     """GitHub's secondary limit with ``retry-after: 1``: one second is waited, then it works."""
     fake.secondary_rate_limit("POST", CREATE, retry_after=1, status=status)
     started = time.monotonic()
-    result = publisher_for(fake).publish_check(check_content(verdicts.failing()), HEAD_SHA)
+    result = checks_for(fake).publish(check_content(verdicts.failing()), at_head())
     elapsed = time.monotonic() - started
     assert result.check_run_id is not None
     assert [r.status for r in fake.log("POST")] == [status, 201]
@@ -77,7 +89,7 @@ def test_primary_rate_limit_waits_for_the_reset(fake: FakeGitHub, status: int) -
     """``x-ratelimit-remaining: 0``: wait until ``x-ratelimit-reset`` (+1 s), then retry."""
     fake.primary_rate_limit("POST", CREATE, reset_in=0, status=status)
     started = time.monotonic()
-    publisher_for(fake).publish_check(check_content(verdicts.failing()), HEAD_SHA)
+    checks_for(fake).publish(check_content(verdicts.failing()), at_head())
     elapsed = time.monotonic() - started
     assert [r.status for r in fake.log("POST")] == [status, 201]
     assert elapsed < 3
@@ -92,7 +104,7 @@ def test_a_wait_longer_than_allowed_fails_fast_as_rate_limited(fake: FakeGitHub,
         fake.primary_rate_limit("POST", CREATE, reset_in=3600)
     started = time.monotonic()
     with pytest.raises(RateLimited, match="wait"):
-        publisher_for(fake).publish_check(check_content(verdicts.failing()), HEAD_SHA)
+        checks_for(fake).publish(check_content(verdicts.failing()), at_head())
     assert time.monotonic() - started < 1
     assert len(fake.log("POST")) == 1
 
@@ -105,7 +117,7 @@ def test_validation_error_is_surfaced_clearly_and_not_retried(fake: FakeGitHub) 
     }
     fake.fail_next("POST", CREATE, 422, body=body)
     with pytest.raises(RequestRejected) as caught:
-        publisher_for(fake).publish_check(check_content(verdicts.failing()), HEAD_SHA)
+        checks_for(fake).publish(check_content(verdicts.failing()), at_head())
     assert str(caught.value) == (
         "could not create the check run: GitHub rejected the request "
         "(422: Validation Failed; head_sha is not a commit)"
@@ -118,7 +130,7 @@ def test_slow_response_times_out_within_the_bound(fake: FakeGitHub) -> None:
     fake.slow_next("GET", "/repos/*/issues/*/comments", delay=5)
     started = time.monotonic()
     with pytest.raises(GitHubUnavailable, match="timed out"):
-        publisher_for(fake).publish_comment(sticky_comment(verdicts.failing(), CommentMode.ALWAYS), PR)
+        comments_for(fake).sticky(PR, sticky_comment(verdicts.failing(), CommentMode.ALWAYS))
     assert time.monotonic() - started < 2.5
     assert fake.comments(REPO, PR) == []
 
@@ -143,7 +155,7 @@ def test_read_only_token_is_handled_without_crashing(fake: FakeGitHub) -> None:
     """A fork PR: nothing can be posted; publish() says what and why for each part."""
     fake.add_token(fake.token, TokenKind.READ_ONLY)
     result = publish_rendered(
-        publisher_for(fake),
+        github_for(fake),
         verdicts.unscored(),
         head_sha=HEAD_SHA,
         pr_number=PR,
@@ -159,12 +171,12 @@ def test_read_only_token_is_handled_without_crashing(fake: FakeGitHub) -> None:
 def test_bad_credentials_are_not_permitted(fake: FakeGitHub) -> None:
     client = client_for(fake, token="ghs_revoked")  # noqa: S106 - an unknown token, on purpose
     with pytest.raises(NotPermitted, match="401: Bad credentials"):
-        Publisher(open_repo(client, REPO)).publish_check(check_content(verdicts.failing()), HEAD_SHA)
+        connect(open_repo(client, REPO)).checks.publish(check_content(verdicts.failing()), at_head())
 
 
 def test_missing_pull_request_is_not_found(fake: FakeGitHub) -> None:
     with pytest.raises(NotFound, match="#99"):
-        publisher_for(fake).pull_request(99)
+        pulls_for(fake).pull_request(99)
 
 
 def test_the_token_never_appears_in_logs_errors_or_reprs(
@@ -173,21 +185,21 @@ def test_the_token_never_appears_in_logs_errors_or_reprs(
     """DEBUG logs of PyGithub/urllib3/ours, every error and result of several failing runs: no token."""
     caplog.set_level(logging.DEBUG)
     caplog.set_level(logging.DEBUG, logger="github")  # PyGithub pins its logger at INFO on import
-    publisher = publisher_for(fake)
+    github = github_for(fake)
     fake.fail_next("POST", CREATE, 422)
     fake.secondary_rate_limit("GET", "/repos/*/issues/*/comments", retry_after=0)
-    texts: list[str] = [repr(publisher)]
+    texts: list[str] = [repr(github)]
     for attempt in (
-        lambda: publisher.publish_check(check_content(verdicts.failing()), HEAD_SHA),
-        lambda: publisher.publish_comment(sticky_comment(verdicts.failing(), CommentMode.ALWAYS), PR),
-        lambda: publisher.pull_request(404),
+        lambda: github.checks.publish(check_content(verdicts.failing()), at_head()),
+        lambda: github.comments.sticky(PR, sticky_comment(verdicts.failing(), CommentMode.ALWAYS)),
+        lambda: github.pulls.pull_request(404),
     ):
         try:
             texts.append(repr(attempt()))
         except PublishError as err:
             texts += [str(err), repr(err), str(err.__cause__), repr(err.__cause__)]
     fake.add_token(fake.token, TokenKind.READ_ONLY)
-    texts.append(repr(publish_rendered(publisher, verdicts.unscored(), head_sha=HEAD_SHA, pr_number=PR)))
+    texts.append(repr(publish_rendered(github, verdicts.unscored(), head_sha=HEAD_SHA, pr_number=PR)))
     assert "'Authorization': 'token (oauth token removed)'" in caplog.text  # headers were logged, masked
     haystack = "\n".join([*texts, caplog.text])
     assert "Resource not accessible" in haystack  # the failures really are in there
@@ -201,7 +213,7 @@ def test_the_token_never_appears_in_logs_errors_or_reprs(
 
 def test_a_check_run_whose_answer_was_lost_is_adopted_not_created_twice(fake: FakeGitHub) -> None:
     fake.lose_answer_next("POST", CREATE, 502)
-    result = publisher_for(fake).publish_check(check_content(verdicts.failing()), HEAD_SHA)
+    result = checks_for(fake).publish(check_content(verdicts.failing()), at_head())
     (run,) = fake.check_runs(REPO)
     assert result.check_run_id == run.id
     assert [r.status for r in fake.log("POST")] == [502]
@@ -210,30 +222,30 @@ def test_a_check_run_whose_answer_was_lost_is_adopted_not_created_twice(fake: Fa
 
 def test_a_check_run_that_did_not_land_is_created_after_the_re_listing(fake: FakeGitHub) -> None:
     fake.fail_next("POST", CREATE, 502)
-    publisher_for(fake).publish_check(check_content(verdicts.failing()), HEAD_SHA)
+    checks_for(fake).publish(check_content(verdicts.failing()), at_head())
     assert len(fake.check_runs(REPO)) == 1
     assert [r.status for r in fake.log("POST")] == [502, 201]
 
 
 def test_an_earlier_runs_check_is_not_mistaken_for_this_one(fake: FakeGitHub) -> None:
     """The re-listing matches this attempt's external_id, not any check of the same name."""
-    publisher_for(fake).publish_check(check_content(verdicts.passing()), HEAD_SHA)
+    checks_for(fake).publish(check_content(verdicts.passing()), at_head())
     fake.fail_next("POST", CREATE, 502)
-    publisher_for(fake).publish_check(check_content(verdicts.failing()), HEAD_SHA)
+    checks_for(fake).publish(check_content(verdicts.failing()), at_head())
     assert [r.conclusion for r in fake.check_runs(REPO)] == ["success", "failure"]
 
 
 def test_a_sticky_comment_whose_answer_was_lost_is_not_posted_twice(fake: FakeGitHub) -> None:
     """Seen on main: a POST retried after a read timeout or 5xx could create a second comment."""
     fake.lose_answer_next("POST", "/repos/*/issues/*/comments", 502)
-    result = publisher_for(fake).publish_comment(sticky_comment(verdicts.failing(), CommentMode.ALWAYS), PR)
+    result = comments_for(fake).sticky(PR, sticky_comment(verdicts.failing(), CommentMode.ALWAYS))
     (comment,) = fake.comments(REPO, PR)
     assert (result.action, result.comment_id) == (CommentAction.CREATED, comment.id)
 
 
 def test_a_reply_whose_answer_was_lost_is_not_posted_twice(fake: FakeGitHub) -> None:
     fake.lose_answer_next("POST", "/repos/*/issues/*/comments", 504)
-    comment_id = publisher_for(fake).reply(PR, "an explain reply")
+    comment_id = comments_for(fake).reply(PR, "an explain reply")
     (comment,) = fake.comments(REPO, PR)
     assert comment.id == comment_id
 
@@ -258,7 +270,7 @@ def test_a_429_without_retry_after_is_waited_then_retried(
     client = make_client(
         fake.token, fake.url, retry=settings, seconds_between_requests=0, seconds_between_writes=0
     )
-    result = Publisher(open_repo(client, REPO)).publish_check(check_content(verdicts.failing()), HEAD_SHA)
+    result = connect(open_repo(client, REPO)).checks.publish(check_content(verdicts.failing()), at_head())
     assert result.check_run_id is not None
     assert [r.status for r in fake.log("POST")] == [429, 201]
     assert slept
@@ -274,5 +286,5 @@ def test_repeated_429s_without_retry_after_end_as_rate_limited_within_the_bound(
         fake.token, fake.url, retry=settings, seconds_between_requests=0, seconds_between_writes=0
     )
     with pytest.raises(RateLimited):
-        Publisher(open_repo(client, REPO)).publish_check(check_content(verdicts.failing()), HEAD_SHA)
+        connect(open_repo(client, REPO)).checks.publish(check_content(verdicts.failing()), at_head())
     assert len(fake.log("POST")) == 1

@@ -6,10 +6,9 @@ from __future__ import annotations
 import pytest
 
 from oracle_gate.github.content import outcome_check
-from oracle_gate.github.publisher import Publisher, open_repo
 from oracle_gate.judge.verdict import Outcome
-from tests.github.clients import HEAD_SHA, REPO
-from tests.github.test_publish_adopt import OURS, PLANTED, attempt, client_for
+from tests.github.clients import at_head
+from tests.github.test_publish_adopt import OURS, PLANTED, STABLE, attempt
 from tests.github_fake import FakeGitHub
 
 RUNNING = outcome_check(Outcome.UNSCORED, "scoring", "running")
@@ -18,10 +17,10 @@ FAILED = outcome_check(Outcome.FAIL, "score: fail", "failed")
 
 
 def test_started_then_completed_is_one_run(fake: FakeGitHub) -> None:
-    run_id = attempt(fake).start_check(RUNNING, HEAD_SHA)
+    run_id = attempt(fake).start(RUNNING, STABLE)
     (run,) = fake.check_runs()
     assert (run.id, run.status, run.conclusion, run.title) == (run_id, "in_progress", None, "scoring")
-    done = attempt(fake).complete_check(PASSED, HEAD_SHA)
+    done = attempt(fake).complete(PASSED, STABLE)
     (run,) = fake.check_runs()
     assert (done.check_run_id, run.status, run.conclusion, run.title) == (
         run_id,
@@ -35,36 +34,34 @@ def test_started_then_completed_is_one_run(fake: FakeGitHub) -> None:
 def test_a_job_run_again_finds_its_run_in_any_state(fake: FakeGitHub) -> None:
     """A crash after the start, or after the completion: the next attempt reuses the run; a completed
     one keeps its conclusion until it is completed again, now with the new one."""
-    first = attempt(fake).start_check(RUNNING, HEAD_SHA)
-    assert attempt(fake).start_check(RUNNING, HEAD_SHA) == first
-    attempt(fake).complete_check(PASSED, HEAD_SHA)
-    assert attempt(fake).start_check(RUNNING, HEAD_SHA) == first
+    first = attempt(fake).start(RUNNING, STABLE)
+    assert attempt(fake).start(RUNNING, STABLE) == first
+    attempt(fake).complete(PASSED, STABLE)
+    assert attempt(fake).start(RUNNING, STABLE) == first
     (run,) = fake.check_runs()
     assert (run.status, run.conclusion) == ("completed", "success")
-    attempt(fake).complete_check(FAILED, HEAD_SHA)
+    attempt(fake).complete(FAILED, STABLE)
     (run,) = fake.check_runs()
     assert (run.id, run.conclusion, run.title) == (first, "failure", "score: fail")
 
 
 def test_completed_without_a_start_is_created_completed(fake: FakeGitHub) -> None:
-    attempt(fake).complete_check(FAILED, HEAD_SHA)
+    attempt(fake).complete(FAILED, STABLE)
     (run,) = fake.check_runs()
     assert (run.status, run.conclusion) == ("completed", "failure")
 
 
 def test_another_apps_run_with_the_same_external_id_is_left_alone(fake: FakeGitHub) -> None:
     fake.add_token(PLANTED, app="someone-else")
-    planted = attempt(fake, token=PLANTED)
-    planted.check_app = None
-    planted.start_check(RUNNING, HEAD_SHA)
+    planted = attempt(fake, token=PLANTED, app=None)
+    planted.start(RUNNING, STABLE)
     ours = attempt(fake)
-    ours.start_check(RUNNING, HEAD_SHA)
-    ours.complete_check(PASSED, HEAD_SHA)
+    ours.start(RUNNING, STABLE)
+    ours.complete(PASSED, STABLE)
     runs = fake.check_runs()
     assert [(r.app_login, r.status) for r in runs] == [("someone-else", "in_progress"), (OURS, "completed")]
 
 
 def test_a_run_in_progress_needs_a_stable_external_id(fake: FakeGitHub) -> None:
-    publisher = Publisher(open_repo(client_for(fake), REPO))
     with pytest.raises(ValueError, match="external_id"):
-        publisher.start_check(RUNNING, HEAD_SHA)
+        attempt(fake).start(RUNNING, at_head())

@@ -1,4 +1,4 @@
-"""pulls/list-files through the publisher, and what `oracle-gate publish` makes of it (in process)."""
+"""pulls/list-files through the pull requests side, and what `oracle-gate publish` makes of it."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import pytest
 
 from oracle_gate.action.publish_stored import publish_stored, workflow_edits
 from oracle_gate.errors import GateError
-from oracle_gate.github.defaults import CommentMode
-from oracle_gate.github.publisher import PullFile
-from tests.github.clients import HEAD_SHA, PR, REPO, publisher_for, seed_test_merge
+from oracle_gate.github.defaults import DEFAULT_CHECK_NAME, CommentMode
+from oracle_gate.github.pulls import PullFile
+from tests.github.clients import HEAD_SHA, PR, REPO, github_for, pulls_for, seed_test_merge
 from tests.github_fake import FakeGitHub
 from tests.support import verdicts
 
@@ -17,13 +17,13 @@ def test_every_page_of_files_is_listed_with_renames(fake: FakeGitHub) -> None:
     fake.add_pull_files(REPO, PR, [f"src/m{i}.py" for i in range(230)])
     fake.add_pull_file(REPO, PR, "gone.py", status="removed")
     fake.add_pull_file(REPO, PR, "b.py", status="renamed", previous_filename="a.py")
-    publisher = publisher_for(fake)
-    files = publisher.pull_request_files(PR)
+    pulls = pulls_for(fake)
+    files = pulls.pull_request_files(PR)
     assert len(files) == 232
     assert files[-2:] == [PullFile("gone.py", None, "removed"), PullFile("b.py", "a.py", "renamed")]
     assert files[-1].paths == ("a.py", "b.py")
     assert [r.query.get("page", "1") for r in fake.log("GET", "/repos/*/pulls/*/files")] == ["1", "2", "3"]
-    assert publisher.pull_request(PR).changed_files == 232
+    assert pulls.pull_request(PR).changed_files == 232
 
 
 def test_workflow_edits_count_both_sides_of_a_rename() -> None:
@@ -43,10 +43,11 @@ def test_more_files_than_github_lists_cannot_be_trusted(fake: FakeGitHub) -> Non
     said: list[str] = []
     with pytest.raises(GateError, match="3000 of the 3001 files"):
         publish_stored(
-            publisher_for(fake),
+            github_for(fake),
             seed_test_merge(fake, verdicts.passing()),
             pr_number=PR,
             head_sha=HEAD_SHA,
+            check_name=DEFAULT_CHECK_NAME,
             comment_mode=CommentMode.ON_CHANGE,
             say=said.append,
         )
@@ -60,10 +61,11 @@ def test_a_stored_fail_is_posted_as_it_is(fake: FakeGitHub) -> None:
     fake.add_pull_files(REPO, PR, [".github/workflows/ci.yml"])
     stored = seed_test_merge(fake, verdicts.failing())
     verdict, result = publish_stored(
-        publisher_for(fake),
+        github_for(fake),
         stored,
         pr_number=PR,
         head_sha=HEAD_SHA,
+        check_name=DEFAULT_CHECK_NAME,
         comment_mode=CommentMode.NEVER,
         say=lambda _: None,
     )

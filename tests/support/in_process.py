@@ -5,7 +5,7 @@ standard output and standard error the subprocess harness gives ``entrypoint.py`
 everything process-wide it touches (``os.environ``, the working directory, the umask, the logging
 configuration) afterwards; :func:`run_cli` does the same for ``oracle-gate``. The one difference
 from production is the action's GitHub client: the same factory,
-:func:`~oracle_gate.github.publisher.make_client`, without PyGithub's pacing between requests and with no
+:func:`~oracle_gate.github.client.make_client`, without PyGithub's pacing between requests and with no
 exponential backoff between retries (waits GitHub asks for are still honoured).
 """
 
@@ -25,14 +25,15 @@ from github import Github
 
 from oracle_gate import cli
 from oracle_gate.action.entry import main
-from oracle_gate.github.publisher import RetrySettings, make_client
+from oracle_gate.github.client import RetrySettings, make_client
+from oracle_gate.github.writes import POSTING_LOGGER
 from tests.support.repo import clean_env
 
 Completed = subprocess.CompletedProcess[str]
 
 UNPACED_RETRY = dataclasses.replace(RetrySettings(), backoff_factor=0)
 # The loggers the entrypoint configures; their handlers and levels are put back after each run.
-ACTION_LOGGERS = ("", "github", "github.GithubRetry", "oracle_gate.github.publisher")
+ACTION_LOGGERS = ("", "github", "github.GithubRetry", POSTING_LOGGER)
 
 
 def unpaced_client(token: str, api_url: str) -> Github:

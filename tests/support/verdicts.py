@@ -1,4 +1,4 @@
-"""Verdicts to publish, built directly: the publisher takes values, not repositories."""
+"""Verdicts to publish, built directly: what is posted is values, not repositories."""
 
 from __future__ import annotations
 

@@ -166,7 +166,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "oracle_gate.commands.options",
         "oracle_gate.commands.output",
     ),
-    # What both front doors say to GitHub: client, publisher, rendering, shared values. It knows
+    # What both front doors say to GitHub: client, pulls/checks/comments, rendering, shared values. It knows
     # neither front door.
     "oracle_gate.github": (
         "oracle_gate",
@@ -411,8 +411,8 @@ def test_the_front_door_rule_can_fail() -> None:
     assert not inside("oracle_gate.action.run", ALLOWED["oracle_gate.bot"])
     assert not inside("oracle_gate.action.content", ALLOWED["oracle_gate.bot"])
     assert not inside("oracle_gate.bot.jobs.judging", ALLOWED["oracle_gate.action"])
-    assert inside("oracle_gate.github.publisher", ALLOWED["oracle_gate.bot"])
-    assert inside("oracle_gate.github.publisher", ALLOWED["oracle_gate.action"])
+    assert inside("oracle_gate.github.checks", ALLOWED["oracle_gate.bot"])
+    assert inside("oracle_gate.github.comments", ALLOWED["oracle_gate.action"])
     assert not inside("oracle_gate.action.run", ALLOWED["oracle_gate.github"])
     assert not inside("oracle_gate.bot.jobs.judging", ALLOWED["oracle_gate.github"])
     assert not inside("oracle_gate.action.run", ALLOWED["oracle_gate.review"])
@@ -449,8 +449,8 @@ def test_the_event_config_and_defaults_modules_import_no_io(name: str) -> None:
     assert not used, f"gate/{name}.py imports {used}: it turns values into values, it does no I/O"
 
 
-@pytest.mark.parametrize("name", ["publisher", "client"])
-def test_the_publisher_and_the_client_render_nothing(name: str) -> None:
+@pytest.mark.parametrize("name", ["pulls", "checks", "comments", "writes", "values", "repository", "client"])
+def test_the_posting_modules_and_the_client_render_nothing(name: str) -> None:
     """They post what they are given: no oracle_gate.render, no templates, not the rendering module."""
     names = set(imports_of(GITHUB / f"{name}.py"))
     assert not names & {"jinja2", "oracle_gate.github.content"}, sorted(names)
@@ -478,7 +478,11 @@ def test_only_the_content_module_renders_for_github() -> None:
 def test_the_status_page_renders_html_only_and_nothing_for_github() -> None:
     names = set(imports_of(GATE / "bot" / "web" / "status.py"))
     assert "jinja2" in names
-    assert not names & {"oracle_gate.github.content", "oracle_gate.github.publisher"}, sorted(names)
+    assert not names & {
+        "oracle_gate.github.content",
+        "oracle_gate.github.checks",
+        "oracle_gate.github.comments",
+    }, sorted(names)
     assert not any(inside(n, RENDER) for n in names), sorted(names)
 
 
@@ -487,7 +491,7 @@ def test_the_command_line_starts_without_the_github_client_or_templates() -> Non
     probe = (
         "import sys, oracle_gate.cli; "
         "print(sorted(m for m in ('github', 'jinja2', 'requests', 'oracle_gate.render', "
-        "'oracle_gate.github.publisher') if m in sys.modules))"
+        "'oracle_gate.github.checks', 'oracle_gate.github.comments') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -27,16 +27,17 @@ from oracle_gate.bot.jobs.door import StoreMaps
 from oracle_gate.bot.jobs.door import rules_of as bot_rules
 from oracle_gate.errors import GateError, PublishError
 from oracle_gate.git import Git
-from oracle_gate.github.publisher import (
+from oracle_gate.github.pulls import PullInfo
+from oracle_gate.github.repository import GitHubRepo
+from oracle_gate.github.reviews import Review
+from oracle_gate.github.values import (
     CheckContent,
     CheckResult,
+    CheckTarget,
     CommentAction,
     CommentResult,
-    Publisher,
-    PullInfo,
     StickyComment,
 )
-from oracle_gate.github.reviews import Review
 from oracle_gate.judge.approvals import ApprovalRules
 from oracle_gate.judge.observers import ParentCoverage
 from oracle_gate.judge.problems import Problem
@@ -44,7 +45,6 @@ from oracle_gate.judge.verdict import Outcome, ReasonCode, Verdict
 from oracle_gate.judgement import stale
 from oracle_gate.judgement.core import verdict_of
 from oracle_gate.judgement.ports import (
-    CheckTarget,
     Facts,
     Judged,
     MergeGroupAsked,
@@ -516,7 +516,7 @@ def test_no_command_is_read_where_none_is_given(body: str) -> None:
 def action_door_parts() -> tuple[Rules, ParentMaps]:
     config = ActionConfig.from_environ(ACTION_ENV)
     ctx = Context(
-        config, cast(Git, None), cast(Publisher, None), Log(io.StringIO()), build_map, lambda s: None
+        config, cast(Git, None), cast(GitHubRepo, None), Log(io.StringIO()), build_map, lambda s: None
     )
     ctx.default_branch = "main"
     return action_rules(config, "main"), ActionMaps(ctx, Path("/nowhere"))

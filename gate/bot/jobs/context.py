@@ -11,8 +11,8 @@ score job never imports the judge job.
   :class:`oracle_gate.judge.verdict.Outcome`, a different thing);
 * :class:`Transient`: raised by a job worth another attempt later;
 * :class:`Judged`: a verdict made by the judge job, as the score job reads it;
-* :func:`publisher_for`: the App's publisher for a job's repository, its requests counted against the
-  job's installation;
+* :func:`github_for`: the App's pull requests, checks and comments of a job's repository, its requests
+  counted against the job's installation;
 * :func:`check_name`: the check's name for a pull request's base.
 """
 
@@ -33,8 +33,8 @@ from oracle_gate.bot.jobs.mapstore import MapLookup
 from oracle_gate.bot.queue.delivery_jobs import Job
 from oracle_gate.bot.queue.store import ClaimedJob, Store
 from oracle_gate.errors import RetryLater
-from oracle_gate.github.client import RetrySettings
-from oracle_gate.github.publisher import Publisher, open_repo
+from oracle_gate.github.client import RetrySettings, open_repo
+from oracle_gate.github.repository import GitHubRepo, connect
 from oracle_gate.judge.verdict import Verdict
 from oracle_gate.review.bases import allowed_bases, check_name_for_base
 
@@ -122,14 +122,14 @@ def client_for(ctx: Context, job: Job) -> tuple[github.Github, str]:
     return client, token
 
 
-def publisher_for(ctx: Context, job: Job) -> tuple[Publisher, str]:
-    """The App's publisher for ``job``'s repository under the required check's name, and its token."""
+def github_for(ctx: Context, job: Job) -> tuple[GitHubRepo, str]:
+    """``job``'s repository as the App sees it (only the App's own check runs and comments count as
+    ours), and its token."""
     client, token = client_for(ctx, job)
-    made = Publisher(
-        open_repo(client, job.repo), check_name=ctx.config.check_name, comment_author=ctx.auth.bot_login()
+    repo = connect(
+        open_repo(client, job.repo), check_app=ctx.auth.slug(), comment_author=ctx.auth.bot_login()
     )
-    made.check_app = ctx.auth.slug()
-    return made, token
+    return repo, token
 
 
 def check_name(ctx: Context, job: Job, base: str | None) -> str:

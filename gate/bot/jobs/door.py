@@ -1,5 +1,5 @@
 """The bot's ports for the one judgement (:mod:`oracle_gate.judgement`): its mirror, its trusted map
-store, its bounded child process, its installation's publisher."""
+store, its bounded child process, its installation's pull requests, checks and comments."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ from oracle_gate.bot.app.config import BotConfig
 from oracle_gate.bot.jobs import bounded, merges, mirror
 from oracle_gate.bot.jobs.mapstore import MapLookup
 from oracle_gate.git import Git
-from oracle_gate.github.publisher import Publisher, PullInfo
+from oracle_gate.github.pulls import PullInfo, Pulls
+from oracle_gate.github.repository import GitHubRepo
 from oracle_gate.judge.verdict import Verdict
-from oracle_gate.judgement.github_ports import PublisherChecks, PublisherComments
+from oracle_gate.judgement.github_ports import PostedChecks, PostedComments
 from oracle_gate.judgement.ports import Facts, MergeGroupAsked, ParentMap, Rules
 from oracle_gate.judgement.repository import GitAnswers
 from oracle_gate.judgement.sequence import Door
@@ -43,13 +44,13 @@ class MirrorLook(GitAnswers):
         git: Git | Callable[[], Git],
         url: str,
         token: str,
-        publisher: Publisher,
+        pulls: Pulls,
         first: PullInfo | None = None,
     ) -> None:
         super().__init__(git)
         self.url = url
         self.token = token
-        self.publisher = publisher
+        self.pulls = pulls
         self.first = first
         self._look: Callable[[], Sighting] | None = None
 
@@ -60,8 +61,8 @@ class MirrorLook(GitAnswers):
     def look(self, number: int, head: str) -> Sighting:
         """One look; the first uses the job's own ``pulls/get`` (``first``), each later one asks again."""
         if self._look is None:
-            first = self.first if self.first is not None else self.publisher.pull_request(number)
-            self._look = merges.looker(self.git, self.url, self.token, self.publisher, first)
+            first = self.first if self.first is not None else self.pulls.pull_request(number)
+            self._look = merges.looker(self.git, self.url, self.token, self.pulls, first)
         return self._look()
 
     def group_commits(self, group: MergeGroupAsked) -> tuple[str, str]:
@@ -100,7 +101,7 @@ class BoundedJudge:
 def bot_door(
     config: BotConfig,
     *,
-    publisher: Publisher,
+    github: GitHubRepo,
     look: MirrorLook,
     maps: StoreMaps,
     default_branch: str | None,
@@ -109,12 +110,12 @@ def bot_door(
     note: Callable[[str], None],
 ) -> Door:
     return Door(
-        pulls=publisher,
+        pulls=github.pulls,
         look=look,
         maps=maps,
         judge=BoundedJudge(config.job_memory_mb * bounded.MIB, config.job_seconds),
-        checks=PublisherChecks(publisher),
-        comments=PublisherComments(publisher),
+        checks=PostedChecks(github.checks),
+        comments=PostedComments(github.comments),
         rules=rules_of(config, default_branch),
         sleep=sleep,
         note=note,

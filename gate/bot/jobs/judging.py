@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from oracle_gate.bot.jobs import approvers, mirror, posting, scoring, surface_share, trend
-from oracle_gate.bot.jobs.context import Context, JobOutcome, Judged, Transient, client_for, publisher_for
+from oracle_gate.bot.jobs.context import Context, JobOutcome, Judged, Transient, client_for, github_for
 from oracle_gate.bot.jobs.door import MirrorLook, StoreMaps, bot_door
 from oracle_gate.bot.queue import planning
 from oracle_gate.bot.queue.delivery_jobs import ACCESS, COMMAND, DEFAULT_PUSH, EXPLAIN, JUDGE, MAP_READY, Job
@@ -31,13 +31,16 @@ from oracle_gate.github.client import (
     PublishError,
     RateLimited,
     github_call,
+    open_repo,
 )
 from oracle_gate.github.content import explain_reply
-from oracle_gate.github.publisher import Publisher, PullInfo, open_repo
+from oracle_gate.github.pulls import PullInfo
+from oracle_gate.github.repository import GitHubRepo
+from oracle_gate.github.values import CheckTarget
 from oracle_gate.judge.verdict import ReasonCode
 from oracle_gate.judgement import sequence, stale
-from oracle_gate.judgement.ports import CheckTarget, MergeGroupAsked, NotJudged, PullRequestAsked, Superseded
 from oracle_gate.judgement.ports import Judged as SequenceJudged
+from oracle_gate.judgement.ports import MergeGroupAsked, NotJudged, PullRequestAsked, Superseded
 from oracle_gate.judgement.sequence import Answer, Door
 from oracle_gate.review.approvals import ApprovalsRead
 from oracle_gate.review.commands import Command, may_command, parse_command, reaction_for
@@ -127,10 +130,10 @@ def _answer_command(ctx: Context, claimed: ClaimedJob) -> JobOutcome:
     command = parse_command(job.comment or "")
     if command is None or job.pr is None:
         return JobOutcome(DONE, "the comment holds no /oracle-gate command")
-    publisher, token = publisher_for(ctx, job)
+    github, token = github_for(ctx, job)
     user = job.commenter or ""
     answered = sequence.answer(
-        _door(ctx, job, publisher, token), command, user=user, pr_number=job.pr, comment_id=job.comment_id
+        _door(ctx, job, github, token), command, user=user, pr_number=job.pr, comment_id=job.comment_id
     )
     if answered.error is not None:  # the permission is not known: nothing changes (a transient error retries)
         raise answered.error
@@ -162,14 +165,14 @@ def _judge(ctx: Context, claimed: ClaimedJob, number: int, *, explain: bool = Fa
     request, a moved default branch) around :func:`oracle_gate.judgement.sequence.judge` and
     :func:`~oracle_gate.judgement.sequence.post`, then what the store and the status page keep."""
     job = claimed.job
-    publisher, token = publisher_for(ctx, job)
-    if job.commenter is not None and job.kind != COMMAND and not _may_command(publisher, job):
+    github, token = github_for(ctx, job)
+    if job.commenter is not None and job.kind != COMMAND and not _may_command(github, job):
         return JobOutcome(DONE, f"{job.commenter} may not command the bot (needs write access)")
-    pull = publisher.pull_request(number)
+    pull = github.pulls.pull_request(number)
     passed_over = _passed_over(ctx, job, pull)
     if passed_over is not None:
         return passed_over
-    door = _door(ctx, job, publisher, token, pull)
+    door = _door(ctx, job, github, token, pull)
     _mark_stale_if_moved(ctx, job, door, pull)
     return _judge_pull(ctx, claimed, door, pull, explain=explain)
 
@@ -209,19 +212,19 @@ def _explain(
     return JobOutcome(DONE, f"explained {judgement.verdict.verdict}")
 
 
-def _door(ctx: Context, job: Job, publisher: Publisher, token: str, first: PullInfo | None = None) -> Door:
+def _door(ctx: Context, job: Job, github: GitHubRepo, token: str, first: PullInfo | None = None) -> Door:
     """The bot's ports for one job (:mod:`oracle_gate.bot.jobs.door`)."""
     look = MirrorLook(
         lambda: mirror.open_mirror(ctx.config.mirrors, job.repo),
         ctx.config.clone_url(job.repo),
         token,
-        publisher,
+        github.pulls,
         first,
     )
     maps = StoreMaps(lambda parent: ctx.maps.find(job.repo, parent, token))
     return bot_door(
         ctx.config,
-        publisher=publisher,
+        github=github,
         look=look,
         maps=maps,
         default_branch=job.default_branch,
@@ -337,17 +340,17 @@ def _mark_stale_if_moved(ctx: Context, job: Job, door: Door, pull: PullInfo) -> 
         raise Transient("; ".join(n.why for n in result.check.not_posted) or "the stale check was not posted")
 
 
-def _may_command(publisher: Publisher, job: Job) -> bool:
+def _may_command(github: GitHubRepo, job: Job) -> bool:
     """A job queued by an older version with its commenter: checked before anything else."""
-    permitted = may_command(publisher.permission_of(job.commenter or ""))
-    _react(publisher, job, reaction_for(permitted))
+    permitted = may_command(github.pulls.permission_of(job.commenter or ""))
+    _react(github, job, reaction_for(permitted))
     return permitted
 
 
-def _react(publisher: Publisher, job: Job, reaction: str) -> None:
+def _react(github: GitHubRepo, job: Job, reaction: str) -> None:
     if job.comment_id is not None and job.pr is not None:
         try:
-            publisher.react(job.pr, job.comment_id, reaction)
+            github.comments.react(job.pr, job.comment_id, reaction)
         except PublishError as exc:
             _log.warning("could not react", extra={"repo": job.repo, "pr": job.pr, "detail": str(exc)})
 
@@ -369,8 +372,8 @@ def _judge_group(ctx: Context, claimed: ClaimedJob) -> JobOutcome:
     job = claimed.job
     if job.head is None or job.base is None or job.group_ref is None:
         return JobOutcome(FAILED, "a merge group job needs its head, base and ref")
-    publisher, token = publisher_for(ctx, job)
-    door = _door(ctx, job, publisher, token)
+    github, token = github_for(ctx, job)
+    door = _door(ctx, job, github, token)
     asked = MergeGroupAsked(job.head, job.group_ref, job.base, job.base_ref)
     judgement = sequence.judge(door, asked)
     if isinstance(judgement, NotJudged):

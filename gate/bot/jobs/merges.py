@@ -12,13 +12,13 @@ from collections.abc import Callable
 from oracle_gate.bot.jobs import mirror
 from oracle_gate.errors import GateError
 from oracle_gate.git import Git
-from oracle_gate.github.publisher import Publisher, PullInfo
+from oracle_gate.github.pulls import PullInfo, Pulls
 from oracle_gate.review.freshness import Sighting
 
 NOT_IN_A_BRANCH_NAME = frozenset(" :^~?*[\\\t\n")
 
 
-def looker(git: Git, url: str, token: str, publisher: Publisher, first: PullInfo) -> Callable[[], Sighting]:
+def looker(git: Git, url: str, token: str, pulls: Pulls, first: PullInfo) -> Callable[[], Sighting]:
     """A function that takes one look at pull request ``first.number``'s test merge; the first look
     uses ``first`` (the job's own ``pulls/get``), each later one asks again."""
     number = first.number
@@ -27,7 +27,7 @@ def looker(git: Git, url: str, token: str, publisher: Publisher, first: PullInfo
     answers = [first]
 
     def look() -> Sighting:
-        pull = answers.pop() if answers else publisher.pull_request(number)
+        pull = answers.pop() if answers else pulls.pull_request(number)
         branch = pull.base_ref
         if not branch or branch.startswith("-") or NOT_IN_A_BRANCH_NAME & set(branch):
             raise GateError(f"pulls/get names the base branch {branch!r} of #{number}: not a branch name")

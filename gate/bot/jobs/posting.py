@@ -5,7 +5,7 @@ A process killed between GitHub creating the check run and the store recording t
 job again on its next start. With a random id that second attempt cannot tell its own earlier run
 from anyone's and posts a second one; with an id derived from what was judged -- repository, pull
 request (or merge group), parent and head -- it finds the run and finishes it
-(:meth:`oracle_gate.github.publisher.Publisher._adopt_check_run`). The sticky comment needs no id: it is
+(:meth:`oracle_gate.github.checks.Checks.publish`). The sticky comment needs no id: it is
 found by its marker among the App's own comments, across every page.
 """
 

@@ -31,13 +31,14 @@ from collections.abc import Callable
 from typing import Any
 
 from oracle_gate.bot.jobs import bounded, mirror, posting
-from oracle_gate.bot.jobs.context import Context, JobOutcome, Judged, Transient, check_name, publisher_for
+from oracle_gate.bot.jobs.context import Context, JobOutcome, Judged, Transient, check_name, github_for
 from oracle_gate.bot.queue.delivery_jobs import Job
 from oracle_gate.bot.queue.store import DONE, FAILED, SUPERSEDED, ClaimedJob, Store
 from oracle_gate.errors import GateError
+from oracle_gate.github.checks import Checks
 from oracle_gate.github.content import outcome_check
 from oracle_gate.github.defaults import MAX_ANNOTATIONS_PER_RUN
-from oracle_gate.github.publisher import CheckContent, Publisher
+from oracle_gate.github.values import CheckContent, CheckTarget
 from oracle_gate.judge.verdict import Outcome, Verdict
 from oracle_gate.judgement.ports import Facts, ParentMap
 from oracle_gate.score import sandbox as box
@@ -111,31 +112,35 @@ def run_score_job(ctx: Context, claimed: ClaimedJob) -> JobOutcome:
         return JobOutcome(FAILED, "a score job needs its pull request, head, parent and test merge")
     if not ctx.config.score.enabled:
         return JobOutcome(DONE, "scoring is off (ORACLE_GATE_SCORE_SANDBOX)")
-    publisher, token = publisher_for(ctx, job)
-    pull = publisher.pull_request(job.pr)
+    github, token = github_for(ctx, job)
+    pull = github.pulls.pull_request(job.pr)
     why = _moved(pull.head_sha, job) or superseded(ctx.store, claimed)
     if why is not None:
         return JobOutcome(SUPERSEDED, why)
-    publisher.check_name = check_name(ctx, job, pull.base_ref) + SUFFIX
-    publisher.external_id = external_id(job)
-    publisher.start_check(progress_content(ctx.config.score.limits), job.head)
+    target = _target(ctx, job, pull.base_ref, job.head)
+    github.checks.start(progress_content(ctx.config.score.limits), target)
     try:
         score, annotations = _score(ctx, claimed, token, merge)
     except box.Stopped as exc:
         if ctx.stopping.is_set():
             raise Transient("the server is stopping; the score runs again on its next start") from exc
-        return _cancelled(publisher, job, superseded(ctx.store, claimed) or "stopped")
-    why = _moved(publisher.pull_request(job.pr).head_sha, job) or superseded(ctx.store, claimed)
+        return _cancelled(github.checks, target, superseded(ctx.store, claimed) or "stopped")
+    why = _moved(github.pulls.pull_request(job.pr).head_sha, job) or superseded(ctx.store, claimed)
     if why is not None:  # never a score for a head the pull request no longer has
-        return _cancelled(publisher, job, why)
-    publisher.complete_check(score_content(score, job.base, merge, annotations), job.head)
+        return _cancelled(github.checks, target, why)
+    github.checks.complete(score_content(score, job.base, merge, annotations), target)
     return JobOutcome(DONE, f"score {score.score.value} on {job.head} (parent {job.base})")
 
 
-def _cancelled(publisher: Publisher, job: Job, why: str) -> JobOutcome:
+def _target(ctx: Context, job: Job, base_ref: str, head: str) -> CheckTarget:
+    """The score's own check on ``head``: the verdict check's name for the base, with :data:`SUFFIX`."""
+    return CheckTarget(head, check_name(ctx, job, base_ref) + SUFFIX, external_id(job))
+
+
+def _cancelled(checks: Checks, target: CheckTarget, why: str) -> JobOutcome:
     """A score stopped after its check was posted in progress: the check is completed ``cancelled``
     saying why (never left spinning on the old head, never a score), and the job is superseded."""
-    publisher.complete_check(cancelled_content(why), job.head or "")
+    checks.complete(cancelled_content(why), target)
     return JobOutcome(SUPERSEDED, why)
 
 
@@ -145,14 +150,13 @@ def give_up(ctx: Context, claimed: ClaimedJob, why: str) -> None:
     job = claimed.job
     if job.pr is None or job.head is None:
         return
-    publisher, _ = publisher_for(ctx, job)
-    pull = publisher.pull_request(job.pr)
+    github, _ = github_for(ctx, job)
+    pull = github.pulls.pull_request(job.pr)
     if _moved(pull.head_sha, job) is not None:
         return
-    publisher.check_name = check_name(ctx, job, pull.base_ref) + SUFFIX
-    publisher.external_id = external_id(job)
     merge = _merge_of(job) or job.head
-    publisher.complete_check(score_content(incomplete(why), job.base or "", merge), job.head)
+    target = _target(ctx, job, pull.base_ref, job.head)
+    github.checks.complete(score_content(incomplete(why), job.base or "", merge), target)
 
 
 def _merge_of(job: Job) -> str | None:

@@ -12,10 +12,11 @@ from __future__ import annotations
 import logging
 
 from oracle_gate.bot.jobs import posting, scoring
-from oracle_gate.bot.jobs.context import Context, JobOutcome, Runner, Transient, publisher_for
+from oracle_gate.bot.jobs.context import Context, JobOutcome, Runner, Transient, github_for
 from oracle_gate.bot.queue.store import FAILED, ClaimedJob
 from oracle_gate.github.client import GitHubUnavailable, RateLimited
 from oracle_gate.github.content import error_check
+from oracle_gate.github.values import CheckTarget
 
 _log = logging.getLogger("oracle_gate.bot")
 
@@ -37,9 +38,9 @@ def run_or_give_up(ctx: Context, claimed: ClaimedJob, run: Runner) -> JobOutcome
             return JobOutcome(FAILED, why)
         head = _head_of(ctx, claimed)
         if head is not None:
-            publisher = publisher_for(ctx, claimed.job)[0]
-            publisher.external_id = posting.external_id(claimed.job.repo, claimed.job.pr, "given up", head)
-            publisher.publish_check(error_check(why), head)
+            github = github_for(ctx, claimed.job)[0]
+            external_id = posting.external_id(claimed.job.repo, claimed.job.pr, "given up", head)
+            github.checks.publish(error_check(why), CheckTarget(head, ctx.config.check_name, external_id))
     except (GitHubUnavailable, RateLimited) as exc:
         raise Transient(str(exc)) from exc
     return JobOutcome(FAILED, why)
@@ -49,5 +50,5 @@ def _head_of(ctx: Context, claimed: ClaimedJob) -> str | None:
     """The commit the failure check goes on: the pull request's head now, or the job's own head."""
     job = claimed.job
     if job.pr is not None:
-        return publisher_for(ctx, claimed.job)[0].pull_request(job.pr).head_sha
+        return github_for(ctx, claimed.job)[0].pulls.pull_request(job.pr).head_sha
     return job.head
