@@ -25,7 +25,7 @@ from oracle_gate.github.defaults import (
 )
 from oracle_gate.github.limits import ANNOTATIONS_PER_REQUEST
 from oracle_gate.judge.verdict import Outcome
-from oracle_gate.review.settings import SETTINGS, branch_names, default
+from oracle_gate.review.settings import SETTINGS, default
 
 VERDICTS = tuple(Outcome)
 
@@ -103,17 +103,12 @@ class ActionConfig:
             coverage_command=input_value(env, "coverage-command") or None,
             protected=clean_protected(input_value(env, "protected")),
             check_name=clean_check_name(input_value(env, "check-name") or default("check-name")),
-            comment=clean_comment_mode(input_value(env, "comment") or default("comment")),
+            comment=clean_comment(input_value(env, "comment")),
             comment_author=clean_login("comment-author", input_value(env, "comment-author")),
             fail_on=clean_fail_on(input_value(env, "fail-on") or default("fail-on")),
-            allow_failing_parent=clean_bool(
-                "allow-failing-parent",
-                input_value(env, "allow-failing-parent") or default("allow-failing-parent"),
-            ),
+            allow_failing_parent=clean_flag("allow-failing-parent", input_value(env, "allow-failing-parent")),
             allowed_bases=clean_allowed_bases(input_value(env, "allowed-bases")),
-            trust_same_run_map=clean_bool(
-                "trust-same-run-map", input_value(env, "trust-same-run-map") or default("trust-same-run-map")
-            ),
+            trust_same_run_map=clean_flag("trust-same-run-map", input_value(env, "trust-same-run-map")),
             output_path=_optional_path(env.get("GITHUB_OUTPUT")),
             summary_path=_optional_path(env.get("GITHUB_STEP_SUMMARY")),
             time_budget=clean_count("time-budget", input_value(env, "time-budget")),
@@ -176,7 +171,8 @@ def clean_protected(value: str) -> tuple[str, ...]:
 
 def clean_allowed_bases(value: str) -> tuple[str, ...]:
     """Branch names (newline or comma separated); a glob or a ref path is not a branch name here."""
-    return branch_names(value, "input 'allowed-bases'")
+    setting = SETTINGS["allowed-bases"]
+    return setting.branches(value, setting.input)
 
 
 def clean_check_name(value: str) -> str:
@@ -194,16 +190,6 @@ def clean_login(name: str, value: str) -> str | None:
     return value
 
 
-def clean_choice(name: str, value: str, choices: tuple[str, ...]) -> str:
-    if value not in choices:
-        raise UsageError(f"input '{name}' must be one of {', '.join(choices)}; got {value!r}")
-    return value
-
-
-def clean_comment_mode(value: str) -> CommentMode:
-    return CommentMode(clean_choice("comment", value, tuple(CommentMode)))
-
-
 def clean_fail_on(value: str) -> frozenset[str]:
     items = split_list(value)
     if items == ["none"]:
@@ -216,11 +202,16 @@ def clean_fail_on(value: str) -> frozenset[str]:
     return frozenset(items)
 
 
-def clean_bool(name: str, value: str) -> bool:
-    lowered = value.lower()
-    if lowered not in ("true", "false"):
-        raise UsageError(f"input '{name}' must be true or false, got {value!r}")
-    return lowered == "true"
+def clean_comment(value: str) -> CommentMode:
+    """The input ``comment`` as the table's setting parses it (its default when empty)."""
+    setting = SETTINGS["comment"]
+    return setting.comment(value, setting.input)
+
+
+def clean_flag(name: str, value: str) -> bool:
+    """The input ``name``: true or false, in any case (its default when empty)."""
+    setting = SETTINGS[name]
+    return setting.flag(value, setting.input)
 
 
 def clean_count(name: str, value: str | None) -> int:

@@ -6,11 +6,18 @@ door has says so (``action`` / ``bot``). Defaults are written here and nowhere e
 config and the bot's config read them from :func:`default`, and tests check ``action.yml``'s
 defaults, the bot's config and docs/bot-operations.md's settings table against this one.
 
+Each setting has a :class:`Kind` (a whole number carries its bounds) and parses itself, with the
+one-line :class:`UsageError` naming the input or the variable: the doors ask the table
+(``SETTINGS[name].whole(raw, where)``, ``.flag``, ``.branches``, ``.comment``) and write no bound
+or default of their own, and the pages give the bounds :attr:`Setting.described` gives (a test
+checks both).
+
 Standard library only: the command line and both configs import it without PyGithub or jinja2.
 """
 
 from __future__ import annotations
 
+import enum
 import re
 from dataclasses import dataclass
 
@@ -34,10 +41,20 @@ BOT_PREFIX = "ORACLE_GATE_"
 DEFAULT_MAX_CHANGED_BYTES = 64 * 1024 * 1024
 
 
+class Kind(enum.Enum):
+    """What a setting's value is, so that it parses itself (:meth:`Setting.parse`)."""
+
+    TEXT = "text"  # read as given (its door checks what text it takes)
+    WHOLE = "whole number"  # ASCII digits within the setting's bounds
+    FLAG = "true or false"
+    BRANCHES = "branch names"  # newline or comma separated
+    COMMENT = "comment mode"  # one of CommentMode
+
+
 @dataclass(frozen=True)
 class Setting:
-    """One setting: its default, what it does, which door reads it and, for a whole number, its
-    bounds. It parses itself (:meth:`whole`), so no door writes a bound or a default again."""
+    """One setting: its default, what it does, which door reads it, its kind and, for a whole
+    number, its bounds. It parses itself, so no door writes a bound or a default again."""
 
     name: str
     default: str  # as the input or the variable gives it; "" is "not set"
@@ -46,6 +63,11 @@ class Setting:
     bot: bool = True  # a variable of the bot
     low: int | None = None  # a whole number's least value (None: not a whole number)
     high: int | None = None
+    kind: Kind = Kind.TEXT
+
+    def __post_init__(self) -> None:
+        if (self.kind is Kind.WHOLE) != (self.low is not None and self.high is not None):
+            raise TypeError(f"setting {self.name!r}: a whole number, and only one, has bounds")
 
     @property
     def variable(self) -> str:
@@ -62,16 +84,63 @@ class Setting:
             raise TypeError(f"setting {self.name!r} is not a whole number")
         return self.low, self.high
 
+    @property
+    def described(self) -> str:
+        """Its doc, with a whole number's bounds as the pages give them: ``... (0 to 60000)``."""
+        return f"{self.doc} ({span(*self.bounds)})" if self.kind is Kind.WHOLE else self.doc
+
+    def parse(self, raw: str, where: str) -> int | bool | tuple[str, ...] | CommentMode | str:
+        """``raw`` (empty: the default) as its kind reads it; :class:`UsageError` naming ``where``
+        (the input or the variable) otherwise. Typed doors call the kind's own method."""
+        match self.kind:
+            case Kind.WHOLE:
+                return self.whole(raw, where)
+            case Kind.FLAG:
+                return self.flag(raw, where)
+            case Kind.BRANCHES:
+                return self.branches(raw, where)
+            case Kind.COMMENT:
+                return self.comment(raw, where)
+            case Kind.TEXT:
+                return self.text(raw, where)
+
+    def text(self, raw: str, where: str) -> str:
+        del where  # text is taken as given
+        return self._given(raw, Kind.TEXT)
+
     def whole(self, raw: str, where: str) -> int:
-        """``raw`` (empty: the default) as a whole number within the bounds; :class:`UsageError`
-        naming ``where`` (the input or the variable) otherwise."""
-        low, high = self.bounds
-        return count(raw.strip() or self.default, where, low, high)
+        """A whole number within the bounds (ASCII digits: no sign, no exponent, no spaces)."""
+        value = self._given(raw, Kind.WHOLE)
+        return count(value, where, *self.bounds)
+
+    def flag(self, raw: str, where: str) -> bool:
+        """``true`` or ``false``, in any case."""
+        value = self._given(raw, Kind.FLAG)
+        if value.lower() not in ("true", "false"):
+            raise UsageError(f"{where} must be true or false, got {value!r}")
+        return value.lower() == "true"
+
+    def branches(self, raw: str, where: str) -> tuple[str, ...]:
+        return branch_names(self._given(raw, Kind.BRANCHES), where)
+
+    def comment(self, raw: str, where: str) -> CommentMode:
+        return comment_mode(self._given(raw, Kind.COMMENT), where)
+
+    def _given(self, raw: str, kind: Kind) -> str:
+        """``raw`` stripped, or the default when empty; :class:`TypeError` for another kind's read."""
+        if self.kind is not kind:
+            raise TypeError(f"setting {self.name!r} is not a {kind.value} but a {self.kind.value}")
+        return raw.strip() or self.default
 
 
 def number(name: str, low: int, high: int, default: str, doc: str, **doors: bool) -> Setting:
     """A whole-number setting with its bounds."""
-    return Setting(name, default, doc, low=low, high=high, **doors)
+    return Setting(name, default, doc, low=low, high=high, kind=Kind.WHOLE, **doors)
+
+
+def span(low: int, high: int) -> str:
+    """Bounds as every page and message gives them."""
+    return f"{low} to {high}"
 
 
 _BOTH = [
@@ -81,8 +150,14 @@ _BOTH = [
         "",
         "base branches whose pull requests get the required check (default: the repository's "
         "default branch); any other base is posted as '<check-name> (base: <branch>)'",
+        kind=Kind.BRANCHES,
     ),
-    Setting("comment", CommentMode.ON_CHANGE.value, "the sticky comment: always, on-change, never"),
+    Setting(
+        "comment",
+        CommentMode.ON_CHANGE.value,
+        "the sticky comment: always, on-change, never",
+        kind=Kind.COMMENT,
+    ),
     number(
         "max-annotations", 0, MAX_ANNOTATIONS_INPUT, str(MAX_ANNOTATIONS_PER_RUN), "annotations per check"
     ),
@@ -101,10 +176,18 @@ _ACTION = [
     Setting("coverage-sha", "", "the commit the map was built on", bot=False),
     Setting("coverage-command", "", "build the parent's map in this run", bot=False),
     Setting("protected", "", "extra protected globs", bot=False),
-    Setting("trust-same-run-map", "false", "trust a map this very run built (pull_request)", bot=False),
+    Setting(
+        "trust-same-run-map",
+        "false",
+        "trust a map this very run built (pull_request)",
+        bot=False,
+        kind=Kind.FLAG,
+    ),
     Setting("comment-author", "", "the login the token comments as", bot=False),
     Setting("fail-on", "fail,unscored", "verdicts that fail the step", bot=False),
-    Setting("allow-failing-parent", "false", "use a map of a failing parent test run", bot=False),
+    Setting(
+        "allow-failing-parent", "false", "use a map of a failing parent test run", bot=False, kind=Kind.FLAG
+    ),
     Setting("working-directory", ".", "the repository's directory in the workspace", bot=False),
     number(
         "time-budget",
@@ -253,7 +336,7 @@ def comment_mode(value: str, where: str) -> CommentMode:
 def count(value: str, where: str, low: int, high: int) -> int:
     """A whole number from ``low`` to ``high`` (ASCII digits only)."""
     if not (value.isascii() and value.isdigit()) or not low <= int(value) <= high:
-        raise UsageError(f"{where} takes a whole number from {low} to {high}, got {value!r}")
+        raise UsageError(f"{where} takes a whole number from {span(low, high)}, got {value!r}")
     return int(value)
 
 

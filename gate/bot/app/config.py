@@ -31,7 +31,7 @@ from oracle_gate.errors import UsageError
 from oracle_gate.github.defaults import (
     CommentMode,
 )
-from oracle_gate.review.settings import SETTINGS, branch_names, comment_mode, default
+from oracle_gate.review.settings import SETTINGS, default
 
 PREFIX = "ORACLE_GATE_"
 # Every default below is read from the one table, oracle_gate.review.settings; none is written here.
@@ -202,12 +202,10 @@ def from_environment(env: Mapping[str, str]) -> BotConfig:
 def _judgement_settings(env: Mapping[str, str]) -> dict[str, Any]:
     """The settings the bot shares with the Action, each with its one default."""
 
-    def raw(name: str) -> str:
-        return env.get(SETTINGS[name].variable, "").strip() or default(name)
-
+    bases, comment = SETTINGS["allowed-bases"], SETTINGS["comment"]
     return {
-        "allowed_bases": branch_names(raw("allowed-bases"), SETTINGS["allowed-bases"].variable),
-        "comment": comment_mode(raw("comment"), SETTINGS["comment"].variable),
+        "allowed_bases": bases.branches(env.get(bases.variable, ""), bases.variable),
+        "comment": comment.comment(env.get(comment.variable, ""), comment.variable),
         "max_annotations": _int(env, "MAX_ANNOTATIONS"),
         "max_changed_bytes": _int(env, "MAX_CHANGED_BYTES"),
         "merge_wait": _int(env, "MERGE_WAIT_MS") / 1000,
