@@ -121,13 +121,14 @@ def test_a_server_killed_mid_job_completes_the_job_after_restart(
 ) -> None:
     bot = bot_factory()
     head = open_pull(github, origin, 1, "one")
-    github.slow_next("GET", f"/repos/{REPO}/pulls/1", 3.0)  # a read: no write can land after the kill
+    held = github.hold_next("GET", f"/repos/{REPO}/pulls/1")  # a read: no write can land after the kill
     bot.deliver("pull_request", pull_request_event("opened", 1, head, origin.main))
     deadline = time.monotonic() + 60  # a loaded machine: the workers run at a lower priority
     while bot.health()["jobs"].get("running") != 1 and time.monotonic() < deadline:
         time.sleep(0.05)
     assert bot.health()["jobs"] == {"running": 1}
     bot.stop(signal.SIGKILL)
+    held.set()
     assert github.check_runs(REPO) == []
     restarted = bot_factory(state=bot.state)
     restarted.wait_idle()

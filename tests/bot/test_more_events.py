@@ -107,17 +107,28 @@ def test_installation_events_record_state_and_judge_nothing(bot: Bot, github: Fa
 def test_a_deleted_installation_drops_its_queued_jobs(bot: Bot, github: FakeGitHub, origin: Origin) -> None:
     """Jobs queued for an installation that was then removed are not run (its token is gone)."""
     head = open_pull(github, origin, 1, "one")
-    github.slow_next("GET", f"/repos/{REPO}/pulls/1", 2.0)  # the first job holds the pull request's key
+    held = github.hold_next("GET", f"/repos/{REPO}/pulls/1")  # the first job holds the pull request's key
     bot.deliver("pull_request", pull_request_event("opened", 1, head, origin.main))
-    deadline = time.monotonic() + 30  # a loaded machine: the workers run at a lower priority
-    while bot.health()["jobs"].get("running") != 1 and time.monotonic() < deadline:
-        time.sleep(0.05)
+    assert jobs_become(bot, {"running": 1})
     bot.deliver("check_suite", check_suite_event("rerequested", 1, head))
-    assert bot.health()["jobs"] == {"running": 1, "queued": 1}
+    assert jobs_become(bot, {"running": 1, "queued": 1})  # its plan ran: the judgement waits for the key
     deleted = load("installation.deleted")
     deleted["installation"]["id"] = INSTALLATION
     assert bot.deliver("installation", deleted).status_code == 202
+    assert jobs_become(bot, {"running": 1, "failed": 1})  # dropped while the first still runs
+    held.set()
     health = bot.wait_idle()
     assert health["jobs"] == {"done": 1, "failed": 1}, health
     assert len(github.check_runs(REPO)) == 1  # only the job already running when the App was removed
     assert health["installations"] == {str(INSTALLATION): "deleted"}
+
+
+def jobs_become(bot: Bot, jobs: dict[str, int], timeout: float = 60) -> bool:
+    """Whether /healthz's job counts become ``jobs`` within ``timeout`` seconds (a loaded machine:
+    the workers run at a lower priority)."""
+    deadline = time.monotonic() + timeout
+    while bot.health()["jobs"] != jobs:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True

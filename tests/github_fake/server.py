@@ -135,6 +135,9 @@ class Fault:
     #: With ``applied``: seconds to wait after applying, before answering (a client killed meanwhile
     #: never learns that its write landed).
     after: float = 0.0
+    #: Answer normally, but only once this is set (:meth:`FakeGitHub.hold_next`): a test decides when
+    #: the client's request ends, whatever the machine's load, instead of guessing a delay.
+    release: threading.Event | None = None
 
     def matches(self, method: str, path: str) -> bool:
         return (
@@ -493,6 +496,15 @@ class FakeGitHub:
             self.faults.append(fault)
         return fault
 
+    def hold_next(self, method: str, path_pattern: str) -> threading.Event:
+        """Answer the next matching request normally, but only when the returned event is set: the
+        request (and the job that made it) stays in flight until the test says."""
+        release = threading.Event()
+        fault = Fault(method.upper(), path_pattern, None, 1, {}, None, 0.0, release=release)
+        with self._lock:
+            self.faults.append(fault)
+        return release
+
     def slow_next(self, method: str, path_pattern: str, delay: float, *, times: int = 1) -> Fault:
         """Answer normally, but only after ``delay`` seconds (to exercise client timeouts)."""
         return self.fail_next(method, path_pattern, None, times=times, delay=delay)
@@ -671,7 +683,7 @@ class FakeGitHub:
         fault = self._take_fault(record.method, record.path)
         if fault is None:
             return None
-        if self._stopping.wait(fault.delay):
+        if self._stopping.wait(fault.delay) or not self._released(fault):
             return Reply(503, responses.error("the fake GitHub is shutting down", 503))
         if fault.status is None:
             return None
@@ -680,6 +692,13 @@ class FakeGitHub:
             record.lost_answer = fault
             return None
         return self._fault_reply(fault)
+
+    def _released(self, fault: Fault) -> bool:
+        """Wait for a held request's release; False if the fake stops first."""
+        while fault.release is not None and not fault.release.wait(0.05):
+            if self._stopping.is_set():
+                return False
+        return True
 
     def _reject(self, record: RecordedRequest, status: int, message: str, errors: Any = None) -> Reply:
         detail = message if not errors else f"{message}: {json.dumps(errors)}"
