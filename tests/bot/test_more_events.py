@@ -5,7 +5,6 @@ and ``installation_repositories`` (state recorded, nothing judged). Each also re
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
@@ -109,26 +108,16 @@ def test_a_deleted_installation_drops_its_queued_jobs(bot: Bot, github: FakeGitH
     head = open_pull(github, origin, 1, "one")
     held = github.hold_next("GET", f"/repos/{REPO}/pulls/1")  # the first job holds the pull request's key
     bot.deliver("pull_request", pull_request_event("opened", 1, head, origin.main))
-    assert jobs_become(bot, {"running": 1})
+    assert bot.jobs_become({"running": 1})
     bot.deliver("check_suite", check_suite_event("rerequested", 1, head))
-    assert jobs_become(bot, {"running": 1, "queued": 1})  # its plan ran: the judgement waits for the key
+    assert bot.jobs_become({"running": 1, "queued": 1})  # its plan ran: the judgement waits for the key
     deleted = load("installation.deleted")
     deleted["installation"]["id"] = INSTALLATION
     assert bot.deliver("installation", deleted).status_code == 202
-    assert jobs_become(bot, {"running": 1, "failed": 1})  # dropped while the first still runs
+    assert bot.jobs_become({"running": 1, "failed": 1})  # dropped while the first still runs
     held.set()
     health = bot.wait_idle()
     assert health["jobs"] == {"done": 1, "failed": 1}, health
     assert len(github.check_runs(REPO)) == 1  # only the job already running when the App was removed
     assert health["installations"] == {str(INSTALLATION): "deleted"}
 
-
-def jobs_become(bot: Bot, jobs: dict[str, int], timeout: float = 60) -> bool:
-    """Whether /healthz's job counts become ``jobs`` within ``timeout`` seconds (a loaded machine:
-    the workers run at a lower priority)."""
-    deadline = time.monotonic() + timeout
-    while bot.health()["jobs"] != jobs:
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True

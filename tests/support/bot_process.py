@@ -126,6 +126,16 @@ class Bot:
         answer: dict[str, Any] = requests.get(f"{self.url}/healthz", timeout=5).json()
         return answer
 
+    def jobs_become(self, jobs: dict[str, int], timeout: float = 60) -> bool:
+        """Whether /healthz's job counts become ``jobs`` within ``timeout`` seconds (a loaded
+        machine: the workers run at a lower priority)."""
+        deadline = time.monotonic() + timeout
+        while self.health()["jobs"] != jobs:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)
+        return True
+
     def wait_idle(self, timeout: float = 60) -> dict[str, Any]:
         """Until no job is queued or running; the last /healthz answer."""
         deadline = time.monotonic() + timeout
