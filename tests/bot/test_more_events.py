@@ -120,4 +120,3 @@ def test_a_deleted_installation_drops_its_queued_jobs(bot: Bot, github: FakeGitH
     assert health["jobs"] == {"done": 1, "failed": 1}, health
     assert len(github.check_runs(REPO)) == 1  # only the job already running when the App was removed
     assert health["installations"] == {str(INSTALLATION): "deleted"}
-
