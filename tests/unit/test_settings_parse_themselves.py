@@ -202,3 +202,20 @@ def test_every_page_gives_a_numbers_bounds_as_the_table_does(setting: Setting) -
     assert len(rows) == setting.bot + 2 * setting.action
     for row in rows:
         assert re.findall(r"\b\d+ to \d+\b", row) == [expected], row
+
+
+PARSED = [s for s in SETTINGS.values() if s.kind is not Kind.TEXT]
+
+
+@pytest.mark.parametrize("setting", PARSED, ids=[s.name for s in PARSED])
+def test_a_refused_value_is_named_on_one_line_that_cannot_start_a_workflow_command(setting: Setting) -> None:
+    """An input may come from an expression a pull request can reach (a ref, a dispatch input): the
+    value a setting refuses is quoted with its line breaks escaped, so the one-line error cannot
+    carry a ``::command::`` of the runner's onto a line of its own."""
+    hostile = "7\n::warning file=x::forged\r\n::add-mask::y"
+    with pytest.raises(UsageError) as refused:
+        setting.parse(hostile, setting.variable)
+    message = str(refused.value)
+    assert "\n" not in message
+    assert "\r" not in message
+    assert message.startswith(setting.variable)
