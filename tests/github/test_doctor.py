@@ -14,15 +14,21 @@ from oracle_gate.adopt.init import plan
 from oracle_gate.github.defaults import APP_EVENTS, APP_PERMISSIONS
 from tests.github_fake import FakeGitHub
 from tests.github_fake.settings import Environment, client_id
+from tests.support.adoption import (
+    ACTION_PERMISSIONS,
+    APP_ID,
+    HEAD,
+    REPO,
+    SLUG,
+    do_the_manual_steps,
+    missing_lines,
+    name_the_approvers,
+    push,
+)
 from tests.support.in_process import run_cli
 from tests.support.repo import Repo, clean_env
 
-REPO = "acme/widgets"
-SLUG = "acme-gate"
-APP_ID = 4242
 RELEASE = "c" * 40
-HEAD = "d" * 40
-ACTION_PERMISSIONS = {"checks": "write", "contents": "read", "pull_requests": "write", "metadata": "read"}
 
 
 def fresh_repository(root: Path) -> Repo:
@@ -40,46 +46,6 @@ def doctor(fake: FakeGitHub, repo: Repo, *args: str) -> tuple[int, str]:
     result = run_cli("doctor", *args, cwd=repo.root, env=env)
     assert result.returncode in (0, 1), result.stderr
     return result.returncode, result.stdout
-
-
-def push(fake: FakeGitHub, repo: Repo, branch: str = "main") -> None:
-    """What `git push` of init's files does, as the contents API then answers."""
-    for path in repo.git("ls-files").splitlines():
-        fake.settings.put_file(REPO, branch, path, (repo.root / path).read_bytes())
-
-
-def do_the_manual_steps(fake: FakeGitHub, repo: Repo) -> None:
-    fake.settings.publish_app(SLUG, APP_ID, ACTION_PERMISSIONS, [])
-    fake.settings.add_environment(
-        REPO,
-        "oracle-gate",
-        Environment(
-            ["main"],
-            secrets=["ORACLE_GATE_APP_KEY"],
-            variables={"ORACLE_GATE_APP_CLIENT_ID": client_id(APP_ID)},
-        ),
-    )
-    name_the_approvers(repo)
-    repo.git("add", "-A")
-    repo.commit("oracle-gate init")
-    push(fake, repo)
-    fake.settings.set_branch(REPO, "main", HEAD)
-    fake.settings.add_cache(REPO, f"oracle-gate-map-{HEAD}", "refs/heads/main")
-    fake.settings.require_check(REPO, "main", "Oracle Gate", APP_ID)
-
-
-def name_the_approvers(repo: Repo) -> None:
-    """The manual step init's [approvals] comment asks for: uncomment the table, name people."""
-    policy = repo.read("oracle-gate.toml")
-    policy = re.sub(r"^# (\[approvals\]|count = )", r"\1", policy, flags=re.MULTILINE)
-    repo.write(
-        "oracle-gate.toml",
-        re.sub(r"^# oracle = .*$", 'oracle = ["octo-maintainer"]', policy, flags=re.MULTILINE),
-    )
-
-
-def missing_lines(out: str) -> list[str]:
-    return re.findall(r"^  MISSING  ([^:]+):", out, re.MULTILINE)
 
 
 def test_from_nothing_to_a_required_app_pinned_check(github_fake: FakeGitHub, tmp_path: Path) -> None:

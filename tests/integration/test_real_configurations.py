@@ -1,17 +1,17 @@
 """The configuration matrix (issue 28): a generated project per pytest configuration real projects commit
 (:mod:`tests.support.configurations`), each through every command a maintainer runs: ``freeze add``,
-``freeze list``, ``map`` on 3.11 (the ``settrace`` collector, or coverage.py) and on 3.12 (the
-``sys.monitoring`` collector), ``check``, ``surface``, ``score``, ``freeze remove``, ``init``.
+``freeze list`` (on the suite's interpreter and on 3.12), ``map`` on 3.11 (the ``settrace`` collector,
+or coverage.py) and on 3.12 (the ``sys.monitoring`` collector), ``check``, ``surface``, ``score``,
+``freeze remove``, ``init`` and ``doctor`` (against the fake GitHub, after init's manual steps).
 
 What each must do is written in the configuration (``expected``; everything else works), and in
 ``docs/configurations.md``, whose table this test reads back: the page and the matrix cannot drift
 apart. A command that works must also be right: ``freeze add`` writes the test asked for, ``freeze
 list`` says it exists, both maps ran the same tests and record the same lines per test (a wrong map is
-worse than none), ``check`` says ``pass_clean`` for a change only a live test observes, and ``score``
-agrees. ``doctor`` reads only GitHub's API (``tests/github/test_doctor.py``): no pytest configuration
-reaches it.
+worse than none), ``check`` says ``pass_clean`` for a change only a live test observes, ``score``
+agrees, and ``doctor`` finds nothing missing.
 
-Cost: about ten pytest processes per configuration (two collections, two maps, the two scoring runs);
+Cost: about a dozen pytest processes per configuration (four collections, two maps, the two scoring runs);
 the 3.12 venv is built once per session (:mod:`tests.support.py312`).
 """
 
@@ -27,7 +27,10 @@ from typing import Protocol
 
 import pytest
 
+from tests.github_fake import FakeGitHub
+from tests.github_fake.fixtures import github_fake_factory_fixture, github_fake_fixture  # noqa: F401
 from tests.integration.test_collector import contexts_of
+from tests.support.adoption import REPO, SLUG, do_the_manual_steps, missing_lines
 from tests.support.configurations import (
     CALC,
     COMMANDS,
@@ -100,7 +103,11 @@ def map_args(repo: Repo, config: Configuration, out: Path) -> list[str]:
 
 
 def exercise(
-    config: Configuration, tmp_path: Path, python_312: Path | None, python: Path | None = None
+    config: Configuration,
+    tmp_path: Path,
+    python_312: Path | None,
+    github: FakeGitHub,
+    python: Path | None = None,
 ) -> dict[str, str]:
     """Every command on the project of ``config`` (run by ``python``, else in this process); per
     command, what happened."""
@@ -109,6 +116,8 @@ def exercise(
     seen: dict[str, str] = {}
     cli = ("--repo", str(repo.root))
 
+    if python_312 is not None:
+        seen.update(freeze_on_312(config, repo, python_312))
     added = run_cli("freeze", "add", config.frozen, "--reason", "flaky", *cli)
     seen["freeze add"] = outcome(added)
     if added.returncode == 0:
@@ -159,9 +168,44 @@ def exercise(
         assert_refused_naming_copy_ignored(repo, config, tmp_path, scoring)
     seen["freeze remove"] = outcome(run_cli("freeze", "remove", config.frozen, *cli))
     seen["init"] = outcome(
-        run_cli("init", "--repo", str(repo.root), "--ref", "0123456789abcdef" * 2 + "01234567")
+        run_cli(
+            "init", "--repo", str(repo.root), "--app-slug", SLUG, "--ref", "0123456789abcdef" * 2 + "01234567"
+        )
     )
+    seen["doctor"] = doctor_after_the_manual_steps(run_cli, repo, github)
     return seen
+
+
+def freeze_on_312(config: Configuration, repo: Repo, python_312: Path) -> dict[str, str]:
+    """``freeze add`` and ``freeze list`` by 3.12's pytest (its own collection), then undone: the entry
+    the suite's interpreter writes next is the one the pull request's parent carries."""
+    run = cli_of(python_312)
+    cli = ("--repo", str(repo.root))
+    added = run("freeze", "add", config.frozen, "--reason", "flaky", *cli)
+    seen = {"freeze add 3.12": outcome(added)}
+    if added.returncode != 0:
+        return seen
+    frozen = json.loads(repo.read("freeze.json"))["frozen"]
+    assert [e["nodeid"] for e in frozen] == [config.frozen]
+    listed = run("freeze", "list", "--format", "json", *cli)
+    seen["freeze list 3.12"] = outcome(listed)
+    if listed.returncode == 0:
+        assert [(r["nodeid"], r["exists"]) for r in json.loads(listed.stdout)] == [(config.frozen, True)]
+    (repo.root / "freeze.json").unlink()
+    return seen
+
+
+def doctor_after_the_manual_steps(run_cli: Cli, repo: Repo, github: FakeGitHub) -> str:
+    """``doctor`` on the project ``init`` set up, once the manual steps are done on the fake GitHub: it
+    re-derives the workflows from this configuration's checkout and parses its policy and freeze, so
+    nothing may be missing."""
+    github.add_repo(REPO)
+    do_the_manual_steps(github, repo)
+    env = clean_env(GITHUB_TOKEN=github.token, **github.env())
+    done = run_cli("doctor", "--dir", str(repo.root), "--repo", REPO, env=env)
+    if done.returncode == 0 and done.stdout.rstrip().endswith("Nothing is missing."):
+        return WORKS
+    return f"refuses ({done.returncode}): missing {missing_lines(done.stdout)} {done.stderr.strip()}"
 
 
 def assert_refused_naming_copy_ignored(
@@ -226,12 +270,12 @@ def assert_same_map(map311: Path, map312: Path, repo: Repo, config: Configuratio
 
 @pytest.mark.parametrize("config", CONFIGURATIONS, ids=[c.name for c in CONFIGURATIONS])
 def test_every_command_on_the_configuration(
-    config: Configuration, tmp_path: Path, python_312: Path | None
+    config: Configuration, tmp_path: Path, python_312: Path | None, github_fake: FakeGitHub
 ) -> None:
     python = None
     if config.plugin == "randomly":
         python, python_312 = require_randomly_venvs(with_312=python_312 is not None)
-    seen = exercise(config, tmp_path, python_312, python)
+    seen = exercise(config, tmp_path, python_312, github_fake, python)
 
     for command in COMMANDS:
         if command not in seen or command in config.known_bugs:

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 COMMANDS = (
     "freeze add",
     "freeze list",
+    "freeze add 3.12",
+    "freeze list 3.12",
     "map 3.11",
     "map 3.12",
     "check",
@@ -27,6 +29,7 @@ COMMANDS = (
     "score",
     "freeze remove",
     "init",
+    "doctor",
 )
 WORKS = "works"
 
