@@ -3,8 +3,11 @@
 The v2 text rule and the v3.1 syntax rule find a marker *reference* on an added line. Here such a
 line of a test file is judged against the test it applies to:
 
-- outside every test function and test class (module level, a helper, a fixture, a setup method),
-  it counts, as before;
+- outside every test function and test class (module level, a helper, a fixture), it counts, as
+  before; so does a fixture method of a test class, a statement of the class's body (it runs at
+  import), and a method's decorators and signature;
+- in the body of a test class's other methods (``setUp``, ``setUpClass``, a helper), it applies to
+  every test of that class, as the class's decorators do;
 - on a test the parent also has (same file after rename detection, same classes and function
   name), it counts unless each marker on the line is **equal** to one that test carried on the
   parent: its own decorators and body, the classes around it, the module's ``pytestmark``. Equal is
@@ -48,6 +51,7 @@ import ast
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field, replace
 from itertools import pairwise
+from typing import TypeGuard
 
 from oracle_gate.judge.pyrefs import Resolver, build_resolver
 from oracle_gate.judge.pysource import parse_tree
@@ -101,6 +105,9 @@ class Marker:
     #: reached through a name bound to something derived (``sk = pytest.mark.skipif(c, ...)``,
     #: ``pytestmark = marks``): its condition cannot be read here, so it equals no other marker
     opaque: bool = False
+    #: ``allow_module_level=`` given: it means to skip the whole file, which only code run at import
+    #: can, so wherever it sits it reaches beyond its test
+    module_level: bool = False
 
     @property
     def identity(self) -> tuple[str, str]:
@@ -120,6 +127,12 @@ class Scope:
     markers: list[Marker] = field(default_factory=list)
     #: a class: the lines of its decorators and of its ``pytestmark`` statements
     mark_lines: list[tuple[int, int]] = field(default_factory=list)
+    #: a class: the body lines of its methods that are neither tests nor fixtures (``setUp``, a
+    #: helper): they run for the class's tests only, so their markers apply to each of them
+    member_lines: list[tuple[int, int]] = field(default_factory=list)
+    #: of those, the methods the file names outside the bodies of test classes' methods (the class
+    #: body calls it, a decorator or another module-level function reaches it): their lines count
+    named_members: list[tuple[int, int]] = field(default_factory=list)
 
     def holds(self, line: int) -> bool:
         return self.start <= line <= self.end
@@ -134,6 +147,8 @@ class TestLayout:
     module: list[Marker] = field(default_factory=list)  # module-level ``pytestmark``
     module_mark_lines: list[tuple[int, int]] = field(default_factory=list)
     referenced: frozenset[str] = frozenset()  # names the file loads (``f()``, ``self.f``, bases)
+    #: names loaded outside the bodies of test classes' methods (a member called at import)
+    named_outside_methods: frozenset[str] = frozenset()
 
     def carried(self, key: Key) -> set[tuple[str, str]]:
         """Every marker that applies to the test ``key``: its own, its classes', the module's."""
@@ -182,7 +197,7 @@ def _counts(line: int, head: TestLayout, parent: TestLayout | None) -> bool:
         return True  # it marks something else than the tests it sits on: whatever they carried
     for key in site.tests:
         if key not in parent.functions:  # new on head: its own markers, unless they reach beyond it
-            if site.helper or any(m.kind == EXIT for m in site.markers):
+            if site.helper or any(m.kind == EXIT or m.module_level for m in site.markers):
                 return True
         elif not _equal_to_carried(site.markers, parent.carried(key)):
             return True
@@ -214,16 +229,30 @@ def _site(line: int, layout: TestLayout) -> Site | None:
         return Site([function.key], markers, function.key[-1] in layout.referenced)
     cls = _innermost(line, layout.classes.values())
     if cls is not None:
-        if not any(a <= line <= b for a, b in cls.mark_lines):
-            return None  # a helper, a fixture, a setup method of the class
-        if cls.key[-1] in layout.referenced:  # subclassed or used: its marks reach other tests
-            return Site([], [], True)
-        return Site(layout.tests_below(cls.key), _statement_markers(line, cls.mark_lines, cls.markers), False)
+        return _class_site(line, cls, layout)
     if any(a <= line <= b for a, b in layout.module_mark_lines):
         return Site(
             list(layout.functions), _statement_markers(line, layout.module_mark_lines, layout.module), False
         )
     return None
+
+
+def _class_site(line: int, cls: Scope, layout: TestLayout) -> Site | None:
+    """Where a line of a test class (outside its tests) applies: on a decorator, a ``pytestmark`` or
+    in a member method's body, to every test of the class; elsewhere (None) it counts as before."""
+    in_marks = any(a <= line <= b for a, b in cls.mark_lines)
+    if not in_marks and not any(a <= line <= b for a, b in cls.member_lines):
+        return None  # a fixture of the class, a statement of its body, a method's decorator
+    named = not in_marks and any(a <= line <= b for a, b in cls.named_members)
+    if cls.key[-1] in layout.referenced or named:
+        # subclassed or used, its marks reach other tests; a method named outside the methods
+        # (the class body calls it, a decorator reaches it) may run at import
+        return Site([], [], True)
+    if in_marks:
+        markers = _statement_markers(line, cls.mark_lines, cls.markers)
+    else:  # in a setUp or a helper method: it runs for the class's tests
+        markers = [m for m in cls.markers if m.holds(line)]
+    return Site(layout.tests_below(cls.key), markers, False)
 
 
 def _statement_markers(line: int, statements: list[tuple[int, int]], markers: list[Marker]) -> list[Marker]:
@@ -245,7 +274,9 @@ def read_layout(tree: ast.Module, deselected: Collection[str] = ()) -> TestLayou
     """The tests of a parsed file, the markers each carries, and the names the file refers to."""
     resolver = build_resolver(tree)
     reader = _MarkerReader(resolver, frozenset(deselected), _derived_bindings(tree, resolver))
-    layout = TestLayout(referenced=_referenced_names(tree))
+    layout = TestLayout(
+        referenced=_referenced_names(tree), named_outside_methods=_names_outside_test_methods(tree)
+    )
     for stmt in _body_statements(tree.body):
         if _is_pytestmark(stmt):
             layout.module += reader.markers_in(
@@ -281,8 +312,31 @@ def _read_scopes(body: list[ast.stmt], classes: Key, layout: TestLayout, reader:
                         inner, guards=_guards_of(inner, stmt), own=_pytestmark_marks(inner)
                     )
                     scope.mark_lines.append(_lines(inner))
+                elif _is_member(inner, reader.resolver):
+                    scope.markers += _member_markers(inner, reader)
+                    start, end = inner.body[0].lineno, _lines(inner)[1]
+                    scope.member_lines.append((start, end))
+                    if inner.name in layout.named_outside_methods:
+                        scope.named_members.append((start, end))
             layout.classes[key] = scope
             _read_scopes(stmt.body, key, layout, reader)
+
+
+def _is_member(stmt: ast.stmt, resolver: Resolver) -> TypeGuard[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """A method of a test class that is neither a test nor a fixture (``setUp``, a helper)."""
+    return (
+        isinstance(stmt, _FUNCTIONS)
+        and not _is_test_function(stmt, resolver)
+        and not any(_is_fixture(d, resolver) for d in stmt.decorator_list)
+    )
+
+
+def _member_markers(method: ast.FunctionDef | ast.AsyncFunctionDef, reader: _MarkerReader) -> list[Marker]:
+    """The markers in a member method's body, each under the method's name (a marker moved from
+    ``setUp`` into a helper is not the same marker). Its decorators and signature run when the class
+    is defined, not for its tests: they are not read here, and a marker there counts as before."""
+    guard = (f"{type(method).__name__}:{method.name}",)
+    return [m for inner in method.body for m in reader.markers_in(inner, guards=guard, in_body=True)]
 
 
 def _signature(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
@@ -476,6 +530,37 @@ def _last_name(node: ast.expr) -> str:
     return node.id if isinstance(node, ast.Name) else ""
 
 
+def _names_outside_test_methods(tree: ast.Module) -> frozenset[str]:
+    """Names the file loads anywhere but in the bodies of the methods of its test classes: a method
+    of a test class named here may be called when the module is imported (from the class body, a
+    decorator, a module-level function), not only for the class's own tests."""
+    found: set[str] = set()
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            found.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            found.add(node.attr)
+        if isinstance(node, ast.ClassDef) and _is_test_class(node):
+            methods = {id(m) for m in _body_statements(node.body) if isinstance(m, _FUNCTIONS)}
+            stack.extend(
+                part
+                for child in ast.iter_child_nodes(node)
+                for part in (_outside_body(child) if id(child) in methods else [child])
+            )
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return frozenset(found)
+
+
+def _outside_body(method: ast.AST) -> list[ast.AST]:
+    """What of a method runs when its class is defined: its decorators and signature."""
+    if not isinstance(method, _FUNCTIONS):
+        return [method]
+    return [*method.decorator_list, *_signature(method)]
+
+
 def _referenced_names(tree: ast.Module) -> frozenset[str]:
     """Names the file's code loads or looks up as attributes (a test called as a helper, a class
     used as a base)."""
@@ -642,7 +727,10 @@ class _MarkerReader:
         # skipTest: any object's; a name bound only to importorskip's result reads as the parent's did
         opaque = api != "TestCase.skipTest" and self.derived.hides(target)
         opaque = opaque and not self.derived.through_imported(target)
-        return Marker(kind, "\0".join((condition, *guards)), start, end, reaches, opaque)
+        module_level = isinstance(node, ast.Call) and any(
+            k.arg == "allow_module_level" for k in node.keywords
+        )
+        return Marker(kind, "\0".join((condition, *guards)), start, end, reaches, opaque, module_level)
 
     def case_marks(self, decorator: ast.AST) -> dict[int, str]:
         """The marks given to one case of a parametrized test, ``pytest.param(2, marks=M)`` (M, or

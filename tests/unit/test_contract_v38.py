@@ -128,6 +128,43 @@ NOT_ADDED = {
                 assert io.fcntl()
         """
     ),
+    # simplejson 825100a: a new TestCase whose setUp skips where the type it tests is missing
+    "a new test class whose setUp skips": appended(
+        """
+        class TestFrozen(unittest.TestCase):
+            def setUp(self):
+                try:
+                    frozendict
+                except NameError:
+                    self.skipTest("frozendict not available")
+
+            def test_frozen(self):
+                assert io.write(frozendict())
+        """
+    ),
+    "a new test class whose helper method skips": appended(
+        """
+        class TestThreads:
+            def run_threads(self):
+                if sys.platform == "emscripten":
+                    pytest.skip("no threads")
+                return io.threads()
+
+            def test_threads(self):
+                assert self.run_threads()
+        """
+    ),
+    "a new test class whose setUpClass raises SkipTest": appended(
+        """
+        class TestMmap(unittest.TestCase):
+            @classmethod
+            def setUpClass(cls):
+                raise unittest.SkipTest("no mmap")
+
+            def test_mmap(self):
+                assert io.mmap()
+        """
+    ),
 }
 
 
@@ -245,12 +282,133 @@ ADDED = {
         "@unittest.skip('x')\nclass TestBase(unittest.TestCase):\n    pass\n\n\nclass TestWrite(TestBase):",
     ),
     "a 'skip' string in an old test": edited("    assert io.tell()", '    assert io.tell("skip")'),
+    "a helper method of an old class that now skips": edited(
+        "    def test_flush(self):",
+        "    def ready(self):\n        pytest.skip('not ready')\n\n    def test_flush(self):",
+    ),
+    "a new class's setUp that ends the run": appended(
+        """
+        class TestEnd(unittest.TestCase):
+            def setUp(self):
+                pytest.exit("enough")
+
+            def test_end(self):
+                assert io.end()
+        """
+    ),
+    "a new class whose setUp skips, an old class derives from": edited(
+        "class TestWrite(unittest.TestCase):",
+        "class TestBase(unittest.TestCase):\n    def setUp(self):\n        self.skipTest('x')\n\n"
+        "    def test_base(self):\n        assert io.tell()\n\n\nclass TestWrite(TestBase):",
+    ),
+    "an autouse fixture method of a new class": appended(
+        """
+        class TestLocks:
+            @pytest.fixture(autouse=True)
+            def no_locks(self):
+                pytest.skip("no locks")
+
+            def test_lock(self):
+                assert io.lock()
+        """
+    ),
+    "a skip in a new class's body, which runs at import": appended(
+        """
+        class TestAtImport:
+            pytest.skip("the whole file", allow_module_level=True)
+
+            def test_import(self):
+                assert io.tell()
+        """
+    ),
+    "a new test run at import by a decorator, skipping the file": appended(
+        """
+        def run_now(test):
+            test()
+            return test
+
+
+        @run_now
+        def test_now():
+            pytest.skip("the whole file", allow_module_level=True)
+        """
+    ),
+    "a new class's method its body calls at import": appended(
+        """
+        class TestAtDefinition:
+            def helper():
+                raise unittest.SkipTest("the whole file")
+
+            helper()
+
+            def test_defined(self):
+                assert io.tell()
+        """
+    ),
+    "a new class's setUp a class decorator calls at import": appended(
+        """
+        def prepared(cls):
+            cls.setUp(None)
+            return cls
+
+
+        @prepared
+        class TestPrepared(unittest.TestCase):
+            def setUp(self):
+                raise unittest.SkipTest("the whole file")
+
+            def test_prepared(self):
+                assert io.tell()
+        """
+    ),
+    "a new class's setUp that marks an old test": appended(
+        """
+        class TestMarks(unittest.TestCase):
+            def setUp(self):
+                TestWrite.test_flush = unittest.skip("x")(TestWrite.test_flush)
+
+            def test_marks(self):
+                assert io.tell()
+        """
+    ),
+    "a marker in a new class's method decorator": appended(
+        """
+        class TestDecorated:
+            @unittest.skip("helper")
+            def helper(self):
+                return io.tell()
+
+            def test_helped(self):
+                assert self.helper()
+        """
+    ),
 }
 
 
 @pytest.mark.parametrize("head", ADDED.values(), ids=ADDED.keys())
 def test_markers_that_still_fail(head: str) -> None:
     assert "skip_marker_added" in judge_test_file(head)
+
+
+SLOW_SKIP = "    def setUp(self):\n        if io.slow:\n            self.skipTest('slow')\n\n"
+SET_UP = edited("    def test_flush(self):", SLOW_SKIP + "    def test_flush(self):")
+
+
+def test_an_old_class_setup_skip_re_wrapped_is_carried_by_its_tests() -> None:
+    wrapped = "self.skipTest(\n                'too slow here'\n            )"
+    head = SET_UP.replace("self.skipTest('slow')", wrapped)
+    assert "skip_marker_added" not in judge_test_file(head, parent=SET_UP)
+
+
+def test_an_old_class_setup_skip_no_longer_guarded_counts() -> None:
+    head = SET_UP.replace("        if io.slow:\n            self.skipTest", "        self.skipTest")
+    assert "skip_marker_added" in judge_test_file(head, parent=SET_UP)
+
+
+def test_an_old_class_setup_skip_moved_into_a_helper_counts() -> None:
+    head = SET_UP.replace(SLOW_SKIP, SLOW_SKIP.replace("setUp", "helper").replace("'slow'", "'slow!'"))
+    assert head != SET_UP
+    assert "skip_marker_added" in judge_test_file(head, parent=SET_UP)
 
 
 def test_a_marker_on_a_test_function_outside_the_tests_globs_counts_as_before() -> None:
