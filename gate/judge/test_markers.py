@@ -287,9 +287,13 @@ def read_layout(tree: ast.Module, deselected: Collection[str] = ()) -> TestLayou
     return layout
 
 
-def _read_scopes(body: list[ast.stmt], classes: Key, layout: TestLayout, reader: _MarkerReader) -> None:
+def _read_scopes(
+    body: list[ast.stmt], classes: Key, layout: TestLayout, reader: _MarkerReader, run_test: bool = False
+) -> None:
+    """``run_test``: the body is a ``TestCase``'s without ``test*`` methods, whose ``runTest`` pytest
+    collects as its one test."""
     for stmt in _body_statements(body):
-        if isinstance(stmt, _FUNCTIONS) and _is_test_function(stmt, reader.resolver):
+        if isinstance(stmt, _FUNCTIONS) and _is_test_function(stmt, reader.resolver, run_test):
             key = (*classes, stmt.name)
             scope = Scope(key, *_lines(stmt))
             for decorator in stmt.decorator_list:
@@ -301,6 +305,7 @@ def _read_scopes(body: list[ast.stmt], classes: Key, layout: TestLayout, reader:
                 scope.markers += reader.markers_in(inner, guards=(), in_body=True)
             layout.functions[key] = scope
         elif isinstance(stmt, ast.ClassDef) and _is_test_class(stmt):
+            runs_run_test = _runs_run_test(stmt, reader.resolver)
             key = (*classes, stmt.name)
             scope = Scope(key, *_lines(stmt))
             for decorator in stmt.decorator_list:
@@ -312,21 +317,30 @@ def _read_scopes(body: list[ast.stmt], classes: Key, layout: TestLayout, reader:
                         inner, guards=_guards_of(inner, stmt), own=_pytestmark_marks(inner)
                     )
                     scope.mark_lines.append(_lines(inner))
-                elif _is_member(inner, reader.resolver):
+                elif _is_member(inner, reader.resolver, runs_run_test):
                     scope.markers += _member_markers(inner, reader)
                     start, end = inner.body[0].lineno, _lines(inner)[1]
                     scope.member_lines.append((start, end))
                     if inner.name in layout.named_outside_methods:
                         scope.named_members.append((start, end))
             layout.classes[key] = scope
-            _read_scopes(stmt.body, key, layout, reader)
+            _read_scopes(stmt.body, key, layout, reader, runs_run_test)
 
 
-def _is_member(stmt: ast.stmt, resolver: Resolver) -> TypeGuard[ast.FunctionDef | ast.AsyncFunctionDef]:
+def _runs_run_test(cls: ast.ClassDef, resolver: Resolver) -> bool:
+    """A ``*TestCase`` with no ``test*`` method of its own: pytest collects its ``runTest``."""
+    unittest_style = any(_last_name(b).endswith("TestCase") for b in cls.bases)
+    own = [s for s in _body_statements(cls.body) if isinstance(s, _FUNCTIONS)]
+    return unittest_style and not any(_is_test_function(s, resolver) for s in own)
+
+
+def _is_member(
+    stmt: ast.stmt, resolver: Resolver, run_test: bool
+) -> TypeGuard[ast.FunctionDef | ast.AsyncFunctionDef]:
     """A method of a test class that is neither a test nor a fixture (``setUp``, a helper)."""
     return (
         isinstance(stmt, _FUNCTIONS)
-        and not _is_test_function(stmt, resolver)
+        and not _is_test_function(stmt, resolver, run_test)
         and not any(_is_fixture(d, resolver) for d in stmt.decorator_list)
     )
 
@@ -503,11 +517,15 @@ def _is_pytestmark(stmt: ast.stmt) -> bool:
     return False
 
 
-def _is_test_function(node: ast.FunctionDef | ast.AsyncFunctionDef, resolver: Resolver | None = None) -> bool:
-    """Named ``test*`` and not a fixture: no decorator named ``fixture``, or that resolves to one
-    (``fx = pytest.fixture``, ``auto = functools.partial(pytest.fixture, autouse=True)``): an
-    autouse fixture called ``test_setup`` that skips is not a new test, it skips every test."""
-    return node.name.startswith("test") and not any(_is_fixture(d, resolver) for d in node.decorator_list)
+def _is_test_function(
+    node: ast.FunctionDef | ast.AsyncFunctionDef, resolver: Resolver | None = None, run_test: bool = False
+) -> bool:
+    """Named ``test*`` (or ``runTest`` where pytest collects it) and not a fixture: no decorator
+    named ``fixture``, or that resolves to one (``fx = pytest.fixture``, ``auto =
+    functools.partial(pytest.fixture, autouse=True)``): an autouse fixture called ``test_setup``
+    that skips is not a new test, it skips every test."""
+    named = node.name.startswith("test") or (run_test and node.name == "runTest")
+    return named and not any(_is_fixture(d, resolver) for d in node.decorator_list)
 
 
 def _is_fixture(decorator: ast.expr, resolver: Resolver | None) -> bool:

@@ -411,6 +411,41 @@ def test_an_old_class_setup_skip_moved_into_a_helper_counts() -> None:
     assert "skip_marker_added" in judge_test_file(head, parent=SET_UP)
 
 
+RUN_TEST = appended(
+    """
+    class TestMissingSpeedups(unittest.TestCase):
+        def runTest(self):
+            if hasattr(sys, 'pypy_translation_info'):
+                pass
+            elif hasattr(self, 'skipTest'):
+                self.skipTest('_speedups.so is missing!')
+    """
+)
+
+
+def test_a_testcase_runtest_skip_re_quoted_is_carried() -> None:
+    # simplejson 16f362c: black's quotes on an old TestCase whose one test is runTest
+    head = RUN_TEST.replace("'pypy_translation_info'", '"pypy_translation_info"')
+    head = head.replace(
+        "self.skipTest('_speedups.so is missing!')", 'self.skipTest("_speedups.so is missing!")'
+    )
+    assert "skip_marker_added" not in judge_test_file(head, parent=RUN_TEST)
+
+
+def test_a_skip_added_to_an_old_testcase_runtest_counts() -> None:
+    head = RUN_TEST.replace("            pass\n", "            self.skipTest('pypy')\n")
+    assert head != RUN_TEST
+    assert "skip_marker_added" in judge_test_file(head, parent=RUN_TEST)
+
+
+def test_runtest_beside_test_methods_is_a_member_not_a_test() -> None:
+    # pytest collects runTest only when the TestCase has no test* method: here it is a helper
+    parent = RUN_TEST + "\n    def test_other(self):\n        assert io.tell()\n"
+    head = parent.replace("            pass\n", "            self.skipTest('pypy')\n")
+    assert head != parent
+    assert "skip_marker_added" in judge_test_file(head, parent=parent)
+
+
 def test_a_marker_on_a_test_function_outside_the_tests_globs_counts_as_before() -> None:
     """Tests live in the policy's ``tests`` files: a ``def test_x`` in a source file is a helper."""
     parent = b"def helper():\n    return 1\n"
