@@ -26,7 +26,8 @@ Where the contract is silent, the choices (``docs/contract-choices.md``) fail cl
   pytest.skip()`` is not equal; ``skipUnless(c)`` is ``skipIf(not c)``; a pytest mark's every
   positional condition counts, as pytest reads them all;
 - a marker still counts when it reaches beyond its test: ``pytest.exit`` in a new test (ends the
-  whole run), a mark decorator *used* in a test's body (``unittest.skip("x")(Other.test_a)``), a
+  whole run), ``allow_module_level=`` (skips the file), a marker in a ``def``/``lambda``/class
+  nested in a new test (it can be installed on an old one), a mark decorator *used* in a test's body (``unittest.skip("x")(Other.test_a)``), a
   new test (or class) the file's own code refers to by name (a "test" called as a helper) or
   subclasses, and anything that runs when the test is *defined*, at import, other than the
   decorator (or ``pytestmark`` item) being a mark itself: a marker in a default or an annotation,
@@ -108,6 +109,9 @@ class Marker:
     #: ``allow_module_level=`` given: it means to skip the whole file, which only code run at import
     #: can, so wherever it sits it reaches beyond its test
     module_level: bool = False
+    #: inside a ``def``, ``lambda`` or class nested in the test (or method): code that may be
+    #: installed elsewhere (``Old.test_a = lambda self: pytest.skip()``) and run for other tests
+    nested: bool = False
 
     @property
     def identity(self) -> tuple[str, str]:
@@ -197,7 +201,7 @@ def _counts(line: int, head: TestLayout, parent: TestLayout | None) -> bool:
         return True  # it marks something else than the tests it sits on: whatever they carried
     for key in site.tests:
         if key not in parent.functions:  # new on head: its own markers, unless they reach beyond it
-            if site.helper or any(m.kind == EXIT or m.module_level for m in site.markers):
+            if site.helper or any(m.kind == EXIT or m.module_level or m.nested for m in site.markers):
                 return True
         elif not _equal_to_carried(site.markers, parent.carried(key)):
             return True
@@ -349,7 +353,7 @@ def _member_markers(method: ast.FunctionDef | ast.AsyncFunctionDef, reader: _Mar
     """The markers in a member method's body, each under the method's name (a marker moved from
     ``setUp`` into a helper is not the same marker). Its decorators and signature run when the class
     is defined, not for its tests: they are not read here, and a marker there counts as before."""
-    guard = (f"{type(method).__name__}:{method.name}",)
+    guard = (f"method:{method.name}",)
     return [m for inner in method.body for m in reader.markers_in(inner, guards=guard, in_body=True)]
 
 
@@ -671,6 +675,10 @@ _GUARDS: tuple[tuple[type | tuple[type, ...], Callable[[ast.AST, ast.AST], str |
 )
 
 
+#: the guards :func:`_definition` writes: a definition nested between the test and the marker
+_NESTED = ("FunctionDef:", "AsyncFunctionDef:", "Lambda:", "ClassDef:")
+
+
 def _in(node: ast.AST, body: object) -> bool:
     return isinstance(body, list) and any(node is item for item in body)
 
@@ -748,7 +756,9 @@ class _MarkerReader:
         module_level = isinstance(node, ast.Call) and any(
             k.arg == "allow_module_level" for k in node.keywords
         )
-        return Marker(kind, "\0".join((condition, *guards)), start, end, reaches, opaque, module_level)
+        nested = any(g.startswith(_NESTED) for g in guards)
+        condition = "\0".join((condition, *guards))
+        return Marker(kind, condition, start, end, reaches, opaque, module_level, nested)
 
     def case_marks(self, decorator: ast.AST) -> dict[int, str]:
         """The marks given to one case of a parametrized test, ``pytest.param(2, marks=M)`` (M, or

@@ -371,6 +371,36 @@ ADDED = {
                 assert io.tell()
         """
     ),
+    "a new test that installs a skipping lambda on an old test": appended(
+        """
+        def test_installs():
+            TestWrite.test_flush = lambda self: pytest.skip("x")
+        """
+    ),
+    "a new class's setUpClass that installs a skipping setUp on an old class": appended(
+        """
+        class TestInstalls(unittest.TestCase):
+            @classmethod
+            def setUpClass(cls):
+                def skipping(self):
+                    self.skipTest("x")
+
+                TestWrite.setUp = skipping
+
+            def test_installs(self):
+                assert io.tell()
+        """
+    ),
+    "a new test's nested helper that skips": appended(
+        """
+        def test_fcntl():
+            def need(module):
+                pytest.importorskip(module)
+
+            need("fcntl")
+            assert io.fcntl()
+        """
+    ),
     "a marker in a new class's method decorator": appended(
         """
         class TestDecorated:
