@@ -27,12 +27,12 @@ Where the contract is silent, the choices (``docs/contract-choices.md``) fail cl
   positional condition counts, as pytest reads them all;
 - a marker still counts when it reaches beyond its test: ``pytest.exit`` in a new test (ends the
   whole run), ``allow_module_level=`` (skips the file), a marker in a ``def``/``lambda``/class
-  nested in a new test (it can be installed on an old one), a mark decorator *used* in a test's body (``unittest.skip("x")(Other.test_a)``), a
-  new test (or class) the file's own code refers to by name (a "test" called as a helper) or
-  subclasses, and anything that runs when the test is *defined*, at import, other than the
-  decorator (or ``pytestmark`` item) being a mark itself: a marker in a default or an annotation,
-  inside a decorator's arguments, or a mark called with one non-literal argument
-  (``pytest.mark.skip(test_old)`` marks ``test_old``);
+  nested in a new test (it can be installed on an old one), a mark decorator *used* in a test's
+  body (``unittest.skip("x")(Other.test_a)``), a new test (or class) the file's own code refers to
+  by name (a "test" called as a helper) or subclasses, and anything that runs when the test is
+  *defined*, at import, other than the decorator (or ``pytestmark`` item) being a mark itself: a
+  marker in a default or an annotation, inside a decorator's arguments, or a mark called with one
+  non-literal argument (``pytest.mark.skip(test_old)`` marks ``test_old``);
 - a case's mark (``pytest.param(2, marks=skip)``) marks that case: it equals the same mark on the
   same case's values only;
 - a marker reached through a name bound to anything but a plain reference (``win =
