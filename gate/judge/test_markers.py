@@ -751,12 +751,12 @@ class _MarkerReader:
         kind = marker_kind(api) or f"mark:{api}"
         target = node.func if isinstance(node, ast.Call) else node
         # skipTest: any object's; a name bound only to importorskip's result reads as the parent's did
-        opaque = api != "TestCase.skipTest" and self.derived.hides(target)
-        opaque = opaque and not self.derived.through_imported(target)
+        imported = self.derived.through_imported(target)  # a use of the module importorskip returned
+        opaque = api != "TestCase.skipTest" and self.derived.hides(target) and not imported
         module_level = isinstance(node, ast.Call) and any(
             k.arg == "allow_module_level" for k in node.keywords
         )
-        nested = any(g.startswith(_NESTED) for g in guards)
+        nested = not imported and any(g.startswith(_NESTED) for g in guards)
         condition = "\0".join((condition, *guards))
         return Marker(kind, condition, start, end, reaches, opaque, module_level, nested)
 

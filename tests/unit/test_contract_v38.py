@@ -165,6 +165,19 @@ NOT_ADDED = {
                 assert io.mmap()
         """
     ),
+    # pluggy e601df432: the module importorskip returned, used in a nested def, skips nothing more
+    "a new test whose nested def uses the module importorskip returned": appended(
+        """
+        def test_conflict(monkeypatch):
+            pkg_resources = pytest.importorskip("pkg_resources")
+
+            def load():
+                raise pkg_resources.VersionConflict("conflict")
+
+            monkeypatch.setattr(io, "load", load)
+            assert io.loads()
+        """
+    ),
 }
 
 
