@@ -49,6 +49,7 @@ Where the contract is silent, the choices (``docs/contract-choices.md``) fail cl
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field, replace
 from itertools import pairwise
@@ -57,6 +58,16 @@ from typing import TypeGuard
 from oracle_gate.judge.pyrefs import Resolver, build_resolver
 from oracle_gate.judge.pysource import parse_tree
 from oracle_gate.judge.syntax_markers import listed_api
+from oracle_gate.judge.test_reach import (
+    Bindings,
+    binds_attribute_of,
+    calls_in_own_methods,
+    class_installs,
+    file_loads,
+    installs,
+    reaches_by_reflection,
+    read_bindings,
+)
 
 SKIP, XFAIL, EXIT = "skip", "xfail", "exit"
 PYTEST_KINDS = {
@@ -134,9 +145,12 @@ class Scope:
     #: a class: the body lines of its methods that are neither tests nor fixtures (``setUp``, a
     #: helper): they run for the class's tests only, so their markers apply to each of them
     member_lines: list[tuple[int, int]] = field(default_factory=list)
-    #: of those, the methods the file names outside the bodies of test classes' methods (the class
-    #: body calls it, a decorator or another module-level function reaches it): their lines count
+    #: of those, the methods the file names other than as a direct call in the class's own method
+    #: bodies (the class body calls it, a decorator or another class reaches it): their lines count
     named_members: list[tuple[int, int]] = field(default_factory=list)
+    #: a decorator of this file's own (or a class keyword) is handed the test or class at import:
+    #: it may call it or bind it under an old test's name
+    installed: bool = False
 
     def holds(self, line: int) -> bool:
         return self.start <= line <= self.end
@@ -150,9 +164,15 @@ class TestLayout:
     classes: dict[Key, Scope] = field(default_factory=dict)
     module: list[Marker] = field(default_factory=list)  # module-level ``pytestmark``
     module_mark_lines: list[tuple[int, int]] = field(default_factory=list)
-    referenced: frozenset[str] = frozenset()  # names the file loads (``f()``, ``self.f``, bases)
-    #: names loaded outside the bodies of test classes' methods (a member called at import)
-    named_outside_methods: frozenset[str] = frozenset()
+    #: names the file loads, attributes it looks up, identifier-like strings (``f()``, ``self.f``,
+    #: bases, ``getattr(x, "f")``), each with its count
+    loads: Counter[str] = field(default_factory=Counter)
+    #: the file looks objects up by computed names or through registries: any test can be reached
+    reflective: bool = False
+
+    @property
+    def referenced(self) -> Collection[str]:
+        return self.loads.keys()
 
     def carried(self, key: Key) -> set[tuple[str, str]]:
         """Every marker that applies to the test ``key``: its own, its classes', the module's."""
@@ -183,14 +203,31 @@ def counting_marker_lines(
     if head_tree is None or not wanted:
         return wanted
     try:
-        head_layout = read_layout(head_tree, deselected)
+        parent_tree = parse_tree(parent) if parent_exists else None
+        head_layout = read_layout(head_tree, deselected, parent_tree)
         parent_layout: TestLayout | None = TestLayout()
         if parent_exists:
-            parent_tree = parse_tree(parent)
             parent_layout = read_layout(parent_tree, deselected) if parent_tree is not None else None
+        if parent_layout is not None:
+            head_layout.reflective = _reaches_old_tests(head_tree, parent_tree, head_layout, parent_layout)
     except RecursionError:  # a condition nested deeper than ast.dump can walk: every marker counts
         return wanted
     return {line for line in wanted if _counts(line, head_layout, parent_layout)}
+
+
+def _reaches_old_tests(
+    tree: ast.Module, previous: ast.Module | None, head: TestLayout, parent: TestLayout
+) -> bool:
+    """Whether code that runs for the parent's tests or at import gained a reflective use
+    (:func:`~oracle_gate.judge.test_reach.reaches_by_reflection`), or any code binds an attribute of
+    one of the parent's tests or test classes (``TestOld.setUp = getattr(type(self), name)``): then
+    a new test, or a new class's method, may run for old tests without the file naming it. A
+    reflective use in the body of a new test or of a new class's method runs for that new test only.
+    """
+    new_lines = [(s.start, s.end) for k, s in head.functions.items() if k not in parent.functions]
+    new_lines += [span for k, c in head.classes.items() if k not in parent.classes for span in c.member_lines]
+    old_names = {part for key in [*parent.functions, *parent.classes] for part in key}
+    return reaches_by_reflection(tree, previous, skip=new_lines) or binds_attribute_of(tree, old_names)
 
 
 def _counts(line: int, head: TestLayout, parent: TestLayout | None) -> bool:
@@ -230,7 +267,7 @@ def _site(line: int, layout: TestLayout) -> Site | None:
     function = _innermost(line, layout.functions.values())
     if function is not None:
         markers = [m for m in function.markers if m.holds(line)]
-        return Site([function.key], markers, function.key[-1] in layout.referenced)
+        return Site([function.key], markers, _reachable(function.key, layout))
     cls = _innermost(line, layout.classes.values())
     if cls is not None:
         return _class_site(line, cls, layout)
@@ -248,7 +285,7 @@ def _class_site(line: int, cls: Scope, layout: TestLayout) -> Site | None:
     if not in_marks and not any(a <= line <= b for a, b in cls.member_lines):
         return None  # a fixture of the class, a statement of its body, a method's decorator
     named = not in_marks and any(a <= line <= b for a, b in cls.named_members)
-    if cls.key[-1] in layout.referenced or named:
+    if _reachable(cls.key, layout) or named:
         # subclassed or used, its marks reach other tests; a method named outside the methods
         # (the class body calls it, a decorator reaches it) may run at import
         return Site([], [], True)
@@ -257,6 +294,21 @@ def _class_site(line: int, cls: Scope, layout: TestLayout) -> Site | None:
     else:  # in a setUp or a helper method: it runs for the class's tests
         markers = [m for m in cls.markers if m.holds(line)]
     return Site(layout.tests_below(cls.key), markers, False)
+
+
+def _reachable(key: Key, layout: TestLayout) -> bool:
+    """Whether code other than pytest running the test (or class) ``key`` can reach it: the file
+    names it or a class around it (a helper, a base, ``TestOld = TestNew``), a decorator of the
+    file's own (or a class keyword) is handed one of them, or the file reaches objects by
+    reflection."""
+    if layout.reflective:
+        return True
+    for depth in range(1, len(key) + 1):
+        scope = layout.functions.get(key) if depth == len(key) else None
+        scope = scope or layout.classes.get(key[:depth])
+        if key[depth - 1] in layout.referenced or (scope is not None and scope.installed):
+            return True
+    return False
 
 
 def _statement_markers(line: int, statements: list[tuple[int, int]], markers: list[Marker]) -> list[Marker]:
@@ -274,32 +326,41 @@ def _innermost(line: int, scopes: Collection[Scope]) -> Scope | None:
 # -- reading a file's tests ---------------------------------------------------------------------------
 
 
-def read_layout(tree: ast.Module, deselected: Collection[str] = ()) -> TestLayout:
-    """The tests of a parsed file, the markers each carries, and the names the file refers to."""
+def read_layout(
+    tree: ast.Module, deselected: Collection[str] = (), previous: ast.Module | None = None
+) -> TestLayout:
+    """The tests of a parsed file, the markers each carries, and the names the file refers to.
+    ``previous``: the parent side of a head file (what the parent already had does not make its
+    tests reachable: :mod:`oracle_gate.judge.test_reach`); None: absent or unreadable."""
     resolver = build_resolver(tree)
     reader = _MarkerReader(resolver, frozenset(deselected), _derived_bindings(tree, resolver))
-    layout = TestLayout(
-        referenced=_referenced_names(tree), named_outside_methods=_names_outside_test_methods(tree)
-    )
+    layout = TestLayout(loads=file_loads(tree))
     for stmt in _body_statements(tree.body):
         if _is_pytestmark(stmt):
             layout.module += reader.markers_in(
                 stmt, guards=_guards_of(stmt, tree), own=_pytestmark_marks(stmt)
             )
             layout.module_mark_lines.append(_lines(stmt))
-    _read_scopes(tree.body, (), layout, reader)
+    _read_scopes(tree.body, (), layout, reader, names=read_bindings(tree, previous))
     return layout
 
 
 def _read_scopes(
-    body: list[ast.stmt], classes: Key, layout: TestLayout, reader: _MarkerReader, run_test: bool = False
+    body: list[ast.stmt],
+    classes: Key,
+    layout: TestLayout,
+    reader: _MarkerReader,
+    *,
+    names: Bindings,
+    run_test: bool = False,
 ) -> None:
     """``run_test``: the body is a ``TestCase``'s without ``test*`` methods, whose ``runTest`` pytest
-    collects as its one test."""
+    collects as its one test. ``names``: what the file's names are (:func:`installs`)."""
     for stmt in _body_statements(body):
         if isinstance(stmt, _FUNCTIONS) and _is_test_function(stmt, reader.resolver, run_test):
             key = (*classes, stmt.name)
             scope = Scope(key, *_lines(stmt))
+            scope.installed = any(installs(d, reader.resolver, names) for d in stmt.decorator_list)
             for decorator in stmt.decorator_list:
                 cases = reader.case_marks(decorator)
                 scope.markers += reader.markers_in(decorator, guards=(), own=(decorator,), cases=cases)
@@ -311,7 +372,10 @@ def _read_scopes(
         elif isinstance(stmt, ast.ClassDef) and _is_test_class(stmt):
             runs_run_test = _runs_run_test(stmt, reader.resolver)
             key = (*classes, stmt.name)
-            scope = Scope(key, *_lines(stmt))
+            scope = Scope(key, *_lines(stmt), installed=class_installs(stmt, reader.resolver, names))
+            own_calls = calls_in_own_methods(
+                s for s in _body_statements(stmt.body) if isinstance(s, _FUNCTIONS)
+            )
             for decorator in stmt.decorator_list:
                 scope.markers += reader.markers_in(decorator, guards=(), own=(decorator,))
                 scope.mark_lines.append(_lines(decorator))
@@ -325,10 +389,10 @@ def _read_scopes(
                     scope.markers += _member_markers(inner, reader)
                     start, end = inner.body[0].lineno, _lines(inner)[1]
                     scope.member_lines.append((start, end))
-                    if inner.name in layout.named_outside_methods:
+                    if layout.loads[inner.name] > own_calls[inner.name]:
                         scope.named_members.append((start, end))
             layout.classes[key] = scope
-            _read_scopes(stmt.body, key, layout, reader, runs_run_test)
+            _read_scopes(stmt.body, key, layout, reader, names=names, run_test=runs_run_test)
 
 
 def _runs_run_test(cls: ast.ClassDef, resolver: Resolver) -> bool:
@@ -550,49 +614,6 @@ def _last_name(node: ast.expr) -> str:
     if isinstance(node, ast.Attribute):
         return node.attr
     return node.id if isinstance(node, ast.Name) else ""
-
-
-def _names_outside_test_methods(tree: ast.Module) -> frozenset[str]:
-    """Names the file loads anywhere but in the bodies of the methods of its test classes: a method
-    of a test class named here may be called when the module is imported (from the class body, a
-    decorator, a module-level function), not only for the class's own tests."""
-    found: set[str] = set()
-    stack: list[ast.AST] = [tree]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            found.add(node.id)
-        elif isinstance(node, ast.Attribute):
-            found.add(node.attr)
-        if isinstance(node, ast.ClassDef) and _is_test_class(node):
-            methods = {id(m) for m in _body_statements(node.body) if isinstance(m, _FUNCTIONS)}
-            stack.extend(
-                part
-                for child in ast.iter_child_nodes(node)
-                for part in (_outside_body(child) if id(child) in methods else [child])
-            )
-            continue
-        stack.extend(ast.iter_child_nodes(node))
-    return frozenset(found)
-
-
-def _outside_body(method: ast.AST) -> list[ast.AST]:
-    """What of a method runs when its class is defined: its decorators and signature."""
-    if not isinstance(method, _FUNCTIONS):
-        return [method]
-    return [*method.decorator_list, *_signature(method)]
-
-
-def _referenced_names(tree: ast.Module) -> frozenset[str]:
-    """Names the file's code loads or looks up as attributes (a test called as a helper, a class
-    used as a base)."""
-    found: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            found.add(node.id)
-        elif isinstance(node, ast.Attribute):
-            found.add(node.attr)
-    return frozenset(found)
 
 
 def _dump(node: ast.AST | None) -> str:

@@ -70,6 +70,19 @@ def appended(code: str, text: str = PARENT) -> str:
     return text + "\n\n" + dedent(code)
 
 
+SKIP_DECORATOR = appended(
+    """
+    def skip_if_missing(func):
+        def wrapper(*args, **kwargs):
+            if not io.speedups:
+                raise unittest.SkipTest("no speedups")
+            return func(*args, **kwargs)
+
+        return wrapper
+    """
+)
+
+
 # -- rule 1: skip markers, per test: not added ------------------------------------------------------
 
 NOT_ADDED = {
@@ -176,6 +189,15 @@ NOT_ADDED = {
 
             monkeypatch.setattr(io, "load", load)
             assert io.loads()
+        """
+    ),
+    # attrs c7308a66ef, 26d8dd7957: reflection in a new test's own body runs for that test only
+    "a new test that uses globals() and getattr itself, with its own skipif": appended(
+        """
+        @pytest.mark.skipif(sys.version_info < (3, 10), reason="3.10+")
+        def test_annotations():
+            names = [n for n in globals() if n.startswith("test_")]
+            assert all(callable(getattr(io, n, print)) for n in names)
         """
     ),
 }
@@ -425,6 +447,149 @@ ADDED = {
                 assert self.helper()
         """
     ),
+    # red team hred35: a new class's method (or a new test) reached from old tests or at import
+    "an old class's test that calls a new class's helper found among the subclasses": appended(
+        """
+        class TestNew(unittest.TestCase):
+            def prep(self):
+                self.skipTest("x")
+
+            def test_new(self):
+                assert io.tell()
+        """,
+        edited(
+            "        self.assertTrue(io.flush())",
+            "        for case in unittest.TestCase.__subclasses__():\n"
+            "            getattr(case, 'prep', print)(self)\n"
+            "        self.assertTrue(io.flush())",
+        ),
+    ),
+    "a test base's __init_subclass__ that calls a new class's setUp at import": appended(
+        """
+        class TestBase(unittest.TestCase):
+            def __init_subclass__(cls, **kw):
+                super().__init_subclass__(**kw)
+                cls.setUp(None)
+
+            def test_base(self):
+                assert io.tell()
+
+
+        class TestNew(TestBase):
+            def setUp(self):
+                raise unittest.SkipTest("the whole file")
+
+            def test_new(self):
+                assert io.tell()
+        """
+    ),
+    "a class decorator that calls each of a new class's methods at import": appended(
+        """
+        def prepared(cls):
+            for method in list(vars(cls).values()):
+                if callable(method):
+                    method(None)
+            return cls
+
+
+        @prepared
+        class TestNew(unittest.TestCase):
+            def setUp(self):
+                raise unittest.SkipTest("the whole file")
+
+            def test_new(self):
+                assert io.tell()
+        """
+    ),
+    "a metaclass that calls each of a new class's methods at import": appended(
+        """
+        class Prepared(type):
+            def __init__(cls, *args):
+                super().__init__(*args)
+                for method in list(cls.__dict__.values()):
+                    if callable(method):
+                        method(None)
+
+
+        class TestNew(unittest.TestCase, metaclass=Prepared):
+            def setUp(self):
+                raise unittest.SkipTest("the whole file")
+
+            def test_new(self):
+                assert io.tell()
+        """
+    ),
+    "an old class's test that finds a new class by a string": appended(
+        """
+        class TestNew(unittest.TestCase):
+            def setUp(self):
+                self.skipTest("x")
+
+            def test_new(self):
+                assert io.tell()
+        """,
+        edited(
+            "        self.assertTrue(io.flush())",
+            "        globals()['Test' + 'New'].setUp(self)\n        self.assertTrue(io.flush())",
+        ),
+    ),
+    "a decorator that installs a new test under an old test's name": appended(
+        """
+        def replacing(test):
+            global test_tell
+            test_tell = test
+            return test
+
+
+        @replacing
+        def test_new():
+            pytest.skip("x")
+        """
+    ),
+    "a class decorator that installs a new class under an old class's name": appended(
+        """
+        def replacing(cls):
+            global TestWrite
+            TestWrite = cls
+            return cls
+
+
+        @replacing
+        class TestNew(unittest.TestCase):
+            def test_flush(self):
+                self.skipTest("x")
+        """
+    ),
+    "a new class bound to an old class's name": appended(
+        """
+        class TestNew(unittest.TestCase):
+            def test_flush(self):
+                self.skipTest("x")
+
+
+        TestWrite = TestNew
+        """
+    ),
+    "an old test that runs a new test through the session's items": appended(
+        """
+        def test_zz_new():
+            pytest.skip("x")
+        """,
+        edited(
+            "def test_tell():\n    assert",
+            "def test_tell(request):\n    request.session.items[-1].runtest()\n    assert",
+        ),
+    ),
+    "a new test that installs a method it looks up by a computed name on an old class": appended(
+        """
+        class TestNew(unittest.TestCase):
+            def prep(self):
+                self.skipTest("x")
+
+            def test_aa_installs(self):
+                setattr(TestWrite, "setUp", getattr(type(self), "pr" + "ep"))
+        """
+    ),
 }
 
 
@@ -435,6 +600,26 @@ def test_markers_that_still_fail(head: str) -> None:
 
 SLOW_SKIP = "    def setUp(self):\n        if io.slow:\n            self.skipTest('slow')\n\n"
 SET_UP = edited("    def test_flush(self):", SLOW_SKIP + "    def test_flush(self):")
+
+
+def test_a_new_test_under_the_file_s_unchanged_skip_decorator_is_not_added() -> None:
+    # simplejson 31e85c0cb7: a decorator the parent defined the same way did the same to its tests
+    head = appended("@skip_if_missing\ndef test_speedups():\n    assert io.speedups()\n", SKIP_DECORATOR)
+    assert "skip_marker_added" not in judge_test_file(head, parent=SKIP_DECORATOR)
+
+
+def test_a_new_test_under_a_changed_local_decorator_counts() -> None:
+    # the decorator is handed the test at import: changed, it may bind it under an old test's name
+    changed = edited(
+        "\n    return wrapper",
+        "\n    global test_tell\n    test_tell = wrapper\n    return wrapper",
+        SKIP_DECORATOR,
+    )
+    head = appended("@skip_if_missing\ndef test_speedups():\n    assert io.speedups()\n", changed)
+    assert head != appended(
+        "@skip_if_missing\ndef test_speedups():\n    assert io.speedups()\n", SKIP_DECORATOR
+    )
+    assert "skip_marker_added" in judge_test_file(head, parent=SKIP_DECORATOR)
 
 
 def test_an_old_class_setup_skip_re_wrapped_is_carried_by_its_tests() -> None:
