@@ -146,7 +146,8 @@ class Scope:
     #: helper): they run for the class's tests only, so their markers apply to each of them
     member_lines: list[tuple[int, int]] = field(default_factory=list)
     #: of those, the methods the file names other than as a direct call in the class's own method
-    #: bodies (the class body calls it, a decorator or another class reaches it): their lines count
+    #: bodies (the class body calls it, a decorator or another class reaches it), or that a
+    #: decorator of the file's own is handed at import (:func:`installs`): their lines count
     named_members: list[tuple[int, int]] = field(default_factory=list)
     #: a decorator of this file's own (or a class keyword) is handed the test or class at import:
     #: it may call it or bind it under an old test's name
@@ -389,7 +390,8 @@ def _read_scopes(
                     scope.markers += _member_markers(inner, reader)
                     start, end = inner.body[0].lineno, _lines(inner)[1]
                     scope.member_lines.append((start, end))
-                    if layout.loads[inner.name] > own_calls[inner.name]:
+                    handed_on = any(installs(d, reader.resolver, names) for d in inner.decorator_list)
+                    if handed_on or layout.loads[inner.name] > own_calls[inner.name]:
                         scope.named_members.append((start, end))
             layout.classes[key] = scope
             _read_scopes(stmt.body, key, layout, reader, names=names, run_test=runs_run_test)

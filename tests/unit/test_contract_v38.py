@@ -580,6 +580,23 @@ ADDED = {
             "def test_tell(request):\n    request.session.items[-1].runtest()\n    assert",
         ),
     ),
+    "a decorator of the file's own on a new class's helper, rebuilding an old class with it": appended(
+        """
+        def replacing(method):
+            global TestWrite
+            TestWrite = type("TestWrite", (unittest.TestCase,), {"test_flush": method})
+            return method
+
+
+        class TestNew(unittest.TestCase):
+            @replacing
+            def prep(self):
+                self.skipTest("x")
+
+            def test_new(self):
+                assert io.tell()
+        """
+    ),
     "a new test that installs a method it looks up by a computed name on an old class": appended(
         """
         class TestNew(unittest.TestCase):
