@@ -7,7 +7,8 @@ line of a test file is judged against the test it applies to:
   before; so does a fixture method of a test class, a statement of the class's body (it runs at
   import), and a method's decorators and signature;
 - in the body of a test class's other methods (``setUp``, ``setUpClass``, a helper), it applies to
-  every test of that class, as the class's decorators do;
+  every test of that class, as the class's decorators do, unless the method is reachable otherwise
+  (below);
 - on a test the parent also has (same file after rename detection, same classes and function
   name), it counts unless each marker on the line is **equal** to one that test carried on the
   parent: its own decorators and body, the classes around it, the module's ``pytestmark``. Equal is
@@ -29,7 +30,12 @@ Where the contract is silent, the choices (``docs/contract-choices.md``) fail cl
   whole run), ``allow_module_level=`` (skips the file), a marker in a ``def``/``lambda``/class
   nested in a new test (it can be installed on an old one), a mark decorator *used* in a test's
   body (``unittest.skip("x")(Other.test_a)``), a new test (or class) the file's own code refers to
-  by name (a "test" called as a helper) or subclasses, and anything that runs when the test is
+  by name or by a string (a "test" called as a helper, ``TestOld = TestNew``) or subclasses, one
+  reachable otherwise (:mod:`oracle_gate.judge.test_reach`: a decorator of the file's own or a class
+  keyword is handed it; the change adds reflection outside new tests' bodies; the file binds an
+  attribute of an old test or test class), a new class's method named anywhere but as a direct
+  call in the class's own methods (``case.prep(self)`` in an old test, ``cls.setUp(None)`` in a
+  base's ``__init_subclass__``), and anything that runs when the test is
   *defined*, at import, other than the decorator (or ``pytestmark`` item) being a mark itself: a
   marker in a default or an annotation, inside a decorator's arguments, or a mark called with one
   non-literal argument (``pytest.mark.skip(test_old)`` marks ``test_old``);
