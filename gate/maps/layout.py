@@ -37,8 +37,11 @@ def interpreter_first_on_path(env: Mapping[str, str], python: str = sys.executab
 
 
 def src_layout_env(env: Mapping[str, str], tree: Path) -> dict[str, str]:
-    """``env`` with ``tree/src`` first on ``PYTHONPATH`` when the checkout has a ``src/`` directory."""
-    src = tree / SRC_DIR
+    """``env`` with ``tree/src`` first on ``PYTHONPATH`` when the checkout has a ``src/`` directory.
+
+    Absolute: pytest runs with the checkout as its working directory, where a relative ``tree``
+    (``--repo repo``) would name ``repo/repo/src``."""
+    src = (tree / SRC_DIR).absolute()
     if not src.is_dir():
         return dict(env)
     rest = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]

@@ -190,3 +190,23 @@ def test_a_test_deselected_by_the_projects_addopts_still_exists(repo: Repo) -> N
     status, out, _ = freeze(repo, "list", "--format", "json")
     assert status == 0
     assert {row["nodeid"]: row["exists"] for row in json.loads(out)}["tests/test_slow.py::test_slow"] is True
+
+
+def test_a_relative_repo_path_still_puts_the_src_layout_first(tmp_path: Path) -> None:
+    """``--repo repo`` from the directory above: the ``src/`` put on PYTHONPATH for pytest must be
+    absolute, since pytest runs inside the checkout (a relative one pointed at ``repo/repo/src``, and
+    an installed copy of the package, or none, was imported instead: iniconfig, whose package pytest
+    itself has installed, failed to collect)."""
+    repo = Repo(tmp_path / "repo")
+    repo.write("pyproject.toml", '[project]\nname = "calc"\nversion = "0"\n')
+    repo.write("src/calc/__init__.py", "def add(a, b):\n    return a + b\n")
+    repo.write("tests/test_calc.py", "from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n")
+    repo.commit("src layout")
+    added = run_cli(
+        "freeze", "add", "tests/test_calc.py::test_add", "--reason", "flaky", "--repo", "repo", cwd=tmp_path
+    )
+    assert added.returncode == 0, added.stderr
+    listed = run_cli("freeze", "list", "--format", "json", "--repo", "repo", cwd=tmp_path)
+    assert [(r["nodeid"], r["exists"]) for r in json.loads(listed.stdout)] == [
+        ("tests/test_calc.py::test_add", True)
+    ]
