@@ -153,17 +153,26 @@ def class_installs(cls: ast.ClassDef, resolver: Resolver, names: Bindings) -> bo
 
 
 def read_bindings(tree: ast.AST, previous: ast.AST | None) -> Bindings:
-    """The file's :class:`Bindings`; ``previous``: the parent side (None: absent or unreadable)."""
+    """The file's :class:`Bindings`; ``previous``: the parent side (None: absent or unreadable). Only
+    the definitions of names used as decorators are compared (a dump of every ``def`` is costly)."""
     binds: Counter[str] = Counter()
-    definitions: dict[str, str] = {}
+    decorators: set[str] = set()
     for node in ast.walk(tree):
         for name in _binds(node):
             binds[name] += 1
-        if isinstance(node, _DEFINITIONS):
-            definitions[node.name] = ast.dump(node)
-    before = {ast.dump(n) for n in ast.walk(previous) if isinstance(n, _DEFINITIONS)} if previous else set()
-    unchanged = {name for name, dump in definitions.items() if binds[name] == 1 and dump in before}
-    return Bindings(frozenset(binds), frozenset(unchanged))
+        for decorator in getattr(node, "decorator_list", []):
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            decorators.update([target.id] if isinstance(target, ast.Name) else [])
+    wanted = {name for name in decorators if binds[name] == 1}
+    head = {n.name: ast.dump(n) for n in _definitions(tree) if n.name in wanted}
+    before = (
+        {ast.dump(n) for n in _definitions(previous) if n.name in head} if previous is not None else set()
+    )
+    return Bindings(frozenset(binds), frozenset(name for name, dump in head.items() if dump in before))
+
+
+def _definitions(tree: ast.AST) -> Iterable[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef]:
+    return (n for n in ast.walk(tree) if isinstance(n, _DEFINITIONS))
 
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
