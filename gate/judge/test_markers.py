@@ -66,7 +66,9 @@ from oracle_gate.judge.pysource import parse_tree
 from oracle_gate.judge.syntax_markers import listed_api
 from oracle_gate.judge.test_reach import (
     Bindings,
+    Span,
     binds_attribute_of,
+    body_span,
     calls_in_own_methods,
     class_installs,
     file_loads,
@@ -158,6 +160,9 @@ class Scope:
     #: a decorator of this file's own (or a class keyword) is handed the test or class at import:
     #: it may call it or bind it under an old test's name
     installed: bool = False
+    #: where the body of the test, or of each member method, is (not its decorators or signature,
+    #: which run at import): code there runs for this test (or class) only
+    bodies: list[Span] = field(default_factory=list)
 
     def holds(self, line: int) -> bool:
         return self.start <= line <= self.end
@@ -231,8 +236,8 @@ def _reaches_old_tests(
     a new test, or a new class's method, may run for old tests without the file naming it. A
     reflective use in the body of a new test or of a new class's method runs for that new test only.
     """
-    new_lines = [(s.start, s.end) for k, s in head.functions.items() if k not in parent.functions]
-    new_lines += [span for k, c in head.classes.items() if k not in parent.classes for span in c.member_lines]
+    new_lines = [b for k, s in head.functions.items() if k not in parent.functions for b in s.bodies]
+    new_lines += [b for k, c in head.classes.items() if k not in parent.classes for b in c.bodies]
     old_names = {part for key in [*parent.functions, *parent.classes] for part in key}
     return reaches_by_reflection(tree, previous, skip=new_lines) or binds_attribute_of(tree, old_names)
 
@@ -366,7 +371,7 @@ def _read_scopes(
     for stmt in _body_statements(body):
         if isinstance(stmt, _FUNCTIONS) and _is_test_function(stmt, reader.resolver, run_test):
             key = (*classes, stmt.name)
-            scope = Scope(key, *_lines(stmt))
+            scope = Scope(key, *_lines(stmt), bodies=[body_span(stmt)])
             scope.installed = any(installs(d, reader.resolver, names) for d in stmt.decorator_list)
             for decorator in stmt.decorator_list:
                 cases = reader.case_marks(decorator)
@@ -396,6 +401,7 @@ def _read_scopes(
                     scope.markers += _member_markers(inner, reader)
                     start, end = inner.body[0].lineno, _lines(inner)[1]
                     scope.member_lines.append((start, end))
+                    scope.bodies.append(body_span(inner))
                     handed_on = any(installs(d, reader.resolver, names) for d in inner.decorator_list)
                     if handed_on or layout.loads[inner.name] > own_calls[inner.name]:
                         scope.named_members.append((start, end))

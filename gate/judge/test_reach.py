@@ -30,6 +30,8 @@ from dataclasses import dataclass
 
 from oracle_gate.judge.pyrefs import GLOBALS, Resolver
 
+#: (first line, its column, last line, its end column) of a stretch of source
+Span = tuple[int, int, int, int]
 #: Builtin decorators that hand the function to nothing but the class machinery.
 SAFE_BUILTIN_DECORATORS = frozenset({"staticmethod", "classmethod", "property"})
 #: Calls that reach a namespace or evaluate code (the name alone is enough: it may be passed on).
@@ -73,9 +75,7 @@ def _loads(nodes: Iterable[ast.AST]) -> Iterable[str]:
             yield node.value
 
 
-def reaches_by_reflection(
-    tree: ast.AST, previous: ast.AST | None, skip: Collection[tuple[int, int]] = ()
-) -> bool:
+def reaches_by_reflection(tree: ast.AST, previous: ast.AST | None, skip: Collection[Span] = ()) -> bool:
     """Whether the file has a reflective use (see the module docstring), outside the ``skip`` line
     spans, that ``previous`` (the parent side; None: absent or unreadable) does not have as many
     times."""
@@ -83,12 +83,19 @@ def reaches_by_reflection(
     return bool(reflective_uses(tree, skip) - before)
 
 
-def reflective_uses(tree: ast.AST, skip: Collection[tuple[int, int]] = ()) -> Counter[str]:
+def body_span(node: ast.FunctionDef | ast.AsyncFunctionDef) -> Span:
+    """Where a function's body is: from its first statement to the end of its last, so neither its
+    decorators nor its signature (they run when it is defined) fall inside."""
+    first, last = node.body[0], node.body[-1]
+    return first.lineno, first.col_offset, last.end_lineno or last.lineno, last.end_col_offset or 0
+
+
+def reflective_uses(tree: ast.AST, skip: Collection[Span] = ()) -> Counter[str]:
     """Each use that reaches objects without naming them, as source text, with its count."""
     found: Counter[str] = Counter()
     for node in ast.walk(tree):
-        line = getattr(node, "lineno", 0)
-        if any(a <= line <= b for a, b in skip):
+        where = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+        if any(span[:2] <= where <= span[2:] for span in skip):
             continue
         name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
         reflective = name in REFLECTIVE_NAMES or (

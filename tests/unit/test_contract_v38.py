@@ -597,6 +597,21 @@ ADDED = {
                 assert io.tell()
         """
     ),
+    "reflection in a new test's decorator, which runs at import": appended(
+        """
+        class TestNew(unittest.TestCase):
+            def prep(self):
+                raise unittest.SkipTest("the whole file")
+
+            def test_new(self):
+                assert io.tell()
+
+
+        @pytest.mark.parametrize("x", [getattr(globals()["Test" + "New"], "pr" + "ep")(None)])
+        def test_param(x):
+            assert x
+        """
+    ),
     "a new test that installs a method it looks up by a computed name on an old class": appended(
         """
         class TestNew(unittest.TestCase):
