@@ -385,12 +385,10 @@ def _read_scopes(
             runs_run_test = _runs_run_test(stmt, reader.resolver)
             key = (*classes, stmt.name)
             scope = Scope(key, *_lines(stmt), installed=class_installs(stmt, reader.resolver, names))
-            own_calls = calls_in_own_methods(
-                s for s in _body_statements(stmt.body) if isinstance(s, _FUNCTIONS)
-            )
             for decorator in stmt.decorator_list:
                 scope.markers += reader.markers_in(decorator, guards=(), own=(decorator,))
                 scope.mark_lines.append(_lines(decorator))
+            members: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
             for inner in _body_statements(stmt.body):
                 if _is_pytestmark(inner):
                     scope.markers += reader.markers_in(
@@ -399,14 +397,40 @@ def _read_scopes(
                     scope.mark_lines.append(_lines(inner))
                 elif _is_member(inner, reader.resolver, runs_run_test):
                     scope.markers += _member_markers(inner, reader)
-                    start, end = inner.body[0].lineno, _lines(inner)[1]
-                    scope.member_lines.append((start, end))
+                    scope.member_lines.append((inner.body[0].lineno, _lines(inner)[1]))
                     scope.bodies.append(body_span(inner))
-                    handed_on = any(installs(d, reader.resolver, names) for d in inner.decorator_list)
-                    if handed_on or layout.loads[inner.name] > own_calls[inner.name]:
-                        scope.named_members.append((start, end))
+                    members.append(inner)
+            methods = [s for s in _body_statements(stmt.body) if isinstance(s, _FUNCTIONS)]
+            for member in _reached_members(members, methods, layout.loads, reader.resolver, names):
+                scope.named_members.append((member.body[0].lineno, _lines(member)[1]))
             layout.classes[key] = scope
             _read_scopes(stmt.body, key, layout, reader, names=names, run_test=runs_run_test)
+
+
+def _reached_members(
+    members: list[ast.FunctionDef | ast.AsyncFunctionDef],
+    methods: list[ast.FunctionDef | ast.AsyncFunctionDef],
+    loads: Counter[str],
+    resolver: Resolver,
+    names: Bindings,
+) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The members of a test class that may run for other tests or at import: named other than as
+    a direct call in the class's own ``methods``, handed to a decorator of the file's own, or called
+    directly by such a method, a test included (``cls.outer(cls)`` in a base's
+    ``__init_subclass__`` runs ``outer``, and ``outer``'s ``self.prep()`` then runs ``prep``)."""
+    own_calls = calls_in_own_methods(methods)
+    reached = {
+        m.name
+        for m in methods
+        if loads[m.name] > own_calls[m.name] or any(installs(d, resolver, names) for d in m.decorator_list)
+    }
+    frontier = [m for m in methods if m.name in reached]
+    while frontier:
+        for called in calls_in_own_methods([frontier.pop()]):
+            if called not in reached:
+                reached.add(called)
+                frontier += [m for m in methods if m.name == called]
+    return [m for m in members if m.name in reached]
 
 
 def _runs_run_test(cls: ast.ClassDef, resolver: Resolver) -> bool:

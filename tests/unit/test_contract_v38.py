@@ -612,6 +612,26 @@ ADDED = {
             assert x
         """
     ),
+    "a base's __init_subclass__ running a new class's helper that calls its skipping helper": appended(
+        """
+        class Prepared:
+            def __init_subclass__(cls, **kw):
+                super().__init_subclass__(**kw)
+                cls.outer(cls)
+
+
+        class TestNew(Prepared, unittest.TestCase):
+            def outer(self):
+                self.prep()
+
+            @staticmethod
+            def prep():
+                raise unittest.SkipTest("the whole file")
+
+            def test_new(self):
+                assert io.tell()
+        """
+    ),
     "a new test that installs a method it looks up by a computed name on an old class": appended(
         """
         class TestNew(unittest.TestCase):
