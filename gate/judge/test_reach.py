@@ -18,7 +18,9 @@ pytest running that test can call it. Read from one file's syntax tree, failing 
   an expression) is handed the test or class when the file is imported and may call it, or bind it
   under an old test's name (``global test_old; test_old = test``); so may a metaclass or any other
   class keyword. A decorator defined in the file exactly as on the parent is the parent's: it did
-  the same to the parent's tests (simplejson's ``@skip_if_speedups_missing`` on new tests).
+  the same to the parent's tests (simplejson's ``@skip_if_speedups_missing`` on new tests);
+- :func:`binds_attribute_of`: code that binds an attribute of an old test or test class
+  (``TestOld.setUp = ...``, ``setattr(TestOld, ...)``) installs code on old tests.
 """
 
 from __future__ import annotations
