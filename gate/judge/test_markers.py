@@ -435,9 +435,8 @@ def _reached_members(
 
 def _runs_run_test(cls: ast.ClassDef, resolver: Resolver) -> bool:
     """A ``*TestCase`` with no ``test*`` method of its own: pytest collects its ``runTest``."""
-    unittest_style = any(_last_name(b).endswith("TestCase") for b in cls.bases)
     own = [s for s in _body_statements(cls.body) if isinstance(s, _FUNCTIONS)]
-    return unittest_style and not any(_is_test_function(s, resolver) for s in own)
+    return _derives_from_testcase(cls) and not any(_is_test_function(s, resolver) for s in own)
 
 
 def _is_member(
@@ -643,7 +642,12 @@ def _is_fixture(decorator: ast.expr, resolver: Resolver | None) -> bool:
 
 
 def _is_test_class(node: ast.ClassDef) -> bool:
-    return node.name.startswith("Test") or any(_last_name(b).endswith("TestCase") for b in node.bases)
+    return node.name.startswith("Test") or _derives_from_testcase(node)
+
+
+def _derives_from_testcase(node: ast.ClassDef) -> bool:
+    """A base named ``*TestCase`` (``unittest.TestCase``, ``IsolatedAsyncioTestCase``, a project's)."""
+    return any(_last_name(b).endswith("TestCase") for b in node.bases)
 
 
 def _last_name(node: ast.expr) -> str:
